@@ -1,0 +1,78 @@
+"""Polygon's domain models (pydantic v2). Names follow DESIGN.md's vocabulary."""
+
+from ._base import DomainModel, FileModel
+from ._conversation import (
+    UNSCORED_END_REASONS,
+    Conversation,
+    Distortion,
+    DomainEvent,
+    EndReason,
+    Speaker,
+    ToolCall,
+    Turn,
+    TurnEnd,
+    Usage,
+)
+from ._persona import (
+    CALLER_TYPES,
+    OUTCOMES,
+    TEMPERAMENT_TO_TYPE,
+    CallerType,
+    Outcome,
+    Persona,
+    SpeakingTraits,
+)
+from ._results import (
+    AssertionResult,
+    AssertionStatus,
+    CriterionScore,
+    GateHit,
+    Judgment,
+    ProbeAnswer,
+    ProbeValue,
+    Run,
+    Verdict,
+)
+from ._scenario import AgentConfig, Language, SamplingParams, Scenario
+from ._tools import ErrorSpec, LatencySpec, Rule, StateOp, ToolDef, ToolLibrary
+
+__all__ = [
+    "AgentConfig",
+    "AssertionResult",
+    "AssertionStatus",
+    "CALLER_TYPES",
+    "CallerType",
+    "Conversation",
+    "CriterionScore",
+    "Distortion",
+    "DomainEvent",
+    "DomainModel",
+    "EndReason",
+    "ErrorSpec",
+    "FileModel",
+    "GateHit",
+    "Judgment",
+    "Language",
+    "LatencySpec",
+    "OUTCOMES",
+    "Outcome",
+    "Persona",
+    "ProbeAnswer",
+    "ProbeValue",
+    "Rule",
+    "Run",
+    "SamplingParams",
+    "Scenario",
+    "SpeakingTraits",
+    "Speaker",
+    "StateOp",
+    "TEMPERAMENT_TO_TYPE",
+    "ToolCall",
+    "ToolDef",
+    "ToolLibrary",
+    "Turn",
+    "TurnEnd",
+    "Usage",
+    "UNSCORED_END_REASONS",
+    "Verdict",
+]

@@ -1,0 +1,85 @@
+"""Results: assertion outcomes, gates, judgments, probe answers, runs."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field
+
+from ._base import DomainModel
+
+Verdict = Literal["pass", "warn", "fail"]
+AssertionStatus = Literal["pass", "fail", "error", "not_applicable"]
+ProbeValue = Literal["yes", "no", "na", "unanswered"]
+
+
+class AssertionResult(DomainModel):
+    """One scenario assertion evaluated on a finished conversation."""
+
+    name: str
+    expression: str
+    status: AssertionStatus
+    message: str | None = None
+    turn: int | None = Field(None, description="the turn that broke it, when one did")
+    answered_by: str = Field("deterministic", description="deterministic | offline-heuristic | model")
+
+
+class GateHit(DomainModel):
+    """A hard gate that fired, with where and why."""
+
+    gate: Literal["forbidden_phrase", "safety", "invalid_tool_call"]
+    turn: int | None = None
+    detail: str
+
+
+class CriterionScore(DomainModel):
+    """One criterion after aggregation over repeats."""
+
+    criterion: str
+    score: float | None = Field(None, description="None = not scored")
+    status: Literal["scored", "missing", "unreadable", "not_applicable"] = "scored"
+    evidence: str | None = None
+    unsupported_evidence: bool = False
+
+
+class Judgment(DomainModel):
+    """One judge pass over one conversation under one rubric version."""
+
+    conversation_id: str
+    rubric_version: str
+    judge_model: str = Field(..., description="provider:model, or offline-heuristic")
+    repeats: int = 1
+    raw: list[dict[str, Any]] = Field(default_factory=list, description="each repeat's raw output")
+    criteria: list[CriterionScore] = Field(default_factory=list)
+    composite: float | None = None
+    partial: bool = False
+    not_scored: list[str] = Field(default_factory=list)
+    gates: list[GateHit] = Field(default_factory=list)
+    verdict: Verdict | None = Field(None, description="None when nothing could be scored")
+
+
+class ProbeAnswer(DomainModel):
+    """One probe's answer on one conversation."""
+
+    conversation_id: str
+    probe_id: str
+    wording_hash: str
+    polarity: Literal["wanted", "guardrail"]
+    answer: ProbeValue
+    evidence: str | None = None
+    answered_by: str = "offline-heuristic"
+
+
+class Run(DomainModel):
+    """One agent config × one suite × seeds, under one rubric version."""
+
+    id: str
+    suite: str
+    agent_name: str
+    agent_version: str
+    rubric_version: str
+    seeds: list[int]
+    models: dict[str, str] = Field(default_factory=dict, description="role → provider:model")
+    status: Literal["running", "complete", "failed"] = "running"
+    source: Literal["synthetic", "production"] = "synthetic"
+    created_at: str | None = Field(None, description="ISO time, set at the edge (core has no clock)")

@@ -1,0 +1,87 @@
+"""Scenario and agent configuration: the two files a team writes."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field, field_validator, model_validator
+
+from ._base import FileModel
+from ._persona import Persona
+
+Language = Literal["en", "ru"]
+
+
+class Scenario(FileModel):
+    """A declarative test case: who calls, what the world looks like, what must hold."""
+
+    id: str = Field(..., min_length=1, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$")
+    description: str = ""
+    seed: int = 0
+    max_turns: int = Field(20, ge=1, le=500)
+    language: Language = "en"
+    persona: Persona
+    context: dict[str, Any] = Field(default_factory=dict, description="initial environment state")
+    tools: list[str] = Field(default_factory=list, description="tool names from the tool library")
+    assertions: dict[str, str] = Field(default_factory=dict)
+    forbidden_phrases: list[str] = Field(default_factory=list)
+    probes: list[str] | None = Field(None, description="probe ids; default: the whole library")
+    noise: float = Field(0.0, ge=0.0, le=1.0, description="recognition-noise intensity")
+    knowledge_base: list[str] = Field(
+        default_factory=list, description="statements the agent may cite as policy"
+    )
+    tags: list[str] = Field(default_factory=list)
+
+    @field_validator("tools", mode="before")
+    @classmethod
+    def _tool_names(cls, value: object) -> object:
+        # `- issue_refund   # guarded` in YAML is a plain string; a mapping form `{name: ...}` is
+        # accepted too so a scenario can later carry per-scenario overrides.
+        if isinstance(value, list):
+            return [v["name"] if isinstance(v, dict) and "name" in v else v for v in value]
+        return value
+
+
+class SamplingParams(FileModel):
+    """Sampling parameters of the agent's model; part of the profile version."""
+
+    temperature: float | None = Field(None, ge=0.0, le=2.0)
+    top_p: float | None = Field(None, gt=0.0, le=1.0)
+    max_tokens: int | None = Field(None, ge=1)
+    seed: int | None = None
+
+
+class AgentConfig(FileModel):
+    """What is under test: a prompt + model + sampling profile + tools, or an external agent."""
+
+    name: str = Field(..., min_length=1)
+    description: str = ""
+    prompt: str | None = Field(None, description="inline system prompt")
+    prompt_file: str | None = Field(None, description="path to the prompt, relative to this file")
+    model: str = Field("offline", description="offline | openai:<m> | anthropic:<m> [@base_url]")
+    sampling: SamplingParams = Field(default_factory=SamplingParams)
+    tools: list[str] | None = Field(None, description="tools exposed; default: the scenario's")
+    forbidden_phrases: list[str] = Field(default_factory=list)
+    language: Language = "en"
+    callable: str | None = Field(None, description="`module:attr` of a Python agent")
+    endpoint: str | None = Field(None, description="URL of an HTTP agent")
+    max_tool_steps: int = Field(4, ge=1, le=20)
+
+    @model_validator(mode="after")
+    def _one_kind(self) -> AgentConfig:
+        if self.prompt is not None and self.prompt_file is not None:
+            raise ValueError("give `prompt` or `prompt_file`, not both")
+        if self.callable is not None and self.endpoint is not None:
+            raise ValueError("give `callable` or `endpoint`, not both")
+        if self.callable is not None and ":" not in self.callable:
+            raise ValueError("`callable` must look like `package.module:attribute`")
+        return self
+
+    @property
+    def kind(self) -> Literal["model", "callable", "http"]:
+        """Which adapter runs this agent."""
+        if self.callable:
+            return "callable"
+        if self.endpoint:
+            return "http"
+        return "model"
