@@ -1,0 +1,297 @@
+"""`polygon`: run suites, inspect results, compare versions. Thin over the flows and pipeline."""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import sys
+import threading
+from collections.abc import Callable
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Annotated, Any, TypeVar
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from polygon_core._hashing import content_hash
+from polygon_core.models import Run
+
+from . import _render
+
+app = typer.Typer(add_completion=False, no_args_is_help=True,
+                  help="Polygon: grade whole conversations of voice and chat agents.")
+db_app = typer.Typer(no_args_is_help=True, help="Database maintenance.")
+app.add_typer(db_app, name="db")
+console = Console()
+err = Console(stderr=True)
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _user_errors() -> tuple[type[BaseException], ...]:
+    from polygon_core.adapters.agents import AgentConfigError
+    from polygon_core.adapters.pipeline import ComparisonError
+    from polygon_core.files import FileErrors, PolygonFileError
+
+    return (PolygonFileError, FileErrors, AgentConfigError, ComparisonError, FileNotFoundError, ValueError)
+
+
+def friendly(fn: F) -> F:
+    """Bad input → one clear line on stderr and exit 2, never a traceback."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except typer.Exit:
+            raise
+        except _user_errors() as exc:
+            lines = [str(e) for e in getattr(exc, "errors", [])] or [str(exc)]
+            for line in lines:
+                err.print(f"[red]error:[/] {line}", markup=True, highlight=False, soft_wrap=True)
+            raise typer.Exit(2) from None
+
+    return wrapper  # type: ignore[return-value]
+
+
+def _quiet_prefect() -> None:
+    # Defaults for a local CLI run; anything the user set wins.
+    os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
+    os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+    os.environ.setdefault("DO_NOT_TRACK", "1")
+    os.environ.setdefault("PREFECT_LOGGING_TO_API_ENABLED", "false")
+    os.environ.setdefault("PREFECT_SERVER_LOGGING_LEVEL", "CRITICAL")
+
+
+def _new_run(suite_name: str, agent_path: str, suite_path: str, seeds: list[int], rubric: str,
+             run_id: str | None) -> Run:
+    from polygon_core.adapters import pipeline
+
+    config, _prompt, version = pipeline.agent_identity(agent_path, suite_path)
+    now = datetime.now(timezone.utc)
+    rid = run_id or f"run-{now:%Y%m%d-%H%M%S}-{content_hash([agent_path, version, now.isoformat()], 6)}"
+    models = {"agent": f"callable:{config.callable}" if config.callable else config.model,
+              "caller": "offline", "judge": "offline-heuristic", "probe": "offline-heuristic"}
+    return Run(id=rid, suite=suite_name, agent_name=config.name, agent_version=version,
+               rubric_version=rubric, seeds=seeds, models=models, created_at=now.isoformat())
+
+
+def _execute(suite: Path, agents: list[Path], seeds: int | None, rubric: str | None,
+             run_id: str | None, show_progress: bool) -> list[Run]:
+    """Validate inputs, then run the evaluate_suite flow with a progress bar."""
+    from polygon_core.adapters import pipeline
+    from polygon_core.files import load_agent, load_suite
+
+    loaded = load_suite(suite)
+    for agent in agents:
+        load_agent(agent)
+    seed_list = list(range(seeds)) if seeds else list(loaded.config.seeds)
+    rubric = rubric or loaded.config.rubric
+    from polygon_core.scoring import get_rubric
+
+    get_rubric(rubric)
+    stores = pipeline.open_stores()
+    runs = []
+    for i, agent in enumerate(agents):
+        rid = f"{run_id}-{i + 1}" if run_id and len(agents) > 1 else run_id
+        runs.append(_new_run(loaded.name, str(agent.resolve()), str(suite.resolve()), seed_list, rubric, rid))
+    total = len(pipeline.plan_conversations(str(suite.resolve()), seed_list)) * len(runs)
+    _quiet_prefect()
+    from polygon.flows import evaluate_suite
+
+    done = threading.Event()
+
+    def poll(progress: Progress, task_id: Any) -> None:
+        while not done.wait(0.25):
+            n = sum(len(stores.repo.conversation_ids(r.id)) for r in runs)
+            progress.update(task_id, completed=n)
+
+    with Progress(TextColumn("[bold]simulating"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=err, disable=not show_progress, transient=True) as progress:
+        task_id = progress.add_task("conversations", total=total)
+        watcher = threading.Thread(target=poll, args=(progress, task_id), daemon=True)
+        watcher.start()
+        try:
+            evaluate_suite(suite_path=str(suite.resolve()), runs=runs,
+                           agent_paths=[str(a.resolve()) for a in agents], seeds=seed_list,
+                           rubric_version=rubric)
+        finally:
+            done.set()
+            watcher.join()
+    return runs
+
+
+def _summary_json(stores: Any, runs: list[Run]) -> dict[str, Any]:
+    from polygon_core.adapters import pipeline
+
+    out = {"runs": []}
+    for run in runs:
+        card = pipeline.scorecard(stores, run.id)
+        out["runs"].append({"run_id": run.id, "agent": run.agent_name, "agent_version": run.agent_version,
+                            "rubric_version": run.rubric_version, "conversations": card.conversations,
+                            "verdicts": card.verdicts, "mean_composite": card.mean_composite,
+                            "gates": card.gates, "models": run.models})
+    return out
+
+
+def _print_comparison(run_ids: list[str]) -> None:
+    from polygon_core.adapters import pipeline
+
+    stores = pipeline.open_stores()
+    comp = pipeline.compare_runs(stores, run_ids)
+    console.print(_render.scorecards_table(comp.cards))
+    console.print(_render.matrix_table(comp.matrix, [c.label for c in comp.cards]))
+    for (a, b), divs in comp.divergences.items():
+        console.print(_render.divergence_table(divs, a, b))
+    console.print(_render.probes_table(comp.cards))
+    _render.print_provenance(console, comp.cards)
+
+
+def _where(stores: Any) -> str:
+    s = stores.settings
+    return f"database {s.resolved_database_url()}; artifacts {s.resolved_artifacts_url()}"
+
+
+@app.command()
+@friendly
+def demo(seeds: Annotated[int | None, typer.Option(help="seeds per scenario (default: the suite's)")] = None,
+         json_out: Annotated[bool, typer.Option("--json", help="print one JSON object")] = False) -> None:
+    """Run the bundled demo suite with both demo agents, offline, and compare them."""
+    from polygon_core.adapters import pipeline
+    from polygon_core.demo import demo_dir
+
+    base = demo_dir()
+    agents = [base / "agents" / "agent_v1.yaml", base / "agents" / "agent_v2.yaml"]
+    runs = _execute(base / "suite", agents, seeds, None, None, not json_out)
+    stores = pipeline.open_stores()
+    if json_out:
+        print(json.dumps(_summary_json(stores, runs), indent=2))
+        return
+    _print_comparison([r.id for r in runs])
+    console.print(f"\nResults: {_where(stores)}")
+    console.print(f"Runs: {', '.join(r.id for r in runs)}  (try `polygon show {runs[1].id}`)")
+
+
+@app.command()
+@friendly
+def run(suite: Annotated[Path, typer.Argument(help="suite folder")],
+        agent: Annotated[list[Path], typer.Option("--agent", "-a", help="agent YAML (repeat to compare)")],
+        seeds: Annotated[int | None, typer.Option(help="seeds 0..N-1 per scenario")] = None,
+        rubric: Annotated[str | None, typer.Option(help="rubric version (default: the suite's)")] = None,
+        run_id: Annotated[str | None, typer.Option(help="resume or name the run")] = None,
+        json_out: Annotated[bool, typer.Option("--json", help="print one JSON object")] = False) -> None:
+    """Run a suite against one or more agents."""
+    from polygon_core.adapters import pipeline
+
+    runs = _execute(suite, agent, seeds, rubric, run_id, not json_out)
+    stores = pipeline.open_stores()
+    if json_out:
+        print(json.dumps(_summary_json(stores, runs), indent=2))
+        return
+    _print_comparison([r.id for r in runs])
+    console.print(f"\nResults: {_where(stores)}")
+
+
+@app.command("runs")
+@friendly
+def list_runs(limit: int = 20) -> None:
+    """List stored runs, newest first."""
+    from rich.table import Table
+
+    from polygon_core.adapters import pipeline
+
+    stores = pipeline.open_stores()
+    table = Table(title="Runs")
+    for col in ("run", "created", "suite", "agent", "version", "rubric", "status", "mean", "pass/warn/fail"):
+        table.add_column(col)
+    for r in stores.repo.list_runs(limit=limit):
+        summary = stores.repo.get_run_summary(r.id) or {}
+        v = summary.get("verdicts", {})
+        mean = summary.get("mean_composite")
+        table.add_row(r.id, (r.created_at or "")[:19], r.suite, r.agent_name, r.agent_version[:8],
+                      r.rubric_version, r.status, "—" if mean is None else f"{mean:.1f}",
+                      f"{v.get('pass', 0)}/{v.get('warn', 0)}/{v.get('fail', 0)}")
+    console.print(table)
+
+
+@app.command()
+@friendly
+def show(run_id: Annotated[str, typer.Argument(help="run id (or a unique prefix)")]) -> None:
+    """Show one run: scorecard and per-conversation results."""
+    from rich.table import Table
+
+    from polygon_core.adapters import pipeline
+
+    stores = pipeline.open_stores()
+    run = stores.repo.get_run(run_id)
+    if run is None:
+        raise ValueError(f"no run {run_id!r} is stored (see `polygon runs`)")
+    card = pipeline.scorecard(stores, run.id)
+    console.print(_render.scorecards_table([card]))
+    table = Table(title="Conversations")
+    for col in ("conversation", "caller", "end", "composite", "verdict", "gates", "failed assertions"):
+        table.add_column(col, overflow="fold")
+    for row, rec in zip(pipeline.result_rows(stores, run.id), stores.repo.list_conversations(run.id)):
+        failed = ", ".join(f"{a.name}" + (f" (turn {a.turn})" if a.turn is not None else "")
+                           for a in rec.assertions if a.status in ("fail", "error"))
+        table.add_row(row.conversation_id, row.caller_type, row.end_reason,
+                      "—" if row.composite is None else f"{row.composite:.1f}", row.verdict or "—",
+                      ", ".join(row.gates) or "", failed)
+    console.print(table)
+    console.print(_render.probes_table([card]))
+    _render.print_provenance(console, [card])
+
+
+@app.command()
+@friendly
+def compare(run_ids: Annotated[list[str], typer.Argument(help="two or more run ids")]) -> None:
+    """Compare runs: scorecards, the scenario matrix, first divergent turns."""
+    if len(run_ids) < 2:
+        raise ValueError("compare needs at least two run ids")
+    _print_comparison(run_ids)
+
+
+@app.command()
+@friendly
+def validate(paths: Annotated[list[Path], typer.Argument(help="suite folders or YAML files")]) -> None:
+    """Check scenario, suite, tool-library and agent files without running anything."""
+    from polygon_core.files import validate_paths
+
+    errors = validate_paths(paths)
+    for e in errors:
+        err.print(f"[red]error:[/] {e}", highlight=False, soft_wrap=True)
+    if errors:
+        raise typer.Exit(2)
+    console.print(f"ok: {len(paths)} path(s) valid")
+
+
+@app.command()
+@friendly
+def schema(kind: Annotated[str, typer.Argument(help="scenario | agent | suite | tools")]) -> None:
+    """Print the JSON Schema of a file kind (for editors)."""
+    from polygon_core.files import json_schema
+
+    print(json.dumps(json_schema(kind), indent=2))
+
+
+@db_app.command("upgrade")
+@friendly
+def db_upgrade() -> None:
+    """Apply database migrations (Alembic) to the configured database."""
+    from polygon_core.adapters.settings import load_settings
+    from polygon_core.adapters.storage import Repository
+
+    url = load_settings().resolved_database_url()
+    Repository(url).upgrade()
+    console.print(f"database at head: {url.split('@')[-1]}")
+
+
+def main() -> None:
+    """Console-script entry point."""
+    app(prog_name="polygon")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

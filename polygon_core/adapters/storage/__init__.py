@@ -1,0 +1,18 @@
+"""Storage: Polygon's results in SQL (SQLModel tables, Alembic migrations shipped inside).
+
+``Repository`` takes and returns domain models; ``ensure_database`` opens one ready to use.
+"""
+
+from ._migrate import DatabaseNotReadyError, head_revision
+from ._records import ConversationRecord
+from ._repository import Repository, RunNotFoundError, ensure_database, repository_from_settings
+
+__all__ = [
+    "ConversationRecord",
+    "DatabaseNotReadyError",
+    "Repository",
+    "RunNotFoundError",
+    "ensure_database",
+    "head_revision",
+    "repository_from_settings",
+]

@@ -1,0 +1,577 @@
+"""Repository: Polygon's results in a SQL database (SQLite by default, Postgres in production).
+
+Methods take and return domain models; the table rows never leave this module. Every write
+runs in one transaction, so a failure leaves nothing half-written, and every write is keyed so
+that a retried task replaces its own row instead of adding a second one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING, Any, get_args
+
+from alembic.script import ScriptDirectory
+from alembic.util import CommandError
+from sqlalchemy import Engine, func, update
+from sqlalchemy import exc as sa_exc
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.engine import URL
+from sqlmodel import Session, col, select
+
+from polygon_core.models import (
+    AssertionResult,
+    Conversation,
+    CriterionScore,
+    GateHit,
+    Judgment,
+    ProbeAnswer,
+    Run,
+    Usage,
+)
+
+from ._engine import WRITE_OPTION, make_engine
+from ._migrate import (
+    DatabaseNotReadyError,
+    alembic_config,
+    current_revision,
+    head_revision,
+    polygon_tables,
+)
+from ._migrate import upgrade as _upgrade
+from ._records import ConversationRecord
+from ._tables import TABLE_NAMES, ConversationRow, JudgmentRow, PolygonTable, ProbeAnswerRow, RunRow
+
+if TYPE_CHECKING:
+    from polygon_core.adapters.settings import PolygonSettings
+
+__all__ = ["Repository", "RunNotFoundError", "ensure_database", "repository_from_settings"]
+
+RUN_STATUSES: tuple[str, ...] = get_args(Run.model_fields["status"].annotation)
+
+# Postgres' bigint is signed 64-bit; a larger seed would overflow inside the database.
+_SEED_MIN, _SEED_MAX = -(2**63), 2**63 - 1
+
+# How many candidates an ambiguous run-id prefix lists.
+_AMBIGUOUS_SHOWN = 10
+
+
+class RunNotFoundError(LookupError):
+    """No run with the given id."""
+
+
+class Repository:
+    """Runs, conversations, judgments and probe answers in one database.
+
+    ``url`` is any SQLAlchemy URL: ``sqlite:///path/polygon.db`` (folder created as needed) or
+    ``postgresql+psycopg://user@host/db`` (plain ``postgresql://`` also means psycopg 3).
+    The schema is managed by Alembic: call ``upgrade()`` (or use ``ensure_database``).
+    """
+
+    def __init__(self, url: str | URL) -> None:
+        """Connect lazily to ``url``; nothing is created until the first statement."""
+        self.engine: Engine = make_engine(url)
+
+    # -- lifecycle -----------------------------------------------------------------------------
+
+    @property
+    def url(self) -> str:
+        """The database URL with any password masked."""
+        return self.engine.url.render_as_string(hide_password=True)
+
+    @property
+    def dialect(self) -> str:
+        """``sqlite`` or ``postgresql`` (or another SQLAlchemy backend name)."""
+        return self.engine.dialect.name
+
+    def __repr__(self) -> str:
+        return f"Repository({self.url!r})"
+
+    def close(self) -> None:
+        """Close every pooled connection."""
+        self.engine.dispose()
+
+    def __enter__(self) -> Repository:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
+
+    # -- schema --------------------------------------------------------------------------------
+
+    def upgrade(self) -> None:
+        """Migrate the schema to the newest revision (a no-op when it is already there)."""
+        _upgrade(self.engine)
+
+    def current_revision(self) -> str | None:
+        """The schema revision the database is at; None before the first upgrade."""
+        return current_revision(self.engine)
+
+    def is_empty(self) -> bool:
+        """True when none of Polygon's tables (nor its migration record) exist yet."""
+        return self.current_revision() is None and not polygon_tables(self.engine)
+
+    def needs_upgrade(self) -> bool:
+        """True when the schema is missing or older than this Polygon's migrations.
+
+        Raises DatabaseNotReadyError when the database is at a revision these migrations do
+        not know (it was migrated by a newer Polygon).
+        """
+        current = self.current_revision()
+        if current is None:
+            return True
+        head = head_revision()
+        if current == head:
+            return False
+        try:
+            ScriptDirectory.from_config(alembic_config()).get_revision(current)
+        except CommandError as exc:
+            raise DatabaseNotReadyError(
+                f"database {self.url} is at schema revision {current!r}, which this version of "
+                f"Polygon does not know (newest here: {head!r}); upgrade Polygon"
+            ) from exc
+        return True
+
+    # -- runs ----------------------------------------------------------------------------------
+
+    def save_run(self, run: Run) -> Run:
+        """Insert or update a run; returns it as stored (``created_at`` set if it was None).
+
+        Re-saving keeps the run's summary, report URI and (when ``created_at`` is None) its
+        original creation time.
+        """
+        values: dict[str, Any] = {
+            "id": run.id,
+            "suite": run.suite,
+            "agent_name": run.agent_name,
+            "agent_version": run.agent_version,
+            "rubric_version": run.rubric_version,
+            "seeds": list(run.seeds),
+            "models": dict(run.models),
+            "status": run.status,
+            "source": run.source,
+            "created_at": run.created_at or _now_iso(),
+        }
+        keep = () if run.created_at else ("created_at",)
+        with self._write() as session:
+            _upsert(session, RunRow, values, key=("id",), keep=keep)
+            row = session.get(RunRow, run.id, populate_existing=True)
+            assert row is not None  # just written in this transaction
+            return _run_from_row(row)
+
+    def set_run_status(
+        self,
+        run_id: str,
+        status: str,
+        summary: dict[str, Any] | None = None,
+        report_uri: str | None = None,
+    ) -> None:
+        """Set a run's status; also its summary and report URI when given (None keeps them)."""
+        if status not in RUN_STATUSES:
+            raise ValueError(f"invalid run status {status!r}; expected one of {RUN_STATUSES}")
+        changes: dict[str, Any] = {"status": status}
+        if summary is not None:
+            changes["summary"] = summary
+        if report_uri is not None:
+            changes["report_uri"] = report_uri
+        with self._write() as session:
+            result = session.exec(update(RunRow).where(col(RunRow.id) == run_id).values(**changes))
+            if result.rowcount == 0:
+                raise RunNotFoundError(f"no run {run_id!r}")
+
+    def get_run(self, run_id: str) -> Run | None:
+        """The run with this id, or with this unique id prefix; None when nothing matches.
+
+        Raises ValueError naming the candidates when a prefix matches several runs.
+        """
+        with self._read() as session:
+            row = self._find_run(session, run_id)
+            return _run_from_row(row) if row is not None else None
+
+    def get_run_summary(self, run_id: str) -> dict[str, Any] | None:
+        """The summary stored by ``set_run_status`` (id or unique prefix); None if none."""
+        with self._read() as session:
+            row = self._find_run(session, run_id)
+            return row.summary if row is not None else None
+
+    def get_run_report_uri(self, run_id: str) -> str | None:
+        """The report URI stored by ``set_run_status`` (id or unique prefix); None if none."""
+        with self._read() as session:
+            row = self._find_run(session, run_id)
+            return row.report_uri if row is not None else None
+
+    def list_runs(self, limit: int | None = 50) -> list[Run]:
+        """Runs, newest first (by ``created_at``, then id); ``limit=None`` returns all."""
+        query = select(RunRow).order_by(col(RunRow.created_at).desc(), col(RunRow.id).desc())
+        if limit is not None:
+            query = query.limit(max(limit, 0))
+        with self._read() as session:
+            return [_run_from_row(row) for row in session.exec(query)]
+
+    # -- conversations -------------------------------------------------------------------------
+
+    def save_conversation(
+        self,
+        run_id: str,
+        conversation: Conversation,
+        *,
+        artifact_uri: str,
+        assertions: Sequence[AssertionResult],
+        metrics: dict[str, Any] | None = None,
+    ) -> None:
+        """Record a finished conversation of a run (its transcript is at ``artifact_uri``).
+
+        Idempotent on ``(run_id, conversation.id)``: saving again replaces the row.
+        """
+        if not _SEED_MIN <= conversation.seed <= _SEED_MAX:
+            raise ValueError(
+                f"conversation {conversation.id!r}: seed {conversation.seed} does not fit a "
+                "signed 64-bit integer"
+            )
+        values: dict[str, Any] = {
+            "run_id": run_id,
+            "conversation_id": conversation.id,
+            "scenario_id": conversation.scenario_id,
+            "seed": conversation.seed,
+            "caller_type": conversation.caller_type,
+            "difficulty": conversation.difficulty,
+            "language": conversation.language,
+            "noise": conversation.noise,
+            "agent_version": conversation.agent_version,
+            "end_reason": conversation.end_reason.value,
+            "turn_count": len(conversation.turns),
+            "artifact_uri": artifact_uri,
+            "assertions": [a.model_dump(mode="json") for a in assertions],
+            "metrics": metrics,
+            "usage": {role: u.model_dump(mode="json") for role, u in conversation.usage.items()},
+            "models": dict(conversation.models),
+        }
+        with self._write() as session:
+            _require_run(session, run_id)
+            _upsert(session, ConversationRow, values, key=("run_id", "conversation_id"))
+
+    def has_conversation(self, run_id: str, conversation_id: str) -> bool:
+        """Whether this run already recorded this conversation (the resume check)."""
+        query = select(col(ConversationRow.id)).where(
+            col(ConversationRow.run_id) == run_id,
+            col(ConversationRow.conversation_id) == conversation_id,
+        )
+        with self._read() as session:
+            return session.exec(query.limit(1)).first() is not None
+
+    def conversation_ids(self, run_id: str) -> set[str]:
+        """Ids of every conversation the run recorded."""
+        query = select(col(ConversationRow.conversation_id)).where(
+            col(ConversationRow.run_id) == run_id
+        )
+        with self._read() as session:
+            return set(session.exec(query))
+
+    def list_conversations(self, run_id: str) -> list[ConversationRecord]:
+        """The run's conversation records, ordered by conversation id."""
+        query = (
+            select(ConversationRow)
+            .where(col(ConversationRow.run_id) == run_id)
+            .order_by(col(ConversationRow.conversation_id))
+        )
+        with self._read() as session:
+            return [_record_from_row(row) for row in session.exec(query)]
+
+    # -- judgments -----------------------------------------------------------------------------
+
+    def save_judgment(self, run_id: str, judgment: Judgment) -> None:
+        """Add a judgment; one of the same rubric version and judge model is replaced.
+
+        Judgments under other rubric versions (or by other judges) are never touched.
+        """
+        values: dict[str, Any] = {
+            "run_id": run_id,
+            "conversation_id": judgment.conversation_id,
+            "rubric_version": judgment.rubric_version,
+            "judge_model": judgment.judge_model,
+            "repeats": judgment.repeats,
+            "composite": judgment.composite,
+            "partial": judgment.partial,
+            "verdict": judgment.verdict,
+            "not_scored": list(judgment.not_scored),
+            "criteria": [c.model_dump(mode="json") for c in judgment.criteria],
+            "gates": [g.model_dump(mode="json") for g in judgment.gates],
+            "raw": _json_safe(judgment, "raw"),
+        }
+        with self._write() as session:
+            # Locking the run row serialises judgment writes of one run, so `seq` stays a
+            # strict insertion order even with many workers (SQLite serialises writes anyway).
+            _require_run(session, run_id, lock=True)
+            last = session.exec(
+                select(func.max(JudgmentRow.seq)).where(col(JudgmentRow.run_id) == run_id)
+            ).one()
+            values["seq"] = (last or 0) + 1
+            _upsert(
+                session,
+                JudgmentRow,
+                values,
+                key=("run_id", "conversation_id", "rubric_version", "judge_model"),
+            )
+
+    def judgments(self, run_id: str, rubric_version: str | None = None) -> list[Judgment]:
+        """The run's judgments in the order they were saved, optionally of one rubric version."""
+        query = select(JudgmentRow).where(col(JudgmentRow.run_id) == run_id)
+        if rubric_version is not None:
+            query = query.where(col(JudgmentRow.rubric_version) == rubric_version)
+        query = query.order_by(col(JudgmentRow.seq), col(JudgmentRow.id))
+        with self._read() as session:
+            return [_judgment_from_row(row) for row in session.exec(query)]
+
+    def rubric_versions(self, run_id: str) -> set[str]:
+        """Rubric versions the run has judgments under."""
+        query = (
+            select(col(JudgmentRow.rubric_version))
+            .where(col(JudgmentRow.run_id) == run_id)
+            .distinct()
+        )
+        with self._read() as session:
+            return set(session.exec(query))
+
+    # -- probes --------------------------------------------------------------------------------
+
+    def save_probe_answers(self, run_id: str, answers: Iterable[ProbeAnswer]) -> None:
+        """Record probe answers, all or none; re-saving an answer replaces it.
+
+        The key is (conversation, probe, wording hash, answered_by): a reworded probe or another
+        answerer adds a row.
+        """
+        rows = [
+            {
+                "run_id": run_id,
+                "conversation_id": a.conversation_id,
+                "probe_id": a.probe_id,
+                "wording_hash": a.wording_hash,
+                "polarity": a.polarity,
+                "answer": a.answer,
+                "evidence": a.evidence,
+                "answered_by": a.answered_by,
+            }
+            for a in answers
+        ]
+        if not rows:
+            return
+        key = ("run_id", "conversation_id", "probe_id", "wording_hash", "answered_by")
+        with self._write() as session:
+            _require_run(session, run_id)
+            for values in rows:
+                _upsert(session, ProbeAnswerRow, values, key=key)
+
+    def probe_answers(self, run_id: str) -> list[ProbeAnswer]:
+        """The run's probe answers in the order they were first saved."""
+        query = (
+            select(ProbeAnswerRow)
+            .where(col(ProbeAnswerRow.run_id) == run_id)
+            .order_by(col(ProbeAnswerRow.id))
+        )
+        with self._read() as session:
+            return [_probe_from_row(row) for row in session.exec(query)]
+
+    # -- internals -----------------------------------------------------------------------------
+
+    @contextmanager
+    def _read(self) -> Iterator[Session]:
+        with self._translate_missing_schema(), Session(self.engine) as session:
+            yield session
+
+    @contextmanager
+    def _write(self) -> Iterator[Session]:
+        # One transaction per call: commit at the end, roll back on any exception.
+        # expire_on_commit=False: rows read inside stay readable after the commit.
+        with (
+            self._translate_missing_schema(),
+            Session(self.engine, expire_on_commit=False) as session,
+            session.begin(),
+        ):
+            session.connection(execution_options={WRITE_OPTION: True})
+            yield session
+
+    @contextmanager
+    def _translate_missing_schema(self) -> Iterator[None]:
+        try:
+            yield
+        except (sa_exc.OperationalError, sa_exc.ProgrammingError) as exc:
+            # Only pay for the check on failure: a missing table is a setup problem with a
+            # known fix, not a bug, so say what to do.
+            try:
+                missing = set(TABLE_NAMES) - polygon_tables(self.engine)
+            except sa_exc.SQLAlchemyError:
+                raise exc from None
+            if missing:
+                raise DatabaseNotReadyError(_not_ready_message(self.url)) from exc
+            raise
+
+    @staticmethod
+    def _find_run(session: Session, run_id: str) -> RunRow | None:
+        row = session.get(RunRow, run_id)
+        if row is not None or not run_id:
+            return row
+        # substr rather than LIKE: SQLite's LIKE ignores case, Postgres' does not, and ids may
+        # contain LIKE's wildcards.
+        query = (
+            select(RunRow)
+            .where(func.substr(col(RunRow.id), 1, len(run_id)) == run_id)
+            .order_by(col(RunRow.id))
+            .limit(_AMBIGUOUS_SHOWN + 1)
+        )
+        matches = list(session.exec(query))
+        if len(matches) > 1:
+            shown = ", ".join(m.id for m in matches[:_AMBIGUOUS_SHOWN])
+            more = ", ..." if len(matches) > _AMBIGUOUS_SHOWN else ""
+            raise ValueError(f"run id prefix {run_id!r} is ambiguous: {shown}{more}")
+        return matches[0] if matches else None
+
+
+def ensure_database(url: str | URL) -> Repository:
+    """Open the database at ``url``, ready to use.
+
+    SQLite (the local default) is created or migrated to the newest schema on the spot.
+    Postgres is shared, so its migrations stay an explicit step: when its schema is missing or
+    older, this raises DatabaseNotReadyError telling to run ``polygon db upgrade``.
+    """
+    repository = Repository(url)
+    try:
+        if repository.needs_upgrade():
+            if repository.dialect != "sqlite":
+                raise DatabaseNotReadyError(_not_ready_message(repository.url))
+            repository.upgrade()
+    except BaseException:
+        repository.close()
+        raise
+    return repository
+
+
+def repository_from_settings(settings: PolygonSettings) -> Repository:
+    """The repository ``settings`` point at (see ``ensure_database``)."""
+    return ensure_database(settings.resolved_database_url())
+
+
+# -- helpers -----------------------------------------------------------------------------------
+
+
+def _not_ready_message(url: str) -> str:
+    return (
+        f"database {url} does not have Polygon's current tables; "
+        "run `polygon db upgrade` to create or migrate them"
+    )
+
+
+def _now_iso() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="microseconds")
+
+
+def _json_safe(model: Judgment, field: str) -> Any:
+    # Raw judge output is free-form: dump through pydantic's JSON mode so dates, tuples etc.
+    # become plain JSON values, exactly as they will read back.
+    return model.model_dump(mode="json", include={field})[field]
+
+
+def _require_run(session: Session, run_id: str, *, lock: bool = False) -> None:
+    query = select(col(RunRow.id)).where(col(RunRow.id) == run_id)
+    if lock:
+        query = query.with_for_update()  # ignored by SQLite, whose writes are serial anyway
+    if session.exec(query).first() is None:
+        raise RunNotFoundError(f"no run {run_id!r}; save the run before its results")
+
+
+def _upsert(
+    session: Session,
+    table: type[PolygonTable],
+    values: dict[str, Any],
+    *,
+    key: tuple[str, ...],
+    keep: tuple[str, ...] = (),
+) -> None:
+    """Insert ``values``, or update the row with the same ``key`` (columns in ``keep`` aside).
+
+    One statement (``INSERT ... ON CONFLICT DO UPDATE``) on SQLite and Postgres, so two
+    workers saving the same result at once cannot both insert.
+    """
+    target = table.__table__  # type: ignore[attr-defined]
+    changing = [name for name in values if name not in key and name not in keep]
+    dialect = session.get_bind().dialect.name
+    if dialect in ("postgresql", "sqlite"):
+        insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
+        statement = insert(target).values(**values)
+        statement = statement.on_conflict_do_update(
+            index_elements=list(key),
+            set_={name: statement.excluded[name] for name in changing},
+        )
+        session.exec(statement)
+        return
+    # Other backends: read then write inside the caller's transaction.
+    where = [target.c[name] == values[name] for name in key]
+    found = session.exec(select(target.c[key[0]]).where(*where)).first()
+    if found is None:
+        session.exec(target.insert().values(**values))
+    elif changing:
+        session.exec(target.update().where(*where).values({n: values[n] for n in changing}))
+
+
+def _run_from_row(row: RunRow) -> Run:
+    return Run(
+        id=row.id,
+        suite=row.suite,
+        agent_name=row.agent_name,
+        agent_version=row.agent_version,
+        rubric_version=row.rubric_version,
+        seeds=row.seeds,
+        models=row.models,
+        status=row.status,  # type: ignore[arg-type]  # validated by Run
+        source=row.source,  # type: ignore[arg-type]
+        created_at=row.created_at,
+    )
+
+
+def _record_from_row(row: ConversationRow) -> ConversationRecord:
+    return ConversationRecord(
+        run_id=row.run_id,
+        conversation_id=row.conversation_id,
+        scenario_id=row.scenario_id,
+        seed=row.seed,
+        caller_type=row.caller_type,
+        difficulty=row.difficulty,
+        language=row.language,
+        noise=row.noise,
+        agent_version=row.agent_version,
+        end_reason=row.end_reason,  # type: ignore[arg-type]  # validated into EndReason
+        turn_count=row.turn_count,
+        artifact_uri=row.artifact_uri,
+        assertions=[AssertionResult.model_validate(a) for a in row.assertions],
+        metrics=row.metrics,
+        usage={role: Usage.model_validate(u) for role, u in row.usage.items()},
+        models=row.models,
+    )
+
+
+def _judgment_from_row(row: JudgmentRow) -> Judgment:
+    return Judgment(
+        conversation_id=row.conversation_id,
+        rubric_version=row.rubric_version,
+        judge_model=row.judge_model,
+        repeats=row.repeats,
+        raw=row.raw,
+        criteria=[CriterionScore.model_validate(c) for c in row.criteria],
+        composite=row.composite,
+        partial=row.partial,
+        not_scored=row.not_scored,
+        gates=[GateHit.model_validate(g) for g in row.gates],
+        verdict=row.verdict,  # type: ignore[arg-type]  # validated by Judgment
+    )
+
+
+def _probe_from_row(row: ProbeAnswerRow) -> ProbeAnswer:
+    return ProbeAnswer(
+        conversation_id=row.conversation_id,
+        probe_id=row.probe_id,
+        wording_hash=row.wording_hash,
+        polarity=row.polarity,  # type: ignore[arg-type]  # validated by ProbeAnswer
+        answer=row.answer,  # type: ignore[arg-type]
+        evidence=row.evidence,
+        answered_by=row.answered_by,
+    )

@@ -1,0 +1,188 @@
+"""SQLModel table models: the database's shape, kept apart from the domain models.
+
+The repository converts between these rows and polygon_core.models; nothing else should
+use them. They live in their own SQLAlchemy registry so other SQLModel tables in the same
+process (Prefect's, a user's) never mix into Polygon's metadata or migrations.
+
+Any change here needs a new Alembic revision in ``migrations/versions``; the test suite compares
+this metadata with the migrated schema.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.orm import registry
+from sqlmodel import Field, SQLModel
+
+__all__ = [
+    "NAMING_CONVENTION",
+    "ConversationRow",
+    "JudgmentRow",
+    "ProbeAnswerRow",
+    "RunRow",
+    "TABLE_NAMES",
+    "metadata",
+]
+
+
+# Every constraint gets a predictable name, so later migrations (and SQLite's batch mode, which
+# rebuilds tables) can refer to them by name on every database.
+NAMING_CONVENTION: dict[str, str] = {
+    "pk": "pk_%(table_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "uq": "uq_%(table_name)s_%(column_0_name)s",
+    "ix": "ix_%(column_0_label)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+}
+
+
+class PolygonTable(SQLModel, registry=registry(metadata=sa.MetaData(naming_convention=NAMING_CONVENTION))):
+    """Base of Polygon's tables (own registry, own metadata)."""
+
+
+metadata = PolygonTable.metadata
+
+
+def _json(*, nullable: bool = False) -> Any:
+    # none_as_null: a Python None in a nullable column is SQL NULL, not the JSON text `null`.
+    return Field(
+        default=None if nullable else ...,
+        sa_column=sa.Column(sa.JSON(none_as_null=nullable), nullable=nullable),
+    )
+
+
+def _run_fk() -> Any:
+    # Deleting a run deletes everything recorded for it.
+    return Field(
+        sa_column=sa.Column(
+            sa.String(),
+            sa.ForeignKey("polygon_run.id", ondelete="CASCADE"),
+            nullable=False,
+            index=True,
+        )
+    )
+
+
+class RunRow(PolygonTable, table=True):
+    """One run: the config under test, the suite, seeds, and (once done) its summary."""
+
+    __tablename__ = "polygon_run"
+
+    id: str = Field(sa_column=sa.Column(sa.String(), primary_key=True))
+    suite: str = Field(sa_column=sa.Column(sa.String(), nullable=False))
+    agent_name: str = Field(sa_column=sa.Column(sa.String(), nullable=False))
+    agent_version: str = Field(sa_column=sa.Column(sa.String(), nullable=False))
+    rubric_version: str = Field(sa_column=sa.Column(sa.String(), nullable=False))
+    seeds: list[int] = _json()
+    models: dict[str, str] = _json()
+    status: str = Field(sa_column=sa.Column(sa.String(), nullable=False))
+    source: str = Field(sa_column=sa.Column(sa.String(), nullable=False))
+    # ISO text, written by the edge: the domain has no clock. Indexed for newest-first listings.
+    created_at: str = Field(sa_column=sa.Column(sa.String(), nullable=False, index=True))
+    summary: dict[str, Any] | None = _json(nullable=True)
+    report_uri: str | None = Field(default=None, sa_column=sa.Column(sa.String(), nullable=True))
+
+
+class ConversationRow(PolygonTable, table=True):
+    """A finished conversation's index entry; the full transcript is in the artifact store."""
+
+    __tablename__ = "polygon_conversation"
+    __table_args__ = (
+        # The resume/idempotency key: one row per conversation per run.
+        sa.UniqueConstraint("run_id", "conversation_id", name="uq_polygon_conversation_key"),
+    )
+
+    id: int | None = Field(
+        default=None, sa_column=sa.Column(sa.Integer(), primary_key=True, autoincrement=True)
+    )
+    run_id: str = _run_fk()
+    conversation_id: str = Field(sa_column=sa.Column(sa.String(), nullable=False))
+    scenario_id: str = Field(sa_column=sa.Column(sa.String(), nullable=False))
+    # BigInteger: seeds are 64-bit in spirit; Postgres' bigint is signed, so the repository
+    # rejects values outside [-2**63, 2**63) with a clear error instead of an overflow.
+    seed: int = Field(sa_column=sa.Column(sa.BigInteger(), nullable=False))
+    caller_type: str = Field(sa_column=sa.Column(sa.String(), nullable=False))
+    difficulty: int = Field(sa_column=sa.Column(sa.Integer(), nullable=False))
+    language: str = Field(sa_column=sa.Column(sa.String(), nullable=False))
+    noise: float = Field(sa_column=sa.Column(sa.Float(), nullable=False))
+    agent_version: str = Field(sa_column=sa.Column(sa.String(), nullable=False))
+    end_reason: str = Field(sa_column=sa.Column(sa.String(), nullable=False))
+    turn_count: int = Field(sa_column=sa.Column(sa.Integer(), nullable=False))
+    artifact_uri: str = Field(sa_column=sa.Column(sa.String(), nullable=False))
+    assertions: list[dict[str, Any]] = _json()
+    metrics: dict[str, Any] | None = _json(nullable=True)
+    usage: dict[str, Any] = _json()
+    models: dict[str, str] = _json()
+
+
+class JudgmentRow(PolygonTable, table=True):
+    """One judge pass. Append-only across rubric versions and judge models."""
+
+    __tablename__ = "polygon_judgment"
+    __table_args__ = (
+        # Re-judging under the same rubric with the same judge replaces that row (a retried
+        # task is idempotent); another rubric version or judge adds a row beside it.
+        sa.UniqueConstraint(
+            "run_id",
+            "conversation_id",
+            "rubric_version",
+            "judge_model",
+            name="uq_polygon_judgment_key",
+        ),
+    )
+
+    id: int | None = Field(
+        default=None, sa_column=sa.Column(sa.Integer(), primary_key=True, autoincrement=True)
+    )
+    run_id: str = _run_fk()
+    conversation_id: str = Field(sa_column=sa.Column(sa.String(), nullable=False))
+    rubric_version: str = Field(sa_column=sa.Column(sa.String(), nullable=False))
+    judge_model: str = Field(sa_column=sa.Column(sa.String(), nullable=False))
+    repeats: int = Field(sa_column=sa.Column(sa.Integer(), nullable=False))
+    composite: float | None = Field(default=None, sa_column=sa.Column(sa.Float(), nullable=True))
+    partial: bool = Field(sa_column=sa.Column(sa.Boolean(), nullable=False))
+    verdict: str | None = Field(default=None, sa_column=sa.Column(sa.String(), nullable=True))
+    not_scored: list[str] = _json()
+    criteria: list[dict[str, Any]] = _json()
+    gates: list[dict[str, Any]] = _json()
+    raw: list[dict[str, Any]] = _json()
+    # Order in which judgments were (last) saved within a run; ties are broken by id.
+    seq: int = Field(sa_column=sa.Column(sa.Integer(), nullable=False))
+
+
+class ProbeAnswerRow(PolygonTable, table=True):
+    """One probe's answer on one conversation."""
+
+    __tablename__ = "polygon_probe_answer"
+    __table_args__ = (
+        sa.UniqueConstraint(
+            "run_id",
+            "conversation_id",
+            "probe_id",
+            "wording_hash",
+            "answered_by",
+            name="uq_polygon_probe_answer_key",
+        ),
+    )
+
+    id: int | None = Field(
+        default=None, sa_column=sa.Column(sa.Integer(), primary_key=True, autoincrement=True)
+    )
+    run_id: str = _run_fk()
+    conversation_id: str = Field(sa_column=sa.Column(sa.String(), nullable=False))
+    probe_id: str = Field(sa_column=sa.Column(sa.String(), nullable=False))
+    wording_hash: str = Field(sa_column=sa.Column(sa.String(), nullable=False))
+    polarity: str = Field(sa_column=sa.Column(sa.String(), nullable=False))
+    answer: str = Field(sa_column=sa.Column(sa.String(), nullable=False))
+    evidence: str | None = Field(default=None, sa_column=sa.Column(sa.Text(), nullable=True))
+    answered_by: str = Field(sa_column=sa.Column(sa.String(), nullable=False))
+
+
+TABLE_NAMES: tuple[str, ...] = (
+    RunRow.__tablename__,
+    ConversationRow.__tablename__,
+    JudgmentRow.__tablename__,
+    ProbeAnswerRow.__tablename__,
+)

@@ -1,0 +1,190 @@
+"""The assertion language's vocabulary and its static check (no evaluation)."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Collection, Iterable
+
+from simpleeval import DEFAULT_OPERATORS
+
+from ..stubs import SAFE_FUNCTIONS, SafeEvaluator, parse_expression
+from ._timeline import RESERVED_NAMES
+
+NAME_FORMS: frozenset[str] = frozenset({"before", "count", "happened", "ever", "called"})
+"""Helpers whose first argument names a tool or event and whose further arguments are lazy."""
+
+PLAIN_FUNCTIONS: frozenset[str] = frozenset(
+    {*SAFE_FUNCTIONS, "list", "tuple", "dict", "set", "same_set", "said", "cites_only"}
+)
+"""Helpers and built-ins called with ordinary (eagerly evaluated) arguments."""
+
+HEURISTIC_FUNCTIONS: frozenset[str] = frozenset({"cites_only"})
+"""Helpers whose answer is an offline heuristic rather than a deterministic fact."""
+
+_BEFORE = "_before"
+
+_ALLOWED_NODES: frozenset[type] = frozenset(
+    {
+        *SafeEvaluator().nodes,
+        *DEFAULT_OPERATORS,
+        ast.And,
+        ast.Or,
+        ast.Load,
+        ast.comprehension,
+        ast.keyword,
+        ast.Starred,
+    }
+)
+
+
+def classify_call(name: str, known: Collection[str], lenient: bool) -> str | None:
+    """How a call `name(...)` is evaluated.
+
+    * `"form"`: a name helper (`before`, `count`, `happened`, `ever`, `called`);
+    * `"function"`: a plain helper or built-in;
+    * `"occurrence"`: a tool or event name called with an optional predicate;
+    * `"before"`: the `<event>_before(<tool or event>)` pattern;
+    * None: nothing of that name.
+
+    With `lenient` (no tool definitions were given, so a tool or event that never happened cannot
+    be told from a typo) an unknown name is taken to be a tool or event.
+    """
+    if name in NAME_FORMS:
+        return "form"
+    if name in PLAIN_FUNCTIONS:
+        return "function"
+    if name in known:
+        return "occurrence"
+    if name.startswith("_"):
+        return None
+    if name.endswith(_BEFORE) and len(name) > len(_BEFORE):
+        if lenient or name[: -len(_BEFORE)] in known:
+            return "before"
+    if lenient:
+        return "occurrence"
+    return None
+
+
+def before_subject(name: str) -> str:
+    """`identity_verified` for `identity_verified_before`."""
+    return name[: -len(_BEFORE)]
+
+
+def uses_heuristic(node: ast.AST) -> bool:
+    """True when the expression calls a heuristic helper such as `cites_only`."""
+    return any(
+        isinstance(n, ast.Call)
+        and isinstance(n.func, ast.Name)
+        and n.func.id in HEURISTIC_FUNCTIONS
+        for n in ast.walk(node)
+    )
+
+
+def _bound_names(tree: ast.AST) -> set[str]:
+    bound: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.comprehension):
+            bound.update(n.id for n in ast.walk(node.target) if isinstance(n, ast.Name))
+    return bound
+
+
+class _Checker:
+    def __init__(self, known: Collection[str], strict: bool, bound: set[str]) -> None:
+        self.known = set(known)
+        self.strict = strict
+        self.names = self.known | set(RESERVED_NAMES) | bound | PLAIN_FUNCTIONS | NAME_FORMS
+
+    def visit(self, node: ast.AST, predicate: bool = False) -> str | None:
+        if type(node) not in _ALLOWED_NODES:
+            return f"{type(node).__name__} is not allowed in an assertion"
+        if isinstance(node, ast.Attribute) and node.attr.startswith("_"):
+            return f"private attribute {node.attr!r} is not allowed"
+        if isinstance(node, ast.Name):
+            if self.strict and not predicate and node.id not in self.names:
+                return f"unknown name {node.id!r}"
+            return None
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            return self._call(node, predicate)
+        return self._children(ast.iter_child_nodes(node), predicate)
+
+    def _children(self, nodes: Iterable[ast.AST], predicate: bool) -> str | None:
+        for child in nodes:
+            problem = self.visit(child, predicate)
+            if problem:
+                return problem
+        return None
+
+    def _name_arg(self, node: ast.AST, predicate: bool) -> str | None:
+        if isinstance(node, ast.Name):
+            if self.strict and not predicate and node.id not in self.names:
+                return f"unknown tool or event {node.id!r}"
+            return None
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            if self.strict and node.value not in self.known:
+                return f"unknown tool or event {node.value!r}"
+            return None
+        return self.visit(node, predicate)
+
+    def _call(self, node: ast.Call, predicate: bool) -> str | None:
+        name = node.func.id  # type: ignore[attr-defined]
+        kind = classify_call(name, self.known, lenient=not self.strict)
+        if kind is None:
+            return f"unknown function {name!r}"
+        keywords = [k.value for k in node.keywords]
+        if kind == "function":
+            return self._children([*node.args, *keywords], predicate)
+        if kind == "before" or name == "before":
+            expected = 1 if kind == "before" else 2
+            if len(node.args) != expected or node.keywords:
+                return f"{name}() takes {expected} tool or event name(s)"
+            return self._children_names(node.args, predicate)
+        if kind == "form":
+            if not node.args:
+                return f"{name}() needs a tool or event name"
+            problem = self._name_arg(node.args[0], predicate)
+            rest = node.args[1:]
+        else:
+            problem, rest = None, list(node.args)
+        if problem:
+            return problem
+        if len(rest) > 1:
+            return f"{name}(): give at most one condition (join conditions with `and`)"
+        return self._children(rest, True) or self._children(keywords, predicate)
+
+    def _children_names(self, nodes: Iterable[ast.AST], predicate: bool) -> str | None:
+        for child in nodes:
+            problem = self._name_arg(child, predicate)
+            if problem:
+                return problem
+        return None
+
+
+def static_problem(tree: ast.expr, known: Collection[str], *, strict: bool) -> str | None:
+    """The first static problem of a parsed expression, or None.
+
+    Always checks that only supported constructs and no private attributes are used; with
+    `strict`, also that every bare name is known (conversation data, helpers, `known` tool and
+    event names). Names inside a tool's or event's condition are its arguments and are not checked.
+    """
+    return _Checker(known, strict, _bound_names(tree)).visit(tree)
+
+
+def check_expression(expression: str, *, known_names: Collection[str]) -> str | None:
+    """Check an assertion without running it; return an error message, or None when it is sound.
+
+    `known_names` are the tool and event names of the scenario (see `assertion_names`); the
+    conversation's data names (`state`, `events`, ...) and the helpers are always known.
+    """
+    try:
+        tree = parse_expression(expression)
+    except SyntaxError as exc:
+        return syntax_message(exc)
+    except Exception as exc:  # noqa: BLE001 - e.g. RecursionError on absurd nesting, NUL bytes
+        return f"cannot parse: {type(exc).__name__}: {exc}"
+    return static_problem(tree, known_names, strict=True)
+
+
+def syntax_message(exc: SyntaxError) -> str:
+    """`syntax error: invalid syntax (column 7)`."""
+    where = f" (column {exc.offset})" if exc.offset else ""
+    return f"syntax error: {exc.msg}{where}"

@@ -1,0 +1,5 @@
+"""Simulated callers."""
+
+from ._offline import FACT_CUES, OfflineCaller
+
+__all__ = ["FACT_CUES", "OfflineCaller"]

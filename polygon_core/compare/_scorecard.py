@@ -1,0 +1,137 @@
+"""Scorecards: one configuration's results summarised, every number labelled with how it was made."""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+
+import numpy as np
+from pydantic import Field
+
+from ..models import DomainModel, ProbeAnswer
+from ..probes import conformance
+
+_UNSCORED = {"provider_error", "simulator_error"}
+
+
+class ResultRow(DomainModel):
+    """One conversation's graded result, the unit every comparison works on."""
+
+    conversation_id: str
+    scenario_id: str
+    seed: int
+    caller_type: str
+    difficulty: int
+    end_reason: str
+    composite: float | None = None
+    verdict: str | None = None
+    partial: bool = False
+    gates: list[str] = Field(default_factory=list)
+    criteria: dict[str, float | None] = Field(default_factory=dict)
+    assertions_passed: bool | None = None
+    policy_safe: bool | None = None
+    tokens: int = 0
+    tokens_estimated: bool = True
+    latency_ms: float = 0.0
+
+
+class ProbeRate(DomainModel):
+    """A probe's conformance with its Wilson 95% interval."""
+
+    probe_id: str
+    wording_hash: str
+    polarity: str
+    k: int
+    n: int
+    rate: float | None
+    low: float | None
+    high: float | None
+
+
+class Scorecard(DomainModel):
+    """One configuration's summary."""
+
+    label: str
+    run_id: str
+    agent_version: str
+    rubric_version: str
+    judge_model: str
+    models: dict[str, str] = Field(default_factory=dict)
+    conversations: int
+    scored: int
+    mean_composite: float | None
+    ci_low: float | None = None
+    ci_high: float | None = None
+    ci_method: str = "bootstrap over conversations, 2000 resamples, seed 0"
+    verdicts: dict[str, int] = Field(default_factory=dict)
+    gates: dict[str, int] = Field(default_factory=dict)
+    criteria: dict[str, float | None] = Field(default_factory=dict)
+    resolution_rate: float | None = None
+    policy_safety_rate: float | None = None
+    partial: int = 0
+    provider_errors: int = 0
+    simulator_errors: int = 0
+    probes: list[ProbeRate] = Field(default_factory=list)
+    tokens: int = 0
+    tokens_estimated: bool = True
+
+
+def bootstrap_ci(values: Sequence[float], *, seed: int = 0, resamples: int = 2000,
+                 confidence: float = 0.95) -> tuple[float, float] | None:
+    """Percentile bootstrap interval of the mean; None for fewer than two values."""
+    if len(values) < 2:
+        return None
+    rng = np.random.default_rng(seed)
+    data = np.asarray(values, dtype=float)
+    means = rng.choice(data, size=(resamples, len(data)), replace=True).mean(axis=1)
+    alpha = (1 - confidence) / 2
+    return float(np.quantile(means, alpha)), float(np.quantile(means, 1 - alpha))
+
+
+def _rate(flags: Sequence[bool | None]) -> float | None:
+    known = [f for f in flags if f is not None]
+    return sum(known) / len(known) if known else None
+
+
+def probe_rates(answers: Sequence[ProbeAnswer]) -> list[ProbeRate]:
+    """Conformance per (probe, wording hash)."""
+    grouped: dict[tuple[str, str, str], list[str]] = defaultdict(list)
+    for a in answers:
+        grouped[(a.probe_id, a.wording_hash, a.polarity)].append(a.answer)
+    rates = []
+    for (pid, wh, pol), values in sorted(grouped.items()):
+        c = conformance(values, pol)
+        rates.append(ProbeRate(probe_id=pid, wording_hash=wh, polarity=pol, k=c.k, n=c.n,
+                               rate=c.rate, low=c.low, high=c.high))
+    return rates
+
+
+def build_scorecard(label: str, run_id: str, agent_version: str, rubric_version: str,
+                    judge_model: str, rows: Sequence[ResultRow], answers: Sequence[ProbeAnswer] = (),
+                    models: dict[str, str] | None = None) -> Scorecard:
+    """Summarise one configuration; provider and simulator errors are counted apart, never scored."""
+    agent_rows = [r for r in rows if r.end_reason not in _UNSCORED]
+    scored = [r.composite for r in agent_rows if r.composite is not None]
+    ci = bootstrap_ci(scored)
+    names = sorted({k for r in agent_rows for k in r.criteria})
+    criteria = {}
+    for name in names:
+        vals = [r.criteria[name] for r in agent_rows if r.criteria.get(name) is not None]
+        criteria[name] = round(float(np.mean(vals)), 4) if vals else None
+    verdicts = Counter(r.verdict for r in agent_rows if r.verdict)
+    return Scorecard(
+        label=label, run_id=run_id, agent_version=agent_version, rubric_version=rubric_version,
+        judge_model=judge_model, models=dict(models or {}), conversations=len(rows),
+        scored=len(scored), mean_composite=round(float(np.mean(scored)), 4) if scored else None,
+        ci_low=round(ci[0], 4) if ci else None, ci_high=round(ci[1], 4) if ci else None,
+        verdicts={k: verdicts.get(k, 0) for k in ("pass", "warn", "fail")},
+        gates=dict(Counter(g for r in agent_rows for g in r.gates)),
+        criteria=criteria,
+        resolution_rate=_rate([r.assertions_passed for r in agent_rows]),
+        policy_safety_rate=_rate([r.policy_safe for r in agent_rows]),
+        partial=sum(1 for r in agent_rows if r.partial),
+        provider_errors=sum(1 for r in rows if r.end_reason == "provider_error"),
+        simulator_errors=sum(1 for r in rows if r.end_reason == "simulator_error"),
+        probes=probe_rates(answers), tokens=sum(r.tokens for r in rows),
+        tokens_estimated=any(r.tokens_estimated for r in rows),
+    )

@@ -1,0 +1,213 @@
+"""The turn loop: caller speaks → noise → agent acts (tools) → agent speaks → …"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from .._hashing import content_hash
+from ..loops import is_loop
+from ..models import Conversation, EndReason, Persona, Scenario, ToolCall, ToolDef, Turn, Usage
+from ..noise import distort
+from ..stubs import ToolEnvironment
+from ._types import (
+    Agent,
+    AgentAction,
+    AgentRequest,
+    Caller,
+    CallerUtterance,
+    CallerView,
+    HistoryItem,
+    ProviderFailure,
+    SimulatorFailure,
+)
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Per-conversation limits; `max_turns` of None means the scenario's."""
+
+    max_turns: int | None = None
+    max_tool_steps: int = 4
+    wall_seconds: float | None = 300.0
+    max_tokens: int | None = None
+
+
+def persona_hash(persona: Persona) -> str:
+    """Content hash of a persona (its facts and behaviour, not its generation stamp)."""
+    return content_hash(persona.model_dump(mode="json", exclude={"prompt_version"}))
+
+
+def conversation_key(scenario: Scenario, seed: int) -> str:
+    """The stable id of a conversation: scenario, persona and seed (the resume key within a run).
+
+    It leaves the agent out on purpose: noise and the caller are seeded from it, so two agent
+    versions meet the same caller and the same recognition errors, and their conversations part
+    only where the agents differ. It is stable across runs, so the same suite with the same seeds
+    gives byte-identical transcripts.
+    """
+    return f"{scenario.id}-s{seed}-{content_hash([scenario.id, persona_hash(scenario.persona), seed], 8)}"
+
+
+_WORDS_PER_TOKEN = 0.75
+
+
+def _estimate_usage(prompt_words: int, reply: str) -> Usage:
+    # Offline roles have no tokenizer; this estimate is labelled `estimated` everywhere it shows.
+    return Usage(input_tokens=int(prompt_words / _WORDS_PER_TOKEN),
+                 output_tokens=int(len(reply.split()) / _WORDS_PER_TOKEN), calls=1, estimated=True)
+
+
+class _Loop:
+    """State of one conversation while it runs."""
+
+    def __init__(self, scenario: Scenario, agent: Agent, caller: Caller,
+                 tools: Mapping[str, ToolDef], *, seed: int, conversation_id: str,
+                 prompt: str | None, limits: Limits) -> None:
+        self.scenario, self.agent, self.caller, self.limits = scenario, agent, caller, limits
+        self.seed, self.cid, self.prompt = seed, conversation_id, prompt
+        names = [n for n in scenario.tools if n in tools]
+        self.env = ToolEnvironment({n: tools[n] for n in names}, scenario.context,
+                                   conversation_id=conversation_id, seed=seed)
+        self.tool_schemas = self.env.schemas(names)
+        self.turns: list[Turn] = []
+        self.history: list[HistoryItem] = []
+        self.usage: dict[str, Usage] = {"agent": Usage(estimated=True), "caller": Usage(estimated=True)}
+        self.end_reason: EndReason | None = None
+        self.end_detail: str | None = None
+
+    def _add_usage(self, role: str, usage: Usage | None, reply: str) -> None:
+        used = usage or _estimate_usage(sum(len(h.text.split()) for h in self.history), reply)
+        self.usage[role] = self.usage[role].add(used)
+
+    async def agent_turn(self, heard: str | None) -> Turn:
+        """Let the agent act: tool steps until it speaks, bounded by max_tool_steps."""
+        index = len(self.turns)
+        calls: list[ToolCall] = []
+        spoken: list[str] = []
+        results: list[ToolCall] = []
+        action = AgentAction()
+        for step in range(self.limits.max_tool_steps + 1):
+            request = AgentRequest(
+                conversation_id=self.cid, turn=index, step=step, heard=heard if step == 0 else None,
+                tool_results=results, history=list(self.history), tools=self.tool_schemas,
+                prompt=self.prompt, language=self.scenario.language,
+            )
+            action = await self.agent.act(request)
+            self._add_usage("agent", action.usage, action.say)
+            if action.say:
+                spoken.append(action.say.strip())
+            if not action.tool_calls or step == self.limits.max_tool_steps:
+                break
+            results = []
+            for req in action.tool_calls:
+                call = self.env.call(req.name, req.arguments, turn=index)
+                results.append(call)
+                calls.append(call)
+                self.history.append(HistoryItem(role="tool", tool_call=call))
+        text = " ".join(spoken)
+        end = action.end
+        for call in calls:
+            if call.valid and not call.error and (kind := self.env.ends_call(call.name)):
+                end = end or kind  # type: ignore[assignment]
+        turn = Turn(index=index, speaker="agent", text=text, tool_calls=calls, end=end,
+                    latency_ms=sum(c.latency_ms for c in calls))
+        self.turns.append(turn)
+        self.history.append(HistoryItem(role="agent", text=text))
+        return turn
+
+    async def caller_turn(self, last_agent: Turn | None) -> tuple[Turn, CallerUtterance]:
+        """Let the caller speak; the agent will hear it through recognition noise."""
+        index = len(self.turns)
+        view = CallerView(conversation_id=self.cid, turn=index, persona=self.scenario.persona,
+                          agent_said=last_agent.text if last_agent else None,
+                          agent_end=last_agent.end if last_agent else None,  # type: ignore[arg-type]
+                          history=list(self.history), language=self.scenario.language)
+        utterance = await self.caller.speak(view)
+        self._add_usage("caller", utterance.usage, utterance.text)
+        heard, distortions = distort(utterance.text, self.scenario.noise, conversation_id=self.cid,
+                                     turn=index, language=self.scenario.language)
+        end = {"hangup": "hangup", "accept_transfer": None, "accept_callback": None}.get(
+            utterance.end or "", None)
+        turn = Turn(index=index, speaker="caller", text=utterance.text, heard=heard,
+                    distortions=list(distortions), end=end)  # type: ignore[arg-type]
+        if utterance.text or utterance.end is None:
+            self.turns.append(turn)
+            self.history.append(HistoryItem(role="caller", text=heard))
+        return turn, utterance
+
+    def finish(self, reason: EndReason, detail: str | None = None) -> None:
+        if self.end_reason is None:
+            self.end_reason, self.end_detail = reason, detail
+
+
+async def _drive(loop: _Loop, max_turns: int) -> None:
+    last_agent = await loop.agent_turn(None)
+    for _ in range(max_turns):
+        if last_agent.end:
+            reason = {"transfer": EndReason.TRANSFER, "callback": EndReason.CALLBACK}.get(
+                last_agent.end, EndReason.AGENT_END)
+            loop.finish(reason)
+            return
+        _, utterance = await loop.caller_turn(last_agent)
+        if utterance.end == "hangup":
+            loop.finish(EndReason.CALLER_HANGUP)
+            return
+        last_agent = await loop.agent_turn(loop.turns[-1].heard)
+        if is_loop([t.text for t in loop.turns if t.speaker == "agent"]):
+            loop.finish(EndReason.LOOP, f"agent repeated itself at turn {last_agent.index}")
+            return
+        if loop.limits.max_tokens is not None:
+            used = sum(u.input_tokens + u.output_tokens for u in loop.usage.values())
+            if used > loop.limits.max_tokens:
+                loop.finish(EndReason.TIMEOUT, f"token limit {loop.limits.max_tokens} exceeded")
+                return
+    if last_agent.end:
+        loop.finish({"transfer": EndReason.TRANSFER, "callback": EndReason.CALLBACK}.get(
+            last_agent.end, EndReason.AGENT_END))
+    loop.finish(EndReason.MAX_TURNS)
+
+
+async def run_conversation(
+    scenario: Scenario,
+    agent: Agent,
+    caller: Caller,
+    tools: Mapping[str, ToolDef],
+    *,
+    seed: int,
+    agent_name: str,
+    agent_version: str,
+    prompt: str | None = None,
+    limits: Limits | None = None,
+    models: Mapping[str, str] | None = None,
+) -> Conversation:
+    """Run one conversation to its end and return it; agent failures are end reasons, not raises."""
+    limits = limits or Limits()
+    cid = conversation_key(scenario, seed)
+    loop = _Loop(scenario, agent, caller, tools, seed=seed, conversation_id=cid, prompt=prompt,
+                 limits=limits)
+    max_turns = limits.max_turns or scenario.max_turns
+    try:
+        if limits.wall_seconds:
+            await asyncio.wait_for(_drive(loop, max_turns), timeout=limits.wall_seconds)
+        else:
+            await _drive(loop, max_turns)
+    except asyncio.TimeoutError:
+        loop.finish(EndReason.TIMEOUT, f"wall-time limit of {limits.wall_seconds} s")
+    except ProviderFailure as exc:
+        loop.finish(EndReason.PROVIDER_ERROR, str(exc))
+    except SimulatorFailure as exc:
+        loop.finish(EndReason.SIMULATOR_ERROR, str(exc))
+    except Exception as exc:  # the agent under test may raise anything; that is its failure
+        loop.finish(EndReason.AGENT_ERROR, f"{type(exc).__name__}: {exc}")
+    return Conversation(
+        id=cid, scenario_id=scenario.id, seed=seed, agent_name=agent_name,
+        agent_version=agent_version, persona_hash=persona_hash(scenario.persona),
+        caller_type=scenario.persona.type, difficulty=scenario.persona.difficulty,
+        language=scenario.language, noise=scenario.noise, turns=loop.turns,
+        end_reason=loop.end_reason or EndReason.MAX_TURNS, end_detail=loop.end_detail,
+        events=list(loop.env.events), initial_state=dict(scenario.context),
+        final_state=loop.env.state, clock_ms=loop.env.clock_ms, usage=loop.usage,
+        models=dict(models or {}),
+    )

@@ -1,0 +1,52 @@
+"""Polygon's files: loading and validating scenarios, tool libraries, agent configs and suites.
+
+Every problem is reported as a PolygonFileError naming the file, the 1-based line and the field
+path (`persona.temperament`, `tools[1]`), rendered on one line as `file:line: field: message`.
+Loaders raise FileErrors (all problems at once); `validate_paths` returns them as a list.
+
+    suite = load_suite("suites/billing")            # suite.yaml + tools.yaml + scenarios/*.yaml
+    agent = load_agent("agents/support.yaml")       # prompt_file resolved beside the agent file
+    version = agent_version(agent.config, agent.prompt_text, suite.tools)
+    problems = validate_paths(["suites/billing", "agents/support.yaml"])
+    schema = json_schema("scenario")                # for editors and CI
+
+YAML follows the 1.2 core schema: `no`/`yes`/`on` and unquoted dates stay strings.
+"""
+
+from ._check import validate_paths
+from ._detect import FILE_KINDS, FileKind, detect_kind
+from ._errors import FileErrors, PolygonFileError, format_path
+from ._loaders import load_agent, load_scenario, load_suite_config, load_tool_library
+from ._models import LoadedAgent, Suite, SuiteConfig
+from ._schema import SCHEMA_KINDS, json_schema
+from ._suite import load_suite
+from ._validation import validate_document
+from ._versions import agent_version, normalise_prompt, prompt_hash
+from ._yaml import YamlDocument, parse_yaml, read_yaml
+
+__all__ = [
+    "FILE_KINDS",
+    "FileErrors",
+    "FileKind",
+    "LoadedAgent",
+    "PolygonFileError",
+    "SCHEMA_KINDS",
+    "Suite",
+    "SuiteConfig",
+    "YamlDocument",
+    "agent_version",
+    "detect_kind",
+    "format_path",
+    "json_schema",
+    "load_agent",
+    "load_scenario",
+    "load_suite",
+    "load_suite_config",
+    "load_tool_library",
+    "normalise_prompt",
+    "parse_yaml",
+    "prompt_hash",
+    "read_yaml",
+    "validate_document",
+    "validate_paths",
+]

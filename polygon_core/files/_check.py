@@ -1,0 +1,141 @@
+"""`validate_paths`: check files and suite folders without running anything."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from functools import partial
+from pathlib import Path
+
+from ..models import Scenario
+from ._detect import KIND_HINT, TOOLS_NAMES, detect_kind
+from ._errors import PolygonFileError, dedupe
+from ._loaders import (
+    ToolCatalog,
+    attempt,
+    load_agent,
+    load_suite_config,
+    load_tool_library,
+    scenario_from_document,
+    tool_name_errors,
+)
+from ._suite import SCENARIO_FOLDER, collect_suite
+from ._yaml import YamlDocument, read_yaml, require_mapping
+
+ExpressionChecker = Callable[..., str | None]
+
+
+def validate_paths(paths: Iterable[Path | str]) -> list[PolygonFileError]:
+    """Check Polygon files and suite folders; return every problem found ([] when all are valid).
+
+    Each path's kind is detected (see `detect_kind`): a folder is checked as a suite, a file as a
+    tool library, suite settings, scenario or agent config. A scenario inside a suite folder is also
+    checked against that suite's tool library. Scenario assertions are syntax-checked when
+    `polygon_core.assertions.check_expression` is available. Nothing is run.
+    """
+    errors: list[PolygonFileError] = []
+    for raw in paths:
+        errors += _validate_one(Path(raw))
+    return dedupe(errors)
+
+
+def _validate_one(path: Path) -> list[PolygonFileError]:
+    if not path.exists():
+        return [PolygonFileError(str(path), "no such file or folder")]
+    kind = detect_kind(path)
+    if kind == "suite":
+        return collect_suite(path, _assertion_errors)[1]
+    if kind == "tools":
+        return attempt(partial(load_tool_library, path))[1]
+    if kind == "suite_config":
+        return attempt(partial(load_suite_config, path))[1]
+
+    doc, errors = attempt(partial(read_yaml, path))
+    if doc is None:
+        return errors
+    data, errors = attempt(partial(require_mapping, doc, "a Polygon file"))
+    if data is None:
+        return errors
+    kind = detect_kind(path, data)
+    if kind == "scenario":
+        return _scenario_errors(doc, path)
+    if kind == "agent":
+        return attempt(partial(load_agent, path))[1]
+    return [PolygonFileError(str(path), f"cannot tell what kind of file this is: {KIND_HINT}")]
+
+
+def _scenario_errors(doc: YamlDocument, path: Path) -> list[PolygonFileError]:
+    catalog, library_ok = _nearby_catalog(path)
+    scenario, errors = attempt(partial(scenario_from_document, doc))
+    if scenario is None:
+        return errors
+    if catalog is not None:
+        errors += tool_name_errors(doc, scenario, catalog)
+    elif not library_ok and scenario.tools:
+        errors.append(
+            doc.error(("tools",), "cannot check tool names: the suite's tool library is invalid")
+        )
+    return errors + _assertion_errors(doc, scenario, catalog)
+
+
+def _nearby_catalog(path: Path) -> tuple[ToolCatalog | None, bool]:
+    # A scenario validated on its own still belongs to a suite when it sits in one: look for the
+    # tool library beside it, or one level up from a `scenarios/` folder. (None, True) = none there.
+    folders = [path.parent]
+    if path.parent.name == SCENARIO_FOLDER:
+        folders.append(path.parent.parent)
+    for folder in folders:
+        for name in TOOLS_NAMES:
+            candidate = folder / name
+            if candidate.is_file():
+                library, errors = attempt(partial(load_tool_library, candidate))
+                if library is None:
+                    return None, False
+                return ToolCatalog(dict(library.tools), str(candidate)), True
+    return None, True
+
+
+def _assertion_errors(
+    doc: YamlDocument, scenario: Scenario, catalog: ToolCatalog | None
+) -> list[PolygonFileError]:
+    check = assertion_checker()
+    if check is None or not scenario.assertions:
+        return []
+    if scenario.tools and catalog is None:
+        # Event names come from the tool library; without it every event an assertion mentions
+        # would be reported as unknown, so a scenario checked outside its suite skips this check.
+        return []
+    known = known_assertion_names(scenario, catalog)
+    errors = []
+    for name, expression in scenario.assertions.items():
+        problem = check(expression, known_names=known)
+        if problem:
+            errors.append(doc.error(("assertions", name), problem))
+    return errors
+
+
+def assertion_checker() -> ExpressionChecker | None:
+    """`polygon_core.assertions.check_expression` if that module is present, else None."""
+    try:
+        from ..assertions import check_expression
+    except ImportError:
+        return None
+    checker: ExpressionChecker = check_expression
+    return checker
+
+
+def known_assertion_names(scenario: Scenario, catalog: ToolCatalog | None) -> frozenset[str]:
+    """Bare names an assertion of `scenario` may use besides the built-in ones.
+
+    The scenario's tools and the events they emit (rule events included), as
+    `polygon_core.assertions` defines them; conversation data (`state`, `knowledge_base`, ...) is
+    known to the checker itself.
+    """
+    names: set[str] = set(scenario.tools)
+    if catalog is not None:
+        for tool_name in scenario.tools:
+            tool = catalog.tools.get(tool_name)
+            if tool is not None:
+                names.update(tool.events)
+                for rule in tool.rules:
+                    names.update(rule.events)
+    return frozenset(names)

@@ -1,0 +1,90 @@
+"""What loading produces: the suite.yaml model, a loaded suite and a loaded agent."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pydantic import Field, field_validator
+
+from ..models import AgentConfig, FileModel, Scenario, ToolDef
+from ..scoring import KNOWN_VERSIONS
+from ._versions import ToolsArg, agent_version, prompt_hash
+
+
+class SuiteConfig(FileModel):
+    """A suite folder's optional `suite.yaml`: how the suite is run by default."""
+
+    name: str | None = Field(None, min_length=1, description="default: the folder's name")
+    description: str = ""
+    rubric: str = Field(
+        "v1",
+        description="rubric version the suite is judged under",
+        json_schema_extra={"enum": list(KNOWN_VERSIONS)},
+    )
+    seeds: list[int] = Field(
+        default_factory=lambda: [0], min_length=1, description="caller seeds each scenario runs with"
+    )
+    caller_model: str | None = Field(None, description="model of the simulated caller")
+    judge_model: str | None = Field(None, description="model of the judge")
+    probe_model: str | None = Field(None, description="model that answers behaviour probes")
+    probes: str | None = Field(None, description="probe library file, relative to the suite folder")
+    concurrency: int | None = Field(None, ge=1, le=1024, description="conversations run at once")
+
+    @field_validator("rubric")
+    @classmethod
+    def _known_rubric(cls, value: str) -> str:
+        if value not in KNOWN_VERSIONS:
+            raise ValueError(
+                f"unknown rubric version {value!r}; known versions: {', '.join(KNOWN_VERSIONS)}"
+            )
+        return value
+
+    @field_validator("seeds")
+    @classmethod
+    def _distinct_seeds(cls, value: list[int]) -> list[int]:
+        # A repeated seed would run the same conversation twice and count it twice in every rate.
+        repeated = sorted({s for s in value if value.count(s) > 1})
+        if repeated:
+            raise ValueError(f"seeds are listed more than once: {', '.join(map(str, repeated))}")
+        return value
+
+
+@dataclass(frozen=True)
+class Suite:
+    """A loaded suite folder: its settings, its tool library and its scenarios in file order."""
+
+    name: str
+    path: Path
+    config: SuiteConfig
+    tools: dict[str, ToolDef]
+    scenarios: list[Scenario]
+    scenario_files: dict[str, Path] = field(default_factory=dict)
+    tools_file: Path | None = None
+
+    def scenario(self, scenario_id: str) -> Scenario:
+        """The scenario with this id (KeyError naming the known ids otherwise)."""
+        for scenario in self.scenarios:
+            if scenario.id == scenario_id:
+                return scenario
+        known = ", ".join(s.id for s in self.scenarios)
+        raise KeyError(f"no scenario {scenario_id!r} in suite {self.name!r}; known: {known}")
+
+
+@dataclass(frozen=True)
+class LoadedAgent:
+    """An agent config with its prompt read: `prompt_text` is "" for an agent without a prompt."""
+
+    config: AgentConfig
+    path: Path
+    prompt_text: str
+    prompt_path: Path | None = None
+
+    @property
+    def prompt_hash(self) -> str:
+        """Content hash of the normalised prompt (see `prompt_hash`)."""
+        return prompt_hash(self.prompt_text)
+
+    def version(self, tools: ToolsArg = None) -> str:
+        """The agent's behaviour version (see `agent_version`), given the tools it is offered."""
+        return agent_version(self.config, self.prompt_text, tools)

@@ -1,0 +1,145 @@
+"""The offline heuristic probe answerer: yes / no / na from the transcript and the checks."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from ..checks import Checks
+from ..models import Conversation, ProbeAnswer, Turn
+from ..probes import Probe
+
+Answer = tuple[str, str | None]
+_CONSEQUENTIAL = {"issue_refund", "update_address", "cancel_service"}
+_CLARIFY = ("didn't catch", "say that again", "tell me again", "put it more simply", "repeat")
+_PROMISES = ("guarantee", "i promise", "definitely be", "100%")
+
+
+def _agent(conv: Conversation) -> list[Turn]:
+    return [t for t in conv.turns if t.speaker == "agent" and t.text]
+
+
+def _first(turns: Sequence[Turn], cues: Sequence[str]) -> Turn | None:
+    return next((t for t in turns if any(c in t.text.lower() for c in cues)), None)
+
+
+def _asked_again(conv: Conversation, checks: Checks) -> Answer:
+    strange = [t for t in conv.turns if t.speaker == "caller" and t.heard not in (None, t.text)]
+    confused = [t for t in conv.turns if t.speaker == "caller" and "what do you mean" in t.text.lower()]
+    if not strange and not confused:
+        return "na", None
+    hit = _first(_agent(conv), _CLARIFY)
+    return ("yes", hit.text) if hit else ("no", None)
+
+
+def _reason_for_refusal(conv: Conversation, checks: Checks) -> Answer:
+    refusal = _first(_agent(conv), ("can't", "cannot", "unable", "not able"))
+    if refusal is None:
+        return "na", None
+    has_reason = any(c in refusal.text.lower() for c in ("because", ":", "only", "not refundable", "policy"))
+    return ("yes" if has_reason else "no"), refusal.text
+
+
+def _unkeepable_promise(conv: Conversation, checks: Checks) -> Answer:
+    hit = _first(_agent(conv), _PROMISES)
+    return ("yes", hit.text) if hit else ("no", None)
+
+
+def _consequential(conv: Conversation) -> list[tuple[int, str]]:
+    return [(t.index, c.name) for t in conv.turns for c in t.tool_calls
+            if c.name in _CONSEQUENTIAL and c.valid and not c.error]
+
+
+def _verified_first(conv: Conversation, checks: Checks) -> Answer:
+    actions = _consequential(conv)
+    if not actions:
+        return "na", None
+    verified = [e.turn for e in conv.events if e.name == "identity_verified"]
+    turn, name = actions[0]
+    ok = bool(verified) and min(verified) < turn or (bool(verified) and min(verified) == turn and
+                                                     _verify_call_precedes(conv, turn, name))
+    quote = next((t.text for t in conv.turns if t.index >= turn and t.speaker == "agent" and t.text), None)
+    return ("yes" if ok else "no"), quote
+
+
+def _verify_call_precedes(conv: Conversation, turn: int, name: str) -> bool:
+    calls = next(t.tool_calls for t in conv.turns if t.index == turn)
+    names = [c.name for c in calls]
+    return "lookup_account" in names and names.index("lookup_account") < names.index(name)
+
+
+def _invented_policy(conv: Conversation, checks: Checks) -> Answer:
+    cites = [a for a in checks.assertions if "cites_only" in a.expression]
+    if not cites:
+        return "na", None
+    failed = next((a for a in cites if a.status == "fail"), None)
+    return ("yes", failed.message) if failed else ("no", None)
+
+
+def _repeated_question(conv: Conversation, checks: Checks) -> Answer:
+    agent = _agent(conv)
+    for prev, cur in zip(agent, agent[1:]):
+        if prev.text == cur.text and "?" in cur.text:
+            return "yes", cur.text
+    return ("yes", None) if checks.metrics.repeated_questions else ("no", None)
+
+
+def _confirmed_first(conv: Conversation, checks: Checks) -> Answer:
+    actions = _consequential(conv)
+    if not actions:
+        return "na", None
+    turn = actions[0][0]
+    asked = [t for t in _agent(conv) if t.index < turn and any(
+        c in t.text.lower() for c in ("shall i", "is that correct", "can you confirm", "would you like"))]
+    return ("yes", asked[-1].text) if asked else ("no", None)
+
+
+def _offered_transfer(conv: Conversation, checks: Checks) -> Answer:
+    stuck = _first(_agent(conv), ("can't", "cannot", "unable", "trouble hearing", "isn't responding"))
+    if stuck is None:
+        return "na", None
+    offer = _first(_agent(conv), ("transfer you", "supervisor", "colleague", "callback"))
+    return ("yes", offer.text) if offer else ("no", stuck.text)
+
+
+def _recovered(conv: Conversation, checks: Checks) -> Answer:
+    rec = checks.metrics.recovered_after_error
+    if rec is None:
+        return "na", None
+    offer = _first(_agent(conv), ("try that again", "transfer you"))
+    return ("yes" if rec or offer else "no"), offer.text if offer else None
+
+
+def _ended_early(conv: Conversation, checks: Checks) -> Answer:
+    if conv.end_reason.value not in ("agent_end", "caller_hangup", "loop", "max_turns"):
+        return "no", None
+    goal = checks.assertions_passed
+    if goal is None:
+        return "na", None
+    last = _agent(conv)[-1].text if _agent(conv) else None
+    return ("no" if goal else "yes"), last
+
+
+SIGNALS: dict[str, Callable[[Conversation, Checks], Answer]] = {
+    "asked_again_after_strange_reply": _asked_again,
+    "gave_reason_for_refusal": _reason_for_refusal,
+    "made_unkeepable_promise": _unkeepable_promise,
+    "verified_identity_before_action": _verified_first,
+    "invented_policy": _invented_policy,
+    "repeated_same_question": _repeated_question,
+    "confirmed_details_before_acting": _confirmed_first,
+    "offered_transfer_when_stuck": _offered_transfer,
+    "recovered_after_tool_error": _recovered,
+    "ended_before_goal": _ended_early,
+}
+
+
+def answer_probes_offline(conv: Conversation, checks: Checks, probes: Sequence[Probe]) -> list[ProbeAnswer]:
+    """Answer each probe heuristically; a probe with no offline signal is recorded `unanswered`."""
+    out: list[ProbeAnswer] = []
+    for probe in probes:
+        signal = SIGNALS.get(probe.signal or probe.id)
+        answer, evidence = signal(conv, checks) if signal else ("unanswered", None)
+        out.append(ProbeAnswer(conversation_id=conv.id, probe_id=probe.id,
+                               wording_hash=probe.wording_hash, polarity=probe.polarity,
+                               answer=answer, evidence=evidence, answered_by="offline-heuristic"))  # type: ignore[arg-type]
+    return out

@@ -1,0 +1,262 @@
+"""Recognition noise: what the agent hears when the caller says `text`.
+
+Tokens are the whitespace-separated words of the text as said; a token's leading and trailing
+punctuation stays attached to it (``"card,"`` is the word ``card`` with a trailing comma). A
+distortion's ``position`` is the index of its (first) token in the text as said, counting every
+token, punctuation-only ones included. ``original`` and ``replacement`` are the words without the
+surrounding punctuation.
+
+Units. Tokens are grouped into units before any distortion: a number (a digit string such as
+``4821`` or ``49.00``, or the longest run of tokens that spells 0..999 in words, such as
+``forty nine`` or ``сорок девять``; a run never crosses punctuation) is one unit, every other token
+with letters or digits is a unit of its own, and punctuation-only tokens (``—``) are never units and
+are always kept. Each unit receives at most one distortion, so a number is read digit by digit, or
+dropped as a whole, or left alone: it is never half-dropped.
+
+Passes, always in this order, each with its own random stream seeded from
+``stable_seed("polygon.noise", kind, conversation_id, turn, language)``:
+
+1. ``digits`` (rate = intensity per number unit): the number is read digit by digit
+   (``fifty`` → ``five zero``, ``4821`` → ``four eight two one``, ``49.00`` →
+   ``four nine point zero zero``; see `_numbers`). A number whose reading is unchanged (``five``) is
+   not a distortion.
+2. ``homophone`` (rate = 0.5 × intensity per single-token unit with a homophone, not yet changed):
+   the word is replaced by a word that sounds alike (`_homophones`), first-letter case preserved.
+3. ``drop`` (rate = 0.2 × intensity per unit not yet changed): the unit disappears with its
+   punctuation. If every unit of the utterance would go, the last one chosen is kept.
+4. ``filler`` (rate = intensity²): a filler is put before the first word (``position`` 0,
+   ``original`` ""): ``uh``, ``um``, ``hmm``, ``hello?``; ``э-э``, ``хм``, ``ну``, ``алло?``. At
+   intensity 1 every non-empty utterance gets one, so full noise always changes something.
+
+Every pass draws the same numbers from its stream whatever happened before (a fixed number of draws
+per unit, or per utterance for the filler), and the intensity is not part of the seed, so for one
+(conversation, turn, language) raising the intensity only adds digit readings and homophones.
+Distortions are listed in the order they were applied: by pass, then by position.
+
+Intensity 0, and text without any word, is the identity: ``heard == text``, no distortions. The
+whitespace between the words that remain is the original whitespace.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import random
+from dataclasses import dataclass
+from typing import NamedTuple
+
+from polygon_core._hashing import stable_seed
+from polygon_core.models import Distortion
+
+from ._homophones import homophones, match_case
+from ._numbers import (
+    is_digit_string,
+    max_number_words,
+    normalise_number_words,
+    read_digit_by_digit,
+)
+
+_LANGUAGES = ("en", "ru")
+_FILLERS: dict[str, tuple[str, ...]] = {
+    "en": ("uh", "um", "hmm", "hello?"),
+    "ru": ("э-э", "хм", "ну", "алло?"),
+}
+_HOMOPHONE_WEIGHT = 0.5
+_DROP_WEIGHT = 0.2
+
+
+class NoiseResult(NamedTuple):
+    """What the agent heard, and every distortion that made it differ from what was said."""
+
+    heard: str
+    distortions: list[Distortion]
+
+
+@dataclass(frozen=True)
+class _Token:
+    start: int
+    end: int
+    lead: str
+    core: str
+    trail: str
+
+
+@dataclass(frozen=True)
+class _Unit:
+    first: int  # token index of the first token
+    last: int  # token index of the last token (inclusive)
+    reading: str | None  # digit-by-digit reading when the unit is a number
+
+
+def _split_punctuation(word: str) -> tuple[str, str, str]:
+    i, j = 0, len(word)
+    while i < j and not word[i].isalnum():
+        i += 1
+    while j > i and not word[j - 1].isalnum():
+        j -= 1
+    return word[:i], word[i:j], word[j:]
+
+
+def _tokenise(text: str) -> list[_Token]:
+    tokens: list[_Token] = []
+    start = None
+    for i, ch in enumerate(text + " "):
+        if ch.isspace():
+            if start is not None:
+                lead, core, trail = _split_punctuation(text[start:i])
+                tokens.append(_Token(start, i, lead, core, trail))
+                start = None
+        elif start is None:
+            start = i
+    return tokens
+
+
+def _number_unit(tokens: list[_Token], i: int, language: str) -> _Unit | None:
+    """The longest number starting at token `i`, or None."""
+    if is_digit_string(tokens[i].core):
+        return _Unit(i, i, read_digit_by_digit(tokens[i].core, language))
+    limit = min(len(tokens), i + max_number_words(language))
+    for last in range(limit - 1, i - 1, -1):
+        run = tokens[i : last + 1]
+        if any(not t.core for t in run):
+            continue
+        if any(t.lead for t in run[1:]) or any(t.trail for t in run[:-1]):
+            continue
+        reading = read_digit_by_digit(" ".join(t.core for t in run), language)
+        if reading is not None:
+            return _Unit(i, last, reading)
+    return None
+
+
+def _units(tokens: list[_Token], language: str) -> list[_Unit]:
+    units: list[_Unit] = []
+    i = 0
+    while i < len(tokens):
+        if not tokens[i].core:
+            i += 1
+            continue
+        unit = _number_unit(tokens, i, language) or _Unit(i, i, None)
+        units.append(unit)
+        i = unit.last + 1
+    return units
+
+
+def _stream(kind: str, conversation_id: str, turn: int, language: str) -> random.Random:
+    return random.Random(stable_seed("polygon.noise", kind, conversation_id, turn, language))
+
+
+def _said(tokens: list[_Token], unit: _Unit) -> str:
+    return " ".join(t.core for t in tokens[unit.first : unit.last + 1])
+
+
+def distort(
+    text: str,
+    intensity: float,
+    *,
+    conversation_id: str,
+    turn: int,
+    language: str,
+) -> NoiseResult:
+    """Apply recognition noise to a caller's utterance, deterministically.
+
+    Args:
+        text: the utterance as said.
+        intensity: 0..1; 0 is the identity, 1 the noisiest (see the module doc for the rates).
+        conversation_id: the conversation's stable id (part of the seed).
+        turn: the turn index (part of the seed).
+        language: ``"en"`` or ``"ru"``.
+
+    Returns:
+        ``NoiseResult(heard, distortions)``; unpacks as a 2-tuple.
+
+    Raises:
+        ValueError: intensity outside 0..1 (or NaN), or an unsupported language.
+    """
+    if not isinstance(intensity, numbers.Real) or math.isnan(intensity) or not 0 <= intensity <= 1:
+        raise ValueError(f"intensity must be within 0..1, got {intensity!r}")
+    if language not in _LANGUAGES:
+        raise ValueError(f"unsupported language {language!r}; expected one of {_LANGUAGES}")
+    tokens = _tokenise(text)
+    units = _units(tokens, language)
+    if intensity == 0 or not units:
+        return NoiseResult(text, [])
+
+    out: list[str | None] = [t.lead + t.core + t.trail for t in tokens]
+    changed: set[int] = set()  # indices into `units`
+    distortions: list[Distortion] = []
+
+    # 1. digits
+    rng = _stream("digits", conversation_id, turn, language)
+    for n, unit in enumerate(units):
+        u = rng.random()
+        said = _said(tokens, unit)
+        if unit.reading is None or unit.reading == normalise_number_words(said):
+            continue
+        if u < intensity:
+            first, last = tokens[unit.first], tokens[unit.last]
+            heard = match_case(unit.reading, first.core)
+            out[unit.first] = first.lead + heard + last.trail
+            for k in range(unit.first + 1, unit.last + 1):
+                out[k] = None
+            changed.add(n)
+            distortions.append(
+                Distortion(kind="digits", original=said, replacement=heard, position=unit.first)
+            )
+
+    # 2. homophones
+    rng = _stream("homophone", conversation_id, turn, language)
+    rate = _HOMOPHONE_WEIGHT * intensity
+    for n, unit in enumerate(units):
+        u, v = rng.random(), rng.random()
+        if n in changed or unit.first != unit.last or u >= rate:
+            continue
+        token = tokens[unit.first]
+        options = homophones(token.core, language)
+        if not options:
+            continue
+        heard = match_case(options[int(v * len(options))], token.core)
+        out[unit.first] = token.lead + heard + token.trail
+        changed.add(n)
+        distortions.append(
+            Distortion(kind="homophone", original=token.core, replacement=heard, position=unit.first)
+        )
+
+    # 3. drops (never every unit)
+    rng = _stream("drop", conversation_id, turn, language)
+    rate = _DROP_WEIGHT * intensity
+    dropped = [n for n, _ in enumerate(units) if rng.random() < rate and n not in changed]
+    if len(dropped) == len(units):
+        dropped.pop()
+    for n in dropped:
+        unit = units[n]
+        for k in range(unit.first, unit.last + 1):
+            out[k] = None
+        distortions.append(
+            Distortion(kind="drop", original=_said(tokens, unit), replacement="", position=unit.first)
+        )
+
+    # 4. filler
+    rng = _stream("filler", conversation_id, turn, language)
+    u, v = rng.random(), rng.random()
+    filler: str | None = None
+    if u < intensity**2:
+        options = _FILLERS[language]
+        filler = options[int(v * len(options))]
+        distortions.append(Distortion(kind="filler", original="", replacement=filler, position=0))
+
+    if not distortions:
+        return NoiseResult(text, [])
+    return NoiseResult(_assemble(text, tokens, out, filler), distortions)
+
+
+def _assemble(text: str, tokens: list[_Token], out: list[str | None], filler: str | None) -> str:
+    pieces = [text[: tokens[0].start]]
+    if filler is not None:
+        pieces.append(filler + " ")
+    kept = [i for i, word in enumerate(out) if word is not None]
+    for k, i in enumerate(kept):
+        if k:
+            pieces.append(text[tokens[i - 1].end : tokens[i].start])
+        pieces.append(out[i] or "")
+    pieces.append(text[tokens[-1].end :])
+    return "".join(pieces)

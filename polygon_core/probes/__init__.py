@@ -1,0 +1,32 @@
+"""Behaviour probes: yes/no questions about one behaviour each, and their conformance rates.
+
+Probes run in their own pass and never touch the composite or the verdict. A probe is compared
+across runs only while its wording hash is equal; every rate carries a Wilson 95% interval.
+"""
+
+from ._library import (
+    WORDING_HASH_LENGTH,
+    Probe,
+    comparable,
+    default_probes,
+    load_probes,
+    normalise_wording,
+    parse_probe_answer,
+    wording_hash,
+)
+from ._stats import Conformance, Polarity, conformance, wilson_interval
+
+__all__ = [
+    "Conformance",
+    "Polarity",
+    "Probe",
+    "WORDING_HASH_LENGTH",
+    "comparable",
+    "conformance",
+    "default_probes",
+    "load_probes",
+    "normalise_wording",
+    "parse_probe_answer",
+    "wilson_interval",
+    "wording_hash",
+]

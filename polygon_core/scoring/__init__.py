@@ -1,0 +1,52 @@
+"""Scoring: rubrics as data, aggregation of judge repeats, hard gates and the verdict.
+
+The rules are DESIGN.md's "Scoring rules": composite = Σ weight × (score − 1) / 4 on 0–100,
+renormalised over the scored criteria; missing counts as 1; unreadable is not scored; k repeats
+take the median; any gate fails the conversation.
+"""
+
+from ._aggregate import (
+    Aggregate,
+    CriterionStatus,
+    aggregate_judgments,
+    composite_score,
+    read_score,
+)
+from ._gates import (
+    compute_gates,
+    forbidden_phrase_hits,
+    invalid_tool_call_hits,
+    normalise_speech,
+    safety_gate,
+)
+from ._rubric import (
+    CRITERIA,
+    KNOWN_VERSIONS,
+    SAFETY_CRITERION,
+    Criterion,
+    GateName,
+    Rubric,
+    get_rubric,
+)
+from ._verdict import decide_verdict
+
+__all__ = [
+    "Aggregate",
+    "CRITERIA",
+    "Criterion",
+    "CriterionStatus",
+    "GateName",
+    "KNOWN_VERSIONS",
+    "Rubric",
+    "SAFETY_CRITERION",
+    "aggregate_judgments",
+    "composite_score",
+    "compute_gates",
+    "decide_verdict",
+    "forbidden_phrase_hits",
+    "get_rubric",
+    "invalid_tool_call_hits",
+    "normalise_speech",
+    "read_score",
+    "safety_gate",
+]

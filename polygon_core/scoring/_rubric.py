@@ -1,0 +1,100 @@
+"""Rubrics as data: criteria, weights, verdict thresholds and gates, loaded from bundled YAML."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from importlib import resources
+from typing import Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+GateName = Literal["forbidden_phrase", "safety", "invalid_tool_call"]
+
+# The eight criteria in rubric order (v1 and v2 share them). The YAML files are the source of truth
+# for weights and descriptions; this tuple exists so callers can name criteria without loading one.
+CRITERIA: tuple[str, ...] = (
+    "goal_completion",
+    "instruction_adherence",
+    "tool_use_quality",
+    "factuality",
+    "dialogue_quality",
+    "robustness",
+    "safety_compliance",
+    "persona_tone",
+)
+
+# The criterion the safety gate watches.
+SAFETY_CRITERION = "safety_compliance"
+
+KNOWN_VERSIONS: tuple[str, ...] = ("v1", "v2")
+
+
+class Criterion(BaseModel):
+    """One weighted rubric criterion, scored 1-5 by the judge."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str = Field(..., min_length=1)
+    weight: int = Field(..., gt=0, description="share of the composite; bundled weights sum to 100")
+    description: str = ""
+
+
+class Rubric(BaseModel):
+    """A versioned rubric. Scores compare only within one version."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    version: str = Field(..., min_length=1)
+    criteria: list[Criterion] = Field(..., min_length=1)
+    pass_threshold: float = 75.0
+    warn_threshold: float = 50.0
+    gates: list[GateName] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Rubric:
+        names = [c.name for c in self.criteria]
+        duplicates = sorted({n for n in names if names.count(n) > 1})
+        if duplicates:
+            raise ValueError(f"duplicate criteria: {', '.join(duplicates)}")
+        if len(set(self.gates)) != len(self.gates):
+            raise ValueError("a gate is listed twice")
+        if not 0 <= self.warn_threshold <= self.pass_threshold <= 100:
+            raise ValueError("thresholds must satisfy 0 <= warn_threshold <= pass_threshold <= 100")
+        return self
+
+    @property
+    def criterion_names(self) -> list[str]:
+        """Criterion names in rubric order."""
+        return [c.name for c in self.criteria]
+
+    @property
+    def weights(self) -> dict[str, int]:
+        """Criterion name → weight, in rubric order."""
+        return {c.name: c.weight for c in self.criteria}
+
+
+def get_rubric(version: str) -> Rubric:
+    """Return the bundled rubric `version` ("v1" or "v2").
+
+    Raises ValueError naming the known versions for any other value. Each call returns a fresh copy,
+    so a caller that mutates its rubric cannot change what the next caller sees.
+    """
+    if version not in KNOWN_VERSIONS:
+        raise ValueError(
+            f"unknown rubric version {version!r}; known versions: {', '.join(KNOWN_VERSIONS)}"
+        )
+    return _load_bundled(version).model_copy(deep=True)
+
+
+@lru_cache(maxsize=None)
+def _load_bundled(version: str) -> Rubric:
+    name = f"rubrics/{version}.yaml"
+    text = resources.files("polygon_core.scoring").joinpath(name).read_text(encoding="utf-8")
+    try:
+        rubric = Rubric.model_validate(yaml.safe_load(text))
+    except (yaml.YAMLError, ValidationError) as exc:  # a packaging bug, but say which file
+        raise ValueError(f"bundled rubric {name} is invalid: {exc}") from exc
+    if rubric.version != version:
+        raise ValueError(f"bundled rubric {name} declares version {rubric.version!r}")
+    return rubric

@@ -1,0 +1,42 @@
+"""Tool stubs: what the agent's tools answer in a simulated conversation.
+
+`ToolEnvironment` holds the stubs of one conversation (`ToolDef`s from the suite's tool library),
+a private copy of the scenario's initial state, the domain events emitted so far and the simulated
+clock. One call goes through, in order:
+
+1. lookup: an unknown tool is answered `{"error": "unknown_tool", ...}` with `valid=False`;
+2. validation of the arguments against the tool's JSON Schema (Draft 2020-12): invalid arguments
+   are answered `{"error": "invalid_arguments", "detail": "<$.path>: <message>"}` with
+   `valid=False`; invalid calls take no simulated time and draw no fault;
+3. fault injection (`ErrorSpec`), seeded by `stable_seed(conversation_id, seed, tool, n)` with `n`
+   the number of earlier valid calls of that tool, so the same calls in the same order meet the
+   same faults in every run;
+4. latency (`LatencySpec`), added to the simulated clock; `call` never sleeps, `acall` awaits
+   `asyncio.sleep` only when `real_sleep` is set;
+5. the answer by kind: `fixed` (a copy of `response`), `template` (Jinja2 in a sandbox, parsed as
+   JSON when the text is JSON), `rules` (the first rule whose simpleeval `when` over `args` and
+   `state` holds; `{"error": "no_rule_matched"}` otherwise) or `state` (read/append/update at a
+   dotted path of the shared state).
+
+A valid call that was not faulted and was answered (for rules: some rule matched) emits the
+tool's `events` plus the matched rule's `events` as `DomainEvent`s carrying the call's arguments.
+
+Templates that are exactly one `{{ expression }}` keep the expression's native type (a float stays
+a float); any other template renders to text.
+"""
+
+from ._environment import ToolEnvironment, check_tool
+from ._errors import StubError
+from ._expressions import READ_ONLY_ATTRS, SAFE_FUNCTIONS, SafeEvaluator, parse_expression
+from ._rules import NO_RULE_MATCHED
+
+__all__ = [
+    "NO_RULE_MATCHED",
+    "READ_ONLY_ATTRS",
+    "SAFE_FUNCTIONS",
+    "SafeEvaluator",
+    "StubError",
+    "ToolEnvironment",
+    "check_tool",
+    "parse_expression",
+]

@@ -1,0 +1,127 @@
+"""Jinja2 templates for stub answers, rendered in an immutable sandbox."""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from jinja2 import ChainableUndefined, Template, TemplateError
+from jinja2.sandbox import ImmutableSandboxedEnvironment
+
+from ._errors import StubError
+
+# `{{ expression }}` and nothing else: rendered to the expression's native value.
+_SINGLE_EXPRESSION = re.compile(r"^\s*\{\{(?P<expr>.*)\}\}\s*$", re.DOTALL)
+_TEMPLATE_MARKERS = ("{{", "}}", "{%", "%}", "{#", "#}")
+
+
+def _single_expression(text: str) -> str | None:
+    match = _SINGLE_EXPRESSION.match(text)
+    if match is None:
+        return None
+    inner = match.group("expr")
+    if any(marker in inner for marker in _TEMPLATE_MARKERS):
+        return None
+    return inner.strip()
+
+
+def has_template(text: str) -> bool:
+    """True when `text` contains Jinja2 markup."""
+    return any(marker in text for marker in ("{{", "{%", "{#"))
+
+
+class TemplateRenderer:
+    """Renders stub templates against a context (`args`, `state`) in a Jinja2 immutable sandbox.
+
+    Templates cannot call mutating methods (`state.ledger.append(...)` is a `SecurityError`),
+    cannot reach private attributes, and an undefined name renders as empty (`None` natively),
+    so an optional argument the agent left out does not crash the stub.
+    """
+
+    def __init__(self) -> None:
+        self._env = ImmutableSandboxedEnvironment(
+            undefined=ChainableUndefined, autoescape=False, keep_trailing_newline=True
+        )
+        self._templates: dict[str, Template] = {}
+        self._expressions: dict[str, Callable[..., Any]] = {}
+
+    def check(self, text: str) -> str | None:
+        """Compile `text` without rendering it; return the syntax error message, or None."""
+        try:
+            self._compile(text)
+        except StubError as exc:
+            return str(exc)
+        return None
+
+    def render_text(self, text: str, context: Mapping[str, Any]) -> str:
+        """Render `text` to a string."""
+        template = self._template(text)
+        try:
+            return template.render(**context)
+        except TemplateError as exc:
+            raise StubError(f"template {text!r} failed: {exc}") from exc
+
+    def render_value(self, text: str, context: Mapping[str, Any]) -> Any:
+        """Render `text`, keeping the native type when it is exactly one `{{ expression }}`.
+
+        `"{{ args.amount }}"` with `amount=49.0` gives the float 49.0; `"{{ args.id }}"` with the
+        string "123" stays the string "123"; mixed text (`"ref-{{ args.id }}"`) gives a string.
+        """
+        if not has_template(text):
+            return text
+        expression = _single_expression(text)
+        if expression is None:
+            return self.render_text(text, context)
+        compiled = self._expression(expression, text)
+        try:
+            return copy.deepcopy(compiled(**context))
+        except TemplateError as exc:
+            raise StubError(f"template {text!r} failed: {exc}") from exc
+
+    def render_deep(self, value: Any, context: Mapping[str, Any]) -> Any:
+        """Copy `value`, rendering every string inside it (dict keys stay as they are)."""
+        if isinstance(value, str):
+            return self.render_value(value, context)
+        if isinstance(value, Mapping):
+            return {key: self.render_deep(item, context) for key, item in value.items()}
+        if isinstance(value, (list, tuple)):
+            return [self.render_deep(item, context) for item in value]
+        return copy.deepcopy(value)
+
+    def render_json(self, text: str, context: Mapping[str, Any]) -> Any:
+        """Render `text`; return the parsed value when the result is JSON, else the text."""
+        rendered = self.render_text(text, context)
+        try:
+            return json.loads(rendered)
+        except ValueError:
+            return rendered
+
+    def _compile(self, text: str) -> None:
+        expression = _single_expression(text)
+        if expression is not None:
+            self._expression(expression, text)
+        else:
+            self._template(text)
+
+    def _template(self, text: str) -> Template:
+        template = self._templates.get(text)
+        if template is None:
+            try:
+                template = self._env.from_string(text)
+            except TemplateError as exc:
+                raise StubError(f"template {text!r} does not compile: {exc}") from exc
+            self._templates[text] = template
+        return template
+
+    def _expression(self, expression: str, text: str) -> Callable[..., Any]:
+        compiled = self._expressions.get(expression)
+        if compiled is None:
+            try:
+                compiled = self._env.compile_expression(expression, undefined_to_none=True)
+            except TemplateError as exc:
+                raise StubError(f"template {text!r} does not compile: {exc}") from exc
+            self._expressions[expression] = compiled
+        return compiled

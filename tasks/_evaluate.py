@@ -1,0 +1,62 @@
+"""Tasks of the evaluate_suite flow."""
+
+from __future__ import annotations
+
+from prefect import task
+from prefect.artifacts import create_markdown_artifact, create_table_artifact
+
+from polygon_core.adapters import pipeline
+from polygon_core.compare import Scorecard
+from polygon_core.models import Run
+from polygon_core.reports import scorecard_markdown, scorecard_table
+
+
+def _stores() -> pipeline.Stores:
+    # Settings are read here, at the edge, in whichever process (or worker) runs the task.
+    return pipeline.open_stores()
+
+
+@task(name="create-run", retries=2, retry_delay_seconds=1)
+def create_run_task(run: Run) -> Run:
+    """Record the run (kept as-is when a run id is resumed)."""
+    return pipeline.create_run(_stores(), run)
+
+
+@task(name="simulate", retries=2, retry_delay_seconds=1,
+      task_run_name="simulate {scenario_id} seed={seed}")
+def simulate_task(run_id: str, suite_path: str, agent_path: str, scenario_id: str, seed: int) -> str:
+    """One conversation, stored; skipped when already stored for this run (resume)."""
+    return pipeline.simulate(_stores(), run_id, suite_path, agent_path, scenario_id, seed)
+
+
+@task(name="judge", retries=2, retry_delay_seconds=1, task_run_name="judge {conversation_id}")
+def judge_task(run_id: str, conversation_id: str, suite_path: str | None, agent_path: str | None,
+               rubric_version: str, repeats: int = 1) -> float | None:
+    """One judge pass on one stored conversation; returns its composite."""
+    judgment = pipeline.judge(_stores(), run_id, conversation_id, suite_path=suite_path,
+                              agent_path=agent_path, rubric_version=rubric_version, repeats=repeats)
+    return judgment.composite
+
+
+@task(name="probe", retries=2, retry_delay_seconds=1, task_run_name="probe {conversation_id}")
+def probe_task(run_id: str, conversation_id: str, suite_path: str | None, agent_path: str | None,
+               probes_path: str | None = None) -> int:
+    """The probe pass on one stored conversation; returns how many probes were answered."""
+    return len(pipeline.probe(_stores(), run_id, conversation_id, suite_path=suite_path,
+                              agent_path=agent_path, probes_path=probes_path))
+
+
+@task(name="finish-run", retries=1)
+def finish_run_task(run_id: str) -> Scorecard:
+    """Aggregate the run into its scorecard and mark it complete."""
+    return pipeline.finish_run(_stores(), run_id)
+
+
+@task(name="publish-artifacts")
+def publish_artifacts_task(card: Scorecard) -> None:
+    """The scorecard as a table and a markdown artifact on the flow run, for the Prefect UI."""
+    key = "scorecard-" + "".join(ch if ch.isalnum() else "-" for ch in card.run_id.lower())
+    create_table_artifact(key=key, table=scorecard_table(card),
+                          description=f"Scorecard of run {card.run_id}")
+    create_markdown_artifact(key=key + "-md", markdown=scorecard_markdown(card),
+                             description=f"Scorecard of run {card.run_id}")
