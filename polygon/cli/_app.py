@@ -204,8 +204,9 @@ def list_runs(limit: int = 20) -> None:
 
     stores = pipeline.open_stores()
     table = Table(title="Runs")
-    for col in ("run", "created", "suite", "agent", "version", "rubric", "status", "mean", "pass/warn/fail"):
-        table.add_column(col)
+    table.add_column("run", no_wrap=True)
+    for col in ("created", "suite", "agent", "version", "rubric", "status", "mean", "pass/warn/fail"):
+        table.add_column(col, overflow="fold")
     for r in stores.repo.list_runs(limit=limit):
         summary = stores.repo.get_run_summary(r.id) or {}
         v = summary.get("verdicts", {})
@@ -231,7 +232,8 @@ def show(run_id: Annotated[str, typer.Argument(help="run id (or a unique prefix)
     card = pipeline.scorecard(stores, run.id)
     console.print(_render.scorecards_table([card]))
     table = Table(title="Conversations")
-    for col in ("conversation", "caller", "end", "composite", "verdict", "gates", "failed assertions"):
+    table.add_column("conversation", no_wrap=True)
+    for col in ("caller", "end", "composite", "verdict", "gates", "failed assertions"):
         table.add_column(col, overflow="fold")
     for row, rec in zip(pipeline.result_rows(stores, run.id), stores.repo.list_conversations(run.id)):
         failed = ", ".join(f"{a.name}" + (f" (turn {a.turn})" if a.turn is not None else "")

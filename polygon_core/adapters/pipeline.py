@@ -81,7 +81,7 @@ def plan_conversations(suite_path: str, seeds: Sequence[int] | None) -> list[tup
 
 def create_run(stores: Stores, run: Run) -> Run:
     """Record a run before any conversation starts (kept as-is when resuming)."""
-    existing = stores.repo.get_run(run.id)
+    existing = stores.repo.get_run(run.id, exact=True)
     if existing is not None:
         return existing
     stores.repo.save_run(run)

@@ -32,12 +32,15 @@ class PolygonSettings(BaseSettings):
         validate_default=True,
     )
 
-    home: Path = Field(Path(".polygon"), description="folder for the default database and artifacts")
+    home: Path = Field(
+        Path(".polygon"), description="folder for the default database and artifacts"
+    )
     database_url: str | None = Field(
         None, description="SQLAlchemy URL; default sqlite:///{home}/polygon.db"
     )
     artifacts_url: str | None = Field(
-        None, description="local folder, file:// URL or s3://bucket/prefix; default {home}/artifacts"
+        None,
+        description="local folder, file:// URL or s3://bucket/prefix; default {home}/artifacts",
     )
     s3_endpoint_url: str | None = Field(
         None, description="endpoint of an S3-compatible service (MinIO, Ceph, moto, ...)"

@@ -112,10 +112,9 @@ class _AssertionEvaluator(SafeEvaluator):
         try:
             value = self._eval(node)
         except NameNotDefined:
-            if isinstance(node, ast.Name) and self._context.lenient and not node.id.startswith("_"):
-                return node.id
-            if isinstance(node, ast.Name):
-                raise NameNotDefined(node.id, self.expr) from None
+            lenient = self._context.lenient
+            if isinstance(node, ast.Name) and lenient and not node.id.startswith("_"):
+                return node.id  # no tool definitions: a name that never happened
             raise
         if not isinstance(value, str):
             raise TypeError(f"expected a tool or event name, got {type(value).__name__}")

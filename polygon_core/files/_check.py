@@ -69,7 +69,11 @@ def _scenario_errors(doc: YamlDocument, path: Path) -> list[PolygonFileError]:
     if scenario is None:
         return errors
     if catalog is not None:
-        errors += tool_name_errors(doc, scenario, catalog)
+        tool_errors = tool_name_errors(doc, scenario, catalog)
+        if tool_errors:
+            # Assertions naming the misspelt tool (or its events) would only echo the same
+            # mistake; report the root cause alone.
+            return errors + tool_errors
     elif not library_ok and scenario.tools:
         errors.append(
             doc.error(("tools",), "cannot check tool names: the suite's tool library is invalid")

@@ -217,7 +217,7 @@ def load_agent(path: Path | str) -> LoadedAgent:
 
 @raises_file_errors
 def load_suite_config(path: Path | str) -> SuiteConfig:
-    """Load a suite's `suite.yaml`; a `probes` file is checked to exist beside it. Raises FileErrors."""
+    """Load a suite's `suite.yaml`; a `probes` file must exist beside it. Raises FileErrors."""
     path = Path(path)
     doc = read_yaml(path)
     require_mapping(doc, "suite settings")

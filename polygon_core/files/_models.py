@@ -23,7 +23,9 @@ class SuiteConfig(FileModel):
         json_schema_extra={"enum": list(KNOWN_VERSIONS)},
     )
     seeds: list[int] = Field(
-        default_factory=lambda: [0], min_length=1, description="caller seeds each scenario runs with"
+        default_factory=lambda: [0],
+        min_length=1,
+        description="caller seeds each scenario runs with",
     )
     caller_model: str | None = Field(None, description="model of the simulated caller")
     judge_model: str | None = Field(None, description="model of the judge")

@@ -1,4 +1,4 @@
-"""Loading a suite folder: suite.yaml, tools.yaml and the scenario files, with every error collected."""
+"""Loading a suite folder (suite.yaml, tools.yaml, scenario files), collecting every error."""
 
 from __future__ import annotations
 
@@ -98,7 +98,11 @@ def collect_suite(
             continue
         if scenario.tools:
             if catalog is not None:
-                errors += tool_name_errors(doc, scenario, catalog)
+                tool_errors = tool_name_errors(doc, scenario, catalog)
+                errors += tool_errors
+                if tool_errors:
+                    # Assertions naming the misspelt tool would only echo the same mistake.
+                    continue
             elif tools_file is None:
                 errors.append(
                     doc.error(
@@ -115,7 +119,8 @@ def collect_suite(
             errors.append(
                 doc.error(
                     ("id",),
-                    f"duplicate scenario id {scenario.id!r}: also defined in {other_file}:{other_line}",
+                    f"duplicate scenario id {scenario.id!r}: "
+                    f"also defined in {other_file}:{other_line}",
                 )
             )
             continue

@@ -1,4 +1,4 @@
-"""Turning pydantic's ValidationError into file errors with a line, a field path and a plain message."""
+"""Turning pydantic's ValidationError into file errors: a line, a field path, a plain message."""
 
 from __future__ import annotations
 
@@ -44,13 +44,13 @@ _BOUNDS: dict[str, str] = {
 }
 
 
-def validate_document(doc: YamlDocument, model: type[M], data: Any | None = None) -> M:
-    """Validate `data` (default: the document's data) as `model`, raising FileErrors on failure.
+def validate_document(doc: YamlDocument, model: type[M]) -> M:
+    """Validate the document's data as `model`, raising FileErrors on failure.
 
     Every pydantic error becomes one PolygonFileError pointing at the line of the offending key.
     """
     try:
-        return model.model_validate(doc.data if data is None else data)
+        return model.model_validate(doc.data)
     except ValidationError as exc:
         raise FileErrors(errors_from_validation(exc, doc, model)) from None
 
@@ -82,7 +82,7 @@ def errors_from_validation(
 
 def _data_path(data: Any, error: Mapping[str, Any]) -> tuple[tuple[PathPart, ...], bool]:
     # pydantic's loc mixes data keys with schema labels (union member names such as 'str' or
-    # 'function-after[...]', and '[key]' for a bad dict key); keep the prefix that exists in the data.
+    # 'function-after[...]', and '[key]' for a bad dict key); keep the prefix present in the data.
     loc = tuple(error["loc"])
     path: list[PathPart] = []
     current = data
@@ -93,7 +93,7 @@ def _data_path(data: Any, error: Mapping[str, Any]) -> tuple[tuple[PathPart, ...
             isinstance(current, list)
             and isinstance(part, int)
             and not isinstance(part, bool)
-            and -len(current) <= part < len(current)
+            and 0 <= part < len(current)
         ):
             current = current[part]
         else:

@@ -17,7 +17,7 @@ _NOT_BEHAVIOUR = frozenset({"name", "description", "prompt", "prompt_file", "too
 
 
 def normalise_prompt(text: str) -> str:
-    """The prompt as compared and hashed: LF newlines, no trailing whitespace, no trailing blank lines.
+    """The prompt as hashed: LF newlines, no trailing whitespace, no trailing blank lines.
 
     Editors differ in line endings, trailing spaces and the final newline; none of that reaches the
     model in a way that should count as a new prompt version.

@@ -21,7 +21,7 @@ from yaml.composer import Composer
 from yaml.constructor import ConstructorError, SafeConstructor
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from yaml.parser import Parser
-from yaml.reader import Reader
+from yaml.reader import Reader, ReaderError
 from yaml.resolver import BaseResolver
 from yaml.scanner import Scanner
 
@@ -136,7 +136,10 @@ def parse_yaml(text: str, file: str) -> YamlDocument:
     repeated in one mapping (PyYAML would silently keep the last one). An empty document gives
     `data=None`; callers decide whether that is allowed.
     """
-    loader = _Loader(text)
+    try:
+        loader = _Loader(text)  # the reader rejects control characters up front
+    except ReaderError as exc:
+        raise _reader_error(exc, text, file) from None
     try:
         node = loader.get_single_node()
         if node is None:
@@ -150,10 +153,19 @@ def parse_yaml(text: str, file: str) -> YamlDocument:
         )
     except yaml.MarkedYAMLError as exc:
         raise _syntax_error(exc, file) from None
-    except yaml.YAMLError as exc:  # unmarked reader errors (e.g. a control character)
+    except ReaderError as exc:
+        raise _reader_error(exc, text, file) from None
+    except yaml.YAMLError as exc:
         raise PolygonFileError(file, f"invalid YAML: {exc}") from None
     finally:
         loader.dispose()
+
+
+def _reader_error(exc: ReaderError, text: str, file: str) -> PolygonFileError:
+    # Reader errors carry a character offset instead of a mark.
+    line = text[: exc.position].count("\n") + 1
+    code = exc.character if isinstance(exc.character, int) else ord(exc.character[:1] or "?")
+    return PolygonFileError(file, f"invalid YAML: character U+{code:04X} is not allowed", line=line)
 
 
 def read_yaml(path: Path, display: str | None = None) -> YamlDocument:
@@ -318,7 +330,8 @@ def require_mapping(doc: YamlDocument, what: str) -> dict[str, Any]:
     if not isinstance(doc.data, dict):
         raise PolygonFileError(
             doc.file,
-            f"expected {what} (a YAML mapping of fields) at the top level, got {describe(doc.data)}",
+            f"expected {what} (a YAML mapping of fields) at the top level, "
+            f"got {describe(doc.data)}",
             line=doc.root_line,
         )
     return doc.data

@@ -72,7 +72,7 @@ def test_local_list(local: LocalArtifactStore) -> None:
 
 
 def test_local_missing_artifact(local: LocalArtifactStore) -> None:
-    with pytest.raises(ArtifactNotFoundError, match="nope.json"):
+    with pytest.raises(ArtifactNotFoundError, match=r"nope\.json"):
         local.get_text("nope.json")
     with pytest.raises(FileNotFoundError):  # the error is also a FileNotFoundError
         local.get_text(local.uri("nope.json"))
@@ -246,7 +246,7 @@ def test_s3_list_pages_through_many_keys(s3_endpoint: str, bucket: str) -> None:
 
 def test_s3_missing_key(s3_endpoint: str, bucket: str) -> None:
     store = S3ArtifactStore(bucket, endpoint_url=s3_endpoint)
-    with pytest.raises(ArtifactNotFoundError, match="nope.json"):
+    with pytest.raises(ArtifactNotFoundError, match=r"nope\.json"):
         store.get_text("nope.json")
 
 

@@ -54,12 +54,12 @@ PG_HOST, PG_PORT, PG_USER = "127.0.0.1", 5432, "postgres"
 # -- databases --------------------------------------------------------------------------------
 
 
-def _pg_admin() -> Any:
+def _pg_connect(dbname: str) -> Any:
+    """An autocommit psycopg connection to ``dbname`` (CREATE/DROP DATABASE need autocommit)."""
     import psycopg
 
     return psycopg.connect(
-        host=PG_HOST, port=PG_PORT, user=PG_USER, dbname="postgres", autocommit=True,
-        connect_timeout=5,
+        host=PG_HOST, port=PG_PORT, user=PG_USER, dbname=dbname, autocommit=True, connect_timeout=5
     )
 
 
@@ -69,7 +69,7 @@ def pg_database() -> Iterator[str]:
     import psycopg
 
     try:
-        admin = _pg_admin()
+        admin = _pg_connect("postgres")
     except psycopg.OperationalError as exc:
         pytest.skip(f"PostgreSQL is not reachable on {PG_HOST}:{PG_PORT}: {exc}")
     name = f"polygon_test_{uuid.uuid4().hex[:12]}"
@@ -88,19 +88,16 @@ def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     if request.param == "sqlite":
         yield f"sqlite:///{tmp_path / 'not-yet' / 'polygon.db'}"
         return
-    import psycopg
-
     database: str = request.getfixturevalue("pg_database")
     schema = f"t_{uuid.uuid4().hex[:12]}"
-    conninfo = dict(host=PG_HOST, port=PG_PORT, user=PG_USER, dbname=database, autocommit=True)
-    with psycopg.connect(**conninfo) as connection:
+    with _pg_connect(database) as connection:
         connection.execute(f'CREATE SCHEMA "{schema}"')
     # psycopg passes `options` to the server: every connection works inside this schema.
     yield (
         f"postgresql+psycopg://{PG_USER}@{PG_HOST}:{PG_PORT}/{database}"
         f"?options=-csearch_path%3D{schema}"
     )
-    with psycopg.connect(**conninfo) as connection:
+    with _pg_connect(database) as connection:
         connection.execute(f'DROP SCHEMA "{schema}" CASCADE')
 
 
@@ -124,7 +121,11 @@ def make_run(run_id: str = "run-20240101-abcdef", **changes: Any) -> Run:
         "agent_version": "p-3f2a9c",
         "rubric_version": "v1",
         "seeds": [0, 1, 2**40],
-        "models": {"agent": "offline:demo", "caller": "offline:rules", "judge": "offline-heuristic"},
+        "models": {
+            "agent": "offline:demo",
+            "caller": "offline:rules",
+            "judge": "offline-heuristic",
+        },
         "status": "running",
         "source": "synthetic",
         "created_at": "2024-01-01T10:00:00+00:00",
@@ -204,7 +205,9 @@ ASSERTIONS = [
 
 
 def make_judgment(
-    conversation_id: str = "conv-1", rubric: str = "v1", judge: str = "offline-heuristic",
+    conversation_id: str = "conv-1",
+    rubric: str = "v1",
+    judge: str = "offline-heuristic",
     composite: float | None = 71.25,
 ) -> Judgment:
     return Judgment(
@@ -234,16 +237,27 @@ def make_judgment(
 
 PROBES = [
     ProbeAnswer(
-        conversation_id="conv-1", probe_id="confirms_amount", wording_hash="h1",
-        polarity="wanted", answer="yes", evidence="turn 1",
+        conversation_id="conv-1",
+        probe_id="confirms_amount",
+        wording_hash="h1",
+        polarity="wanted",
+        answer="yes",
+        evidence="turn 1",
     ),
     ProbeAnswer(
-        conversation_id="conv-1", probe_id="promises_refund_time", wording_hash="h2",
-        polarity="guardrail", answer="na",
+        conversation_id="conv-1",
+        probe_id="promises_refund_time",
+        wording_hash="h2",
+        polarity="guardrail",
+        answer="na",
     ),
     ProbeAnswer(
-        conversation_id="conv-2", probe_id="confirms_amount", wording_hash="h1",
-        polarity="wanted", answer="no", answered_by="openai:gpt-4o-mini",
+        conversation_id="conv-2",
+        probe_id="confirms_amount",
+        wording_hash="h1",
+        polarity="wanted",
+        answer="no",
+        answered_by="openai:gpt-4o-mini",
     ),
 ]
 
@@ -302,9 +316,9 @@ def test_upgrade_creates_every_table(db_url: str) -> None:
         assert ("run_id", "conversation_id", "rubric_version", "judge_model") in uniques[
             "polygon_judgment"
         ]
-        assert (
-            "run_id", "conversation_id", "probe_id", "wording_hash", "answered_by"
-        ) in uniques["polygon_probe_answer"]
+        assert ("run_id", "conversation_id", "probe_id", "wording_hash", "answered_by") in uniques[
+            "polygon_probe_answer"
+        ]
         for table in TABLE_NAMES[1:]:
             (fk,) = inspector.get_foreign_keys(table)
             assert fk["referred_table"] == "polygon_run"
@@ -457,6 +471,8 @@ def test_run_prefix_lookup(repo: Repository) -> None:
     assert found is None
     assert repo.get_run("zzz") is None
     assert repo.get_run("") is None
+    assert repo.get_run("run-aaa", exact=True) is None  # existence checks must not match prefixes
+    assert repo.get_run("run-aaa111", exact=True) == make_run("run-aaa111")
 
 
 def test_list_runs_newest_first(repo: Repository) -> None:
@@ -551,8 +567,12 @@ def test_results_need_their_run(repo: Repository) -> None:
 def test_seed_outside_bigint_is_rejected(repo: Repository) -> None:
     run = repo.save_run(make_run())
     with pytest.raises(ValueError, match="64-bit"):
-        repo.save_conversation(run.id, make_conversation(seed=2**64 - 1), artifact_uri="x", assertions=[])
-    repo.save_conversation(run.id, make_conversation(seed=2**63 - 1), artifact_uri="x", assertions=[])
+        repo.save_conversation(
+            run.id, make_conversation(seed=2**64 - 1), artifact_uri="x", assertions=[]
+        )
+    repo.save_conversation(
+        run.id, make_conversation(seed=2**63 - 1), artifact_uri="x", assertions=[]
+    )
     assert repo.list_conversations(run.id)[0].seed == 2**63 - 1
 
 
@@ -700,7 +720,7 @@ def test_concurrent_writers(repo: Repository) -> None:
                 repo.save_conversation(
                     run.id, make_conversation("shared"), artifact_uri=f"w{worker}", assertions=[]
                 )
-        except BaseException as exc:  # noqa: BLE001 - reported below
+        except BaseException as exc:  # reported below, in the main thread
             errors.append(exc)
 
     threads = [threading.Thread(target=work, args=(w,)) for w in range(8)]

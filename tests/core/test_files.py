@@ -185,7 +185,8 @@ def test_yaml_uses_the_core_schema(tmp_path: Path) -> None:
 
 
 def test_unclosed_bracket_reports_the_line_it_opened_on(tmp_path: Path) -> None:
-    path = write(tmp_path / "s.yaml", SMALL.replace("  - lookup_account", "  - [lookup_account\nx: 1"))
+    text = SMALL.replace("  - lookup_account", "  - [lookup_account\nx: 1")
+    path = write(tmp_path / "s.yaml", text)
     with pytest.raises(FileErrors) as exc:
         load_scenario(path)
     error = only_error(exc)
@@ -317,7 +318,9 @@ def test_duplicate_key_is_an_error(tmp_path: Path) -> None:
         ),
     ],
 )
-def test_empty_or_non_mapping_file(tmp_path: Path, text: str, message: str, line: int | None) -> None:
+def test_empty_or_non_mapping_file(
+    tmp_path: Path, text: str, message: str, line: int | None
+) -> None:
     path = write(tmp_path / "s.yaml", text)
     with pytest.raises(FileErrors) as exc:
         load_scenario(path)
@@ -325,11 +328,18 @@ def test_empty_or_non_mapping_file(tmp_path: Path, text: str, message: str, line
     assert (error.message, error.line, error.field) == (message, line, None)
 
 
+def test_control_character_reports_its_line() -> None:
+    with pytest.raises(PolygonFileError) as exc:
+        parse_yaml("id: x\nseed: 1\u0007\n", "s.yaml")
+    assert str(exc.value) == "s.yaml:2: invalid YAML: character U+0007 is not allowed"
+
+
 def test_error_string_omits_missing_parts() -> None:
     assert str(PolygonFileError("a.yaml", "no such file")) == "a.yaml: no such file"
     assert str(PolygonFileError("a.yaml", "m", line=3)) == "a.yaml:3: m"
     assert str(PolygonFileError("a.yaml", "m", field="tools[1]")) == "a.yaml: tools[1]: m"
-    assert str(PolygonFileError("a.yaml", "two\nlines", line=1, field="x")) == "a.yaml:1: x: two lines"
+    two_lines = PolygonFileError("a.yaml", "two\nlines", line=1, field="x")
+    assert str(two_lines) == "a.yaml:1: x: two lines"
 
 
 def test_missing_file(tmp_path: Path) -> None:
@@ -342,7 +352,8 @@ def test_missing_file(tmp_path: Path) -> None:
 
 
 def test_unknown_tool_names_the_list_item_and_the_library(tmp_path: Path) -> None:
-    root = make_suite(tmp_path / "suite", {"billing.yaml": ARENA.replace("issue_refund ", "issue_refnd ")})
+    typo = ARENA.replace("issue_refund ", "issue_refnd ")
+    root = make_suite(tmp_path / "suite", {"billing.yaml": typo})
     with pytest.raises(FileErrors) as exc:
         load_suite(root)
     assert str(only_error(exc)) == (
@@ -587,7 +598,8 @@ def test_schema_kinds() -> None:
 
 def test_published_schemas_accept_the_files_the_loader_accepts() -> None:
     def check(kind: str, text: str) -> None:
-        jsonschema.validate(yaml.safe_load(text), json_schema(kind), jsonschema.Draft202012Validator)
+        schema = json_schema(kind)
+        jsonschema.validate(yaml.safe_load(text), schema, jsonschema.Draft202012Validator)
 
     check("scenario", ARENA)  # temperament without type
     check("tools", TOOLS)  # tool names come from the keys
@@ -677,7 +689,8 @@ def test_validate_paths_checks_assertions_when_a_checker_exists(
         "unknown function 'cites_only'"
     ]
     assert seen[0][1] == frozenset(
-        {"lookup_account", "issue_refund", "escalate_to_human", "identity_verified", "refund_issued"}
+        {"lookup_account", "issue_refund", "escalate_to_human"}
+        | {"identity_verified", "refund_issued"}
     )
     # Loading (as opposed to validating) does not run the assertion checker.
     seen.clear()

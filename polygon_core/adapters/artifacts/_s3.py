@@ -62,7 +62,8 @@ class S3ArtifactStore:
                 Bucket=self.bucket, Key=full, Body=text.encode("utf-8"), ContentType=content_type
             )
         except Exception as exc:
-            raise self._translate(exc, full) from exc
+            self._raise_known(exc, full)
+            raise
         self._bucket_seen = True
         return self._uri_of(full)
 
@@ -74,7 +75,8 @@ class S3ArtifactStore:
             response = self._client.get_object(Bucket=self.bucket, Key=full)
             body: bytes = response["Body"].read()
         except Exception as exc:
-            raise self._translate(exc, full) from exc
+            self._raise_known(exc, full)
+            raise
         return body.decode("utf-8")
 
     def exists(self, key: str) -> bool:
@@ -83,12 +85,12 @@ class S3ArtifactStore:
         try:
             self._client.head_object(Bucket=self.bucket, Key=full)
         except Exception as exc:
-            error = self._translate(exc, full)
-            if isinstance(error, ArtifactNotFoundError):
+            if _error_code(exc) in _MISSING_KEY:
                 # A HEAD answers a bare 404 for a missing bucket too: tell the two apart once.
                 self._check_bucket()
                 return False
-            raise error from exc
+            self._raise_known(exc, full)
+            raise
         self._bucket_seen = True
         return True
 
@@ -105,7 +107,8 @@ class S3ArtifactStore:
             for page in pages:
                 keys.extend(item["Key"][len(self._base()) :] for item in page.get("Contents", []))
         except Exception as exc:
-            raise self._translate(exc, full_prefix) from exc
+            self._raise_known(exc, full_prefix)
+            raise
         return sorted(keys)
 
     def uri(self, key: str) -> str:
@@ -148,14 +151,13 @@ class S3ArtifactStore:
             f"S3 bucket {self.bucket!r} does not exist{where}; create it or fix the artifacts URL"
         )
 
-    def _translate(self, exc: Exception, full_key: str) -> Exception:
-        """Map botocore's errors onto the store's, naming the bucket or key involved."""
+    def _raise_known(self, exc: Exception, full_key: str) -> None:
+        """Raise the store's own error for a missing bucket or key; return for anything else."""
         code = _error_code(exc)
         if code in _MISSING_BUCKET:
-            return self._missing_bucket()
+            raise self._missing_bucket() from exc
         if code in _MISSING_KEY:
-            return ArtifactNotFoundError(f"no artifact {self._uri_of(full_key)}")
-        return exc
+            raise ArtifactNotFoundError(f"no artifact {self._uri_of(full_key)}") from exc
 
 
 def _error_code(exc: Exception) -> str | None:
@@ -175,4 +177,3 @@ def _make_client(endpoint_url: str | None) -> Any:
     # AWS keeps its default virtual-host style when no endpoint is given.
     config = Config(s3={"addressing_style": "path"}) if endpoint_url else None
     return boto3.client("s3", endpoint_url=endpoint_url, config=config)
-

@@ -59,9 +59,7 @@ def head_revision() -> str:
 def current_revision(engine: Engine) -> str | None:
     """The revision the database is at, or None when Polygon's schema was never installed."""
     with engine.connect() as connection:
-        context = MigrationContext.configure(
-            connection, opts={"version_table": VERSION_TABLE}
-        )
+        context = MigrationContext.configure(connection, opts={"version_table": VERSION_TABLE})
         return context.get_current_revision()
 
 

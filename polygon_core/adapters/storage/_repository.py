@@ -9,28 +9,19 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, get_args
 
 from alembic.script import ScriptDirectory
 from alembic.util import CommandError
 from sqlalchemy import Engine, func, update
 from sqlalchemy import exc as sa_exc
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import URL
 from sqlmodel import Session, col, select
 
-from polygon_core.models import (
-    AssertionResult,
-    Conversation,
-    CriterionScore,
-    GateHit,
-    Judgment,
-    ProbeAnswer,
-    Run,
-    Usage,
-)
+from polygon_core.models import AssertionResult, Conversation, Judgment, ProbeAnswer, Run
 
+from ._convert import judgment_from_row, probe_from_row, record_from_row, run_from_row
 from ._engine import WRITE_OPTION, make_engine
 from ._migrate import (
     DatabaseNotReadyError,
@@ -41,7 +32,8 @@ from ._migrate import (
 )
 from ._migrate import upgrade as _upgrade
 from ._records import ConversationRecord
-from ._tables import TABLE_NAMES, ConversationRow, JudgmentRow, PolygonTable, ProbeAnswerRow, RunRow
+from ._tables import TABLE_NAMES, ConversationRow, JudgmentRow, ProbeAnswerRow, RunRow
+from ._upsert import upsert
 
 if TYPE_CHECKING:
     from polygon_core.adapters.settings import PolygonSettings
@@ -155,10 +147,10 @@ class Repository:
         }
         keep = () if run.created_at else ("created_at",)
         with self._write() as session:
-            _upsert(session, RunRow, values, key=("id",), keep=keep)
+            upsert(session, RunRow, values, key=("id",), keep=keep)
             row = session.get(RunRow, run.id, populate_existing=True)
             assert row is not None  # just written in this transaction
-            return _run_from_row(row)
+            return run_from_row(row)
 
     def set_run_status(
         self,
@@ -180,14 +172,16 @@ class Repository:
             if result.rowcount == 0:
                 raise RunNotFoundError(f"no run {run_id!r}")
 
-    def get_run(self, run_id: str) -> Run | None:
+    def get_run(self, run_id: str, *, exact: bool = False) -> Run | None:
         """The run with this id, or with this unique id prefix; None when nothing matches.
 
-        Raises ValueError naming the candidates when a prefix matches several runs.
+        Raises ValueError naming the candidates when a prefix matches several runs. Pass
+        ``exact=True`` to check whether a given id exists: a prefix match would otherwise
+        return another run (``r1`` finds ``r10``).
         """
         with self._read() as session:
-            row = self._find_run(session, run_id)
-            return _run_from_row(row) if row is not None else None
+            row = session.get(RunRow, run_id) if exact else self._find_run(session, run_id)
+            return run_from_row(row) if row is not None else None
 
     def get_run_summary(self, run_id: str) -> dict[str, Any] | None:
         """The summary stored by ``set_run_status`` (id or unique prefix); None if none."""
@@ -207,7 +201,7 @@ class Repository:
         if limit is not None:
             query = query.limit(max(limit, 0))
         with self._read() as session:
-            return [_run_from_row(row) for row in session.exec(query)]
+            return [run_from_row(row) for row in session.exec(query)]
 
     # -- conversations -------------------------------------------------------------------------
 
@@ -249,7 +243,7 @@ class Repository:
         }
         with self._write() as session:
             _require_run(session, run_id)
-            _upsert(session, ConversationRow, values, key=("run_id", "conversation_id"))
+            upsert(session, ConversationRow, values, key=("run_id", "conversation_id"))
 
     def has_conversation(self, run_id: str, conversation_id: str) -> bool:
         """Whether this run already recorded this conversation (the resume check)."""
@@ -276,7 +270,7 @@ class Repository:
             .order_by(col(ConversationRow.conversation_id))
         )
         with self._read() as session:
-            return [_record_from_row(row) for row in session.exec(query)]
+            return [record_from_row(row) for row in session.exec(query)]
 
     # -- judgments -----------------------------------------------------------------------------
 
@@ -307,7 +301,7 @@ class Repository:
                 select(func.max(JudgmentRow.seq)).where(col(JudgmentRow.run_id) == run_id)
             ).one()
             values["seq"] = (last or 0) + 1
-            _upsert(
+            upsert(
                 session,
                 JudgmentRow,
                 values,
@@ -321,7 +315,7 @@ class Repository:
             query = query.where(col(JudgmentRow.rubric_version) == rubric_version)
         query = query.order_by(col(JudgmentRow.seq), col(JudgmentRow.id))
         with self._read() as session:
-            return [_judgment_from_row(row) for row in session.exec(query)]
+            return [judgment_from_row(row) for row in session.exec(query)]
 
     def rubric_versions(self, run_id: str) -> set[str]:
         """Rubric versions the run has judgments under."""
@@ -360,7 +354,7 @@ class Repository:
         with self._write() as session:
             _require_run(session, run_id)
             for values in rows:
-                _upsert(session, ProbeAnswerRow, values, key=key)
+                upsert(session, ProbeAnswerRow, values, key=key)
 
     def probe_answers(self, run_id: str) -> list[ProbeAnswer]:
         """The run's probe answers in the order they were first saved."""
@@ -370,7 +364,7 @@ class Repository:
             .order_by(col(ProbeAnswerRow.id))
         )
         with self._read() as session:
-            return [_probe_from_row(row) for row in session.exec(query)]
+            return [probe_from_row(row) for row in session.exec(query)]
 
     # -- internals -----------------------------------------------------------------------------
 
@@ -462,7 +456,7 @@ def _not_ready_message(url: str) -> str:
 
 
 def _now_iso() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="microseconds")
+    return datetime.now(UTC).isoformat(timespec="microseconds")
 
 
 def _json_safe(model: Judgment, field: str) -> Any:
@@ -477,101 +471,3 @@ def _require_run(session: Session, run_id: str, *, lock: bool = False) -> None:
         query = query.with_for_update()  # ignored by SQLite, whose writes are serial anyway
     if session.exec(query).first() is None:
         raise RunNotFoundError(f"no run {run_id!r}; save the run before its results")
-
-
-def _upsert(
-    session: Session,
-    table: type[PolygonTable],
-    values: dict[str, Any],
-    *,
-    key: tuple[str, ...],
-    keep: tuple[str, ...] = (),
-) -> None:
-    """Insert ``values``, or update the row with the same ``key`` (columns in ``keep`` aside).
-
-    One statement (``INSERT ... ON CONFLICT DO UPDATE``) on SQLite and Postgres, so two
-    workers saving the same result at once cannot both insert.
-    """
-    target = table.__table__  # type: ignore[attr-defined]
-    changing = [name for name in values if name not in key and name not in keep]
-    dialect = session.get_bind().dialect.name
-    if dialect in ("postgresql", "sqlite"):
-        insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
-        statement = insert(target).values(**values)
-        statement = statement.on_conflict_do_update(
-            index_elements=list(key),
-            set_={name: statement.excluded[name] for name in changing},
-        )
-        session.exec(statement)
-        return
-    # Other backends: read then write inside the caller's transaction.
-    where = [target.c[name] == values[name] for name in key]
-    found = session.exec(select(target.c[key[0]]).where(*where)).first()
-    if found is None:
-        session.exec(target.insert().values(**values))
-    elif changing:
-        session.exec(target.update().where(*where).values({n: values[n] for n in changing}))
-
-
-def _run_from_row(row: RunRow) -> Run:
-    return Run(
-        id=row.id,
-        suite=row.suite,
-        agent_name=row.agent_name,
-        agent_version=row.agent_version,
-        rubric_version=row.rubric_version,
-        seeds=row.seeds,
-        models=row.models,
-        status=row.status,  # type: ignore[arg-type]  # validated by Run
-        source=row.source,  # type: ignore[arg-type]
-        created_at=row.created_at,
-    )
-
-
-def _record_from_row(row: ConversationRow) -> ConversationRecord:
-    return ConversationRecord(
-        run_id=row.run_id,
-        conversation_id=row.conversation_id,
-        scenario_id=row.scenario_id,
-        seed=row.seed,
-        caller_type=row.caller_type,
-        difficulty=row.difficulty,
-        language=row.language,
-        noise=row.noise,
-        agent_version=row.agent_version,
-        end_reason=row.end_reason,  # type: ignore[arg-type]  # validated into EndReason
-        turn_count=row.turn_count,
-        artifact_uri=row.artifact_uri,
-        assertions=[AssertionResult.model_validate(a) for a in row.assertions],
-        metrics=row.metrics,
-        usage={role: Usage.model_validate(u) for role, u in row.usage.items()},
-        models=row.models,
-    )
-
-
-def _judgment_from_row(row: JudgmentRow) -> Judgment:
-    return Judgment(
-        conversation_id=row.conversation_id,
-        rubric_version=row.rubric_version,
-        judge_model=row.judge_model,
-        repeats=row.repeats,
-        raw=row.raw,
-        criteria=[CriterionScore.model_validate(c) for c in row.criteria],
-        composite=row.composite,
-        partial=row.partial,
-        not_scored=row.not_scored,
-        gates=[GateHit.model_validate(g) for g in row.gates],
-        verdict=row.verdict,  # type: ignore[arg-type]  # validated by Judgment
-    )
-
-
-def _probe_from_row(row: ProbeAnswerRow) -> ProbeAnswer:
-    return ProbeAnswer(
-        conversation_id=row.conversation_id,
-        probe_id=row.probe_id,
-        wording_hash=row.wording_hash,
-        polarity=row.polarity,  # type: ignore[arg-type]  # validated by ProbeAnswer
-        answer=row.answer,  # type: ignore[arg-type]
-        evidence=row.evidence,
-        answered_by=row.answered_by,
-    )

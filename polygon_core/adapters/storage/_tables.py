@@ -18,11 +18,11 @@ from sqlmodel import Field, SQLModel
 
 __all__ = [
     "NAMING_CONVENTION",
+    "TABLE_NAMES",
     "ConversationRow",
     "JudgmentRow",
     "ProbeAnswerRow",
     "RunRow",
-    "TABLE_NAMES",
     "metadata",
 ]
 
@@ -38,7 +38,9 @@ NAMING_CONVENTION: dict[str, str] = {
 }
 
 
-class PolygonTable(SQLModel, registry=registry(metadata=sa.MetaData(naming_convention=NAMING_CONVENTION))):
+class PolygonTable(
+    SQLModel, registry=registry(metadata=sa.MetaData(naming_convention=NAMING_CONVENTION))
+):
     """Base of Polygon's tables (own registry, own metadata)."""
 
 

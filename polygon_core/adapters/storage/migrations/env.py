@@ -24,7 +24,7 @@ def _url() -> str:
     )
     if not url:
         raise RuntimeError("no database URL: pass a connection, `-x url=...` or sqlalchemy.url")
-    return normalise_url(url)
+    return normalise_url(url).render_as_string(hide_password=False)
 
 
 def _configure(connection: Connection) -> None:

@@ -1,0 +1,27 @@
+# Polygon's two everyday commands. Both install from this checkout into .venv first.
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+
+.PHONY: demo test setup setup-dev clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+
+setup: $(BIN)/python
+	$(BIN)/python -m pip install -q -e .
+
+setup-dev: $(BIN)/python
+	$(BIN)/python -m pip install -q -e ".[dev]"
+
+## Set up and run the offline demo: both demo agents on the bundled suite, compared.
+demo: setup
+	$(BIN)/polygon demo
+
+## Set up and run the test suite (SQLite always; Postgres on 127.0.0.1:5432 when it is up).
+test: setup-dev
+	$(BIN)/python -m pytest -q
+
+clean:
+	rm -rf $(VENV) .polygon build dist *.egg-info

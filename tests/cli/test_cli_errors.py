@@ -1,0 +1,97 @@
+"""Bad input: one line naming file:line (or the field) and exit 2, never a traceback."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from polygon_core.demo import demo_dir
+
+ARENA = """\
+# scenario.billing-dispute.yaml
+id: billing-dispute-v3
+seed: 41
+max_turns: 18
+persona:
+  name: frustrated_returning_customer
+  temperament: impatient
+  goal: reverse a duplicate charge from last month
+context:
+  account_status: verified
+  ledger:
+    - { date: "2026-06-14", amount: 49.00, kind: subscription }
+    - { date: "2026-06-14", amount: 49.00, kind: duplicate }
+tools:
+  - lookup_account
+  - issue_refund        # guarded: requires verified identity
+  - escalate_to_human
+assertions:
+  goal_met: refund_issued(amount == 49.00)
+  no_policy_breach: identity_verified_before(issue_refund)
+  no_hallucinated_policy: cites_only(knowledge_base)
+"""
+
+
+def polygon(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """The installed console script, as a user runs it."""
+    exe = Path(sys.executable).with_name("polygon")
+    return subprocess.run([str(exe), *args], cwd=cwd, capture_output=True, text=True, timeout=120)
+
+
+@pytest.fixture
+def suite(tmp_path: Path) -> Path:
+    """A copy of the demo suite's tool library with the arena scenario exactly as published."""
+    root = tmp_path / "arena"
+    (root / "scenarios").mkdir(parents=True)
+    shutil.copy(demo_dir() / "suite" / "tools.yaml", root / "tools.yaml")
+    (root / "scenarios" / "billing.yaml").write_text(ARENA, encoding="utf-8")
+    return root
+
+
+def test_arena_scenario_as_written_validates(suite: Path) -> None:
+    out = polygon("validate", str(suite), cwd=suite)
+    assert out.returncode == 0, out.stderr
+    assert "ok" in out.stdout
+
+
+@pytest.mark.parametrize(
+    ("edit", "expected"),
+    [
+        (lambda t: t.replace("max_turns: 18", "max_turns: [18"), "billing.yaml:4"),
+        (lambda t: t.replace("  temperament:", "  temprament:"), "billing.yaml:7: persona.temprament"),
+        (lambda t: t.replace("max_turns: 18", "max_turns: many"), "billing.yaml:4: max_turns"),
+        (lambda t: t.replace("id: billing-dispute-v3\n", ""), "missing required field 'id'"),
+        (lambda t: t.replace("  - issue_refund ", "  - issue_refnd "), "billing.yaml:16: tools[1]: unknown tool 'issue_refnd'"),
+    ],
+    ids=["invalid-yaml", "unknown-field", "wrong-type", "missing-id", "unknown-tool"],
+)
+def test_bad_scenario_gives_one_line_and_exit_2(suite: Path, edit, expected: str) -> None:
+    path = suite / "scenarios" / "billing.yaml"
+    path.write_text(edit(ARENA), encoding="utf-8")
+    for command in (["validate", str(suite)],
+                    ["run", str(suite), "--agent", str(demo_dir() / "agents" / "agent_v1.yaml")]):
+        out = polygon(*command, cwd=suite)
+        assert out.returncode == 2, (command, out.stdout, out.stderr)
+        assert "Traceback" not in out.stderr
+        lines = [ln for ln in out.stderr.splitlines() if ln.strip()]
+        assert len(lines) == 1 and expected in lines[0], out.stderr
+
+
+def test_schema_command_prints_json_schema(tmp_path: Path) -> None:
+    for kind in ("scenario", "agent", "suite", "tools"):
+        out = polygon("schema", kind, cwd=tmp_path)
+        assert out.returncode == 0
+        assert json.loads(out.stdout)["$schema"].startswith("https://json-schema.org/draft/2020-12")
+    bad = polygon("schema", "nope", cwd=tmp_path)
+    assert bad.returncode == 2 and "Traceback" not in bad.stderr
+
+
+def test_unknown_run_is_a_clear_error(tmp_path: Path) -> None:
+    out = polygon("show", "run-does-not-exist", cwd=tmp_path)
+    assert out.returncode == 2
+    assert "no run 'run-does-not-exist'" in out.stderr and "Traceback" not in out.stderr

@@ -1,0 +1,76 @@
+"""Shared fixtures. Prefect runs against one session-scoped test harness, in a temp PREFECT_HOME."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+# Set before anything imports prefect: a private home, no telemetry, quiet logs.
+_PREFECT_HOME = tempfile.mkdtemp(prefix="polygon-prefect-")
+os.environ.setdefault("PREFECT_HOME", _PREFECT_HOME)
+os.environ.setdefault("DO_NOT_TRACK", "1")
+os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+os.environ.setdefault("PREFECT_LOGGING_TO_API_ENABLED", "false")
+os.environ.setdefault("PREFECT_SERVER_LOGGING_LEVEL", "CRITICAL")
+os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
+
+REPO = Path(__file__).resolve().parents[1]
+PG_ADMIN_URL = "postgresql://postgres@127.0.0.1:5432/postgres"
+
+
+@pytest.fixture(scope="session")
+def prefect_harness() -> Iterator[None]:
+    """One Prefect test server for the whole session (starting one costs several seconds)."""
+    from prefect.settings import temporary_settings
+    from prefect.testing.utilities import prefect_test_harness
+
+    with prefect_test_harness(server_startup_timeout=60):
+        # Without this a sync flow run waits about a second at exit for its heartbeat thread.
+        with temporary_settings(updates={"flows.heartbeat_frequency": None}):
+            yield
+
+
+@pytest.fixture
+def polygon_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A private POLYGON_HOME (SQLite + local artifacts) for one test."""
+    home = tmp_path / ".polygon"
+    monkeypatch.setenv("POLYGON_HOME", str(home))
+    for var in ("POLYGON_DATABASE_URL", "POLYGON_ARTIFACTS_URL"):
+        monkeypatch.delenv(var, raising=False)
+    from polygon_core.adapters import pipeline
+
+    pipeline._suite.cache_clear()
+    pipeline._agent.cache_clear()
+    return home
+
+
+def _postgres_available() -> bool:
+    try:
+        import psycopg
+
+        with psycopg.connect(PG_ADMIN_URL, connect_timeout=3):
+            return True
+    except Exception:
+        return False
+
+
+@pytest.fixture
+def postgres_url() -> Iterator[str]:
+    """A fresh Postgres database for one test, dropped afterwards."""
+    if not _postgres_available():
+        pytest.skip("PostgreSQL is not reachable on 127.0.0.1:5432")
+    import psycopg
+
+    name = f"polygon_test_{uuid.uuid4().hex[:10]}"
+    with psycopg.connect(PG_ADMIN_URL, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+    try:
+        yield f"postgresql+psycopg://postgres@127.0.0.1:5432/{name}"
+    finally:
+        with psycopg.connect(PG_ADMIN_URL, autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
