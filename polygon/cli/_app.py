@@ -154,24 +154,29 @@ def _where(stores: Any) -> str:
     return f"database {s.resolved_database_url()}; artifacts {s.resolved_artifacts_url()}"
 
 
-@app.command()
-@friendly
-def demo(seeds: Annotated[int | None, typer.Option(help="seeds per scenario (default: the suite's)")] = None,
-         json_out: Annotated[bool, typer.Option("--json", help="print one JSON object")] = False) -> None:
-    """Run the bundled demo suite with both demo agents, offline, and compare them."""
+def _report(runs: list[Run], json_out: bool) -> None:
+    """After a run: one JSON object, or the comparison and where the results are."""
     from polygon_core.adapters import pipeline
-    from polygon_core.demo import demo_dir
 
-    base = demo_dir()
-    agents = [base / "agents" / "agent_v1.yaml", base / "agents" / "agent_v2.yaml"]
-    runs = _execute(base / "suite", agents, seeds, None, None, not json_out)
     stores = pipeline.open_stores()
     if json_out:
         print(json.dumps(_summary_json(stores, runs), indent=2))
         return
     _print_comparison([r.id for r in runs])
     console.print(f"\nResults: {_where(stores)}")
-    console.print(f"Runs: {', '.join(r.id for r in runs)}  (try `polygon show {runs[1].id}`)")
+    console.print(f"Runs: {', '.join(r.id for r in runs)}  (try `polygon show {runs[-1].id}`)")
+
+
+@app.command()
+@friendly
+def demo(seeds: Annotated[int | None, typer.Option(help="seeds per scenario (default: the suite's)")] = None,
+         json_out: Annotated[bool, typer.Option("--json", help="print one JSON object")] = False) -> None:
+    """Run the bundled demo suite with both demo agents, offline, and compare them."""
+    from polygon_core.demo import demo_dir
+
+    base = demo_dir()
+    agents = [base / "agents" / "agent_v1.yaml", base / "agents" / "agent_v2.yaml"]
+    _report(_execute(base / "suite", agents, seeds, None, None, not json_out), json_out)
 
 
 @app.command()
@@ -183,15 +188,8 @@ def run(suite: Annotated[Path, typer.Argument(help="suite folder")],
         run_id: Annotated[str | None, typer.Option(help="resume or name the run")] = None,
         json_out: Annotated[bool, typer.Option("--json", help="print one JSON object")] = False) -> None:
     """Run a suite against one or more agents."""
-    from polygon_core.adapters import pipeline
 
-    runs = _execute(suite, agent, seeds, rubric, run_id, not json_out)
-    stores = pipeline.open_stores()
-    if json_out:
-        print(json.dumps(_summary_json(stores, runs), indent=2))
-        return
-    _print_comparison([r.id for r in runs])
-    console.print(f"\nResults: {_where(stores)}")
+    _report(_execute(suite, agent, seeds, rubric, run_id, not json_out), json_out)
 
 
 @app.command("runs")

@@ -12,29 +12,8 @@ import pytest
 
 from polygon_core.demo import demo_dir
 
-ARENA = """\
-# scenario.billing-dispute.yaml
-id: billing-dispute-v3
-seed: 41
-max_turns: 18
-persona:
-  name: frustrated_returning_customer
-  temperament: impatient
-  goal: reverse a duplicate charge from last month
-context:
-  account_status: verified
-  ledger:
-    - { date: "2026-06-14", amount: 49.00, kind: subscription }
-    - { date: "2026-06-14", amount: 49.00, kind: duplicate }
-tools:
-  - lookup_account
-  - issue_refund        # guarded: requires verified identity
-  - escalate_to_human
-assertions:
-  goal_met: refund_issued(amount == 49.00)
-  no_policy_breach: identity_verified_before(issue_refund)
-  no_hallucinated_policy: cites_only(knowledge_base)
-"""
+# spec/003's billing-dispute scenario, verbatim.
+ARENA = (Path(__file__).parents[1] / "fixtures" / "arena_billing_dispute.yaml").read_text(encoding="utf-8")
 
 
 def polygon(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:

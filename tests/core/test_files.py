@@ -30,29 +30,7 @@ from polygon_core.files import _check
 from polygon_core.models import AgentConfig
 
 # spec/003, verbatim (the article's own first line included).
-ARENA = """\
-# scenario.billing-dispute.yaml
-id: billing-dispute-v3
-seed: 41
-max_turns: 18
-persona:
-  name: frustrated_returning_customer
-  temperament: impatient
-  goal: reverse a duplicate charge from last month
-context:
-  account_status: verified
-  ledger:
-    - { date: "2026-06-14", amount: 49.00, kind: subscription }
-    - { date: "2026-06-14", amount: 49.00, kind: duplicate }
-tools:
-  - lookup_account
-  - issue_refund        # guarded: requires verified identity
-  - escalate_to_human
-assertions:
-  goal_met: refund_issued(amount == 49.00)
-  no_policy_breach: identity_verified_before(issue_refund)
-  no_hallucinated_policy: cites_only(knowledge_base)
-"""
+ARENA = (Path(__file__).parents[1] / "fixtures" / "arena_billing_dispute.yaml").read_text(encoding="utf-8")
 
 TOOLS = """\
 tools:
