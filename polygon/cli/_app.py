@@ -78,6 +78,15 @@ def _new_run(suite_name: str, agent_path: str, suite_path: str, seeds: list[int]
                rubric_version=rubric, seeds=seeds, models=models, created_at=now.isoformat())
 
 
+def _only_offline(settings: Any) -> None:
+    """Refuse, rather than silently ignore, a model this version cannot reach."""
+    for role in ("agent", "caller", "judge", "probe"):
+        model = getattr(settings, f"{role}_model")
+        if model != "offline":
+            raise ValueError(f"POLYGON_{role.upper()}_MODEL={model!r}: only 'offline' is available in "
+                             "this version (the provider layer for real models is not built yet)")
+
+
 def _execute(suite: Path, agents: list[Path], seeds: int | None, rubric: str | None,
              run_id: str | None, show_progress: bool) -> list[Run]:
     """Validate inputs, then run the evaluate_suite flow with a progress bar."""
@@ -93,6 +102,7 @@ def _execute(suite: Path, agents: list[Path], seeds: int | None, rubric: str | N
 
     get_rubric(rubric)
     stores = pipeline.open_stores()
+    _only_offline(stores.settings)
     runs = []
     for i, agent in enumerate(agents):
         rid = f"{run_id}-{i + 1}" if run_id and len(agents) > 1 else run_id
