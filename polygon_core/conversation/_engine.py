@@ -102,7 +102,11 @@ class _Loop:
                 break
             results = []
             for req in action.tool_calls:
-                call = self.env.call(req.name, req.arguments, turn=index)
+                try:
+                    call = self.env.call(req.name, req.arguments, turn=index)
+                except Exception as exc:
+                    # A broken stub is Polygon's (or the suite's) fault, never the agent's.
+                    raise SimulatorFailure(f"tool stub {req.name!r} failed: {type(exc).__name__}: {exc}") from exc
                 results.append(call)
                 calls.append(call)
                 self.history.append(HistoryItem(role="tool", tool_call=call))

@@ -13,6 +13,8 @@ Differences from a stock `simpleeval.EvalWithCompoundTypes`:
 from __future__ import annotations
 
 import ast
+import functools
+import threading
 from collections.abc import Mapping
 from typing import Any
 
@@ -75,12 +77,25 @@ SAFE_FUNCTIONS: dict[str, Any] = {
 """Pure built-ins every expression may call."""
 
 
+# CPython 3.11's ast.parse keeps its AST-conversion recursion counter per interpreter, not per
+# thread, so two threads parsing at once can fail with "SystemError: AST constructor recursion depth
+# mismatch" (seen when conversations run in Prefect's thread pool). Parsing is serialised and cached;
+# the evaluator never mutates a tree, so sharing parsed trees is safe.
+_PARSE_LOCK = threading.Lock()
+
+
+@functools.lru_cache(maxsize=4096)
+def _parse_cached(text: str) -> ast.expr:
+    with _PARSE_LOCK:
+        return ast.parse(text, mode="eval").body
+
+
 def parse_expression(expression: str) -> ast.expr:
     """Parse exactly one expression; raise `SyntaxError` for statements or an empty text."""
     text = expression.strip()
     if not text:
         raise SyntaxError("empty expression")
-    return ast.parse(text, mode="eval").body
+    return _parse_cached(text)
 
 
 class SafeEvaluator(EvalWithCompoundTypes):
