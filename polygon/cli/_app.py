@@ -256,15 +256,6 @@ def show(run_id: Annotated[str, typer.Argument(help="run id (or a unique prefix)
 
 @app.command()
 @friendly
-def compare(run_ids: Annotated[list[str], typer.Argument(help="two or more run ids")]) -> None:
-    """Compare runs: scorecards, the scenario matrix, first divergent turns."""
-    if len(run_ids) < 2:
-        raise ValueError("compare needs at least two run ids")
-    _print_comparison(run_ids)
-
-
-@app.command()
-@friendly
 def validate(paths: Annotated[list[Path], typer.Argument(help="suite folders or YAML files")]) -> None:
     """Check scenario, suite, tool-library and agent files without running anything."""
     from polygon_core.files import validate_paths
@@ -296,6 +287,22 @@ def db_upgrade() -> None:
     url = load_settings().resolved_database_url()
     Repository(url).upgrade()
     console.print(f"database at head: {url.split('@')[-1]}")
+
+
+def _register_command_modules() -> None:
+    # Each command area lives in its own `_cmd_<area>.py` with `register(app)`, so areas can grow
+    # independently; discovery is sorted, so `--help` lists commands in a stable order.
+    import importlib
+    import pkgutil
+
+    package = __name__.rsplit(".", 1)[0]
+    for info in sorted(pkgutil.iter_modules([str(Path(__file__).parent)]),
+                       key=lambda m: m.name):
+        if info.name.startswith("_cmd_"):
+            importlib.import_module(f"{package}.{info.name}").register(app)
+
+
+_register_command_modules()
 
 
 def main() -> None:

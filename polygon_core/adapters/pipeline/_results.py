@@ -1,0 +1,58 @@
+"""Result rows, scorecards and finishing a run."""
+
+from __future__ import annotations
+
+from ...compare import ResultRow, Scorecard, build_scorecard
+from ...judging import (
+    HEURISTIC_JUDGE,
+)
+from ...models import (
+    Usage,
+)
+from ._common import Stores
+
+
+def result_rows(stores: Stores, run_id: str, rubric_version: str | None = None) -> list[ResultRow]:
+    """One ResultRow per stored conversation of a run, with its judgment under `rubric_version`."""
+    run = stores.repo.get_run(run_id)
+    assert run is not None, f"run {run_id} is not stored"
+    version = rubric_version or run.rubric_version
+    judgments = {j.conversation_id: j for j in stores.repo.judgments(run_id, version)}
+    rows = []
+    for rec in stores.repo.list_conversations(run_id):
+        j = judgments.get(rec.conversation_id)
+        statuses = [a.status for a in rec.assertions if a.status in ("pass", "fail", "error")]
+        policy = [a.status for a in rec.assertions if "_before(" in a.expression and a.status in ("pass", "fail")]
+        usage = {k: (u if isinstance(u, Usage) else Usage.model_validate(u)) for k, u in (rec.usage or {}).items()}
+        tokens = sum(u.input_tokens + u.output_tokens for u in usage.values())
+        rows.append(ResultRow(
+            conversation_id=rec.conversation_id, scenario_id=rec.scenario_id, seed=rec.seed,
+            caller_type=rec.caller_type, difficulty=rec.difficulty, end_reason=rec.end_reason,
+            composite=j.composite if j else None, verdict=j.verdict if j else None,
+            partial=j.partial if j else False, gates=[g.gate for g in j.gates] if j else [],
+            criteria={c.criterion: c.score for c in j.criteria} if j else {},
+            assertions_passed=(all(s == "pass" for s in statuses) if statuses and "error" not in statuses else None),
+            policy_safe=(all(s == "pass" for s in policy) if policy else None),
+            tokens=tokens, tokens_estimated=any(u.estimated for u in usage.values()) or not usage,
+        ))
+    return rows
+
+
+def scorecard(stores: Stores, run_id: str, label: str | None = None,
+              rubric_version: str | None = None) -> Scorecard:
+    """The scorecard of one stored run."""
+    run = stores.repo.get_run(run_id)
+    assert run is not None, f"run {run_id} is not stored"
+    version = rubric_version or run.rubric_version
+    judges = sorted({j.judge_model for j in stores.repo.judgments(run_id, version)}) or [HEURISTIC_JUDGE]
+    return build_scorecard(label or f"{run.agent_name}@{run.agent_version}", run.id, run.agent_version,
+                           version, ", ".join(judges), result_rows(stores, run_id, version),
+                           stores.repo.probe_answers(run_id), models=run.models)
+
+
+def finish_run(stores: Stores, run_id: str, *, report_uri: str | None = None) -> Scorecard:
+    """Store the run's scorecard as its summary and mark it complete."""
+    card = scorecard(stores, run_id)
+    stores.repo.set_run_status(run_id, "complete", summary=card.model_dump(mode="json"),
+                               report_uri=report_uri)
+    return card
