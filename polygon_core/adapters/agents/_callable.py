@@ -13,8 +13,8 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
-from ..conversation import Agent, AgentAction, AgentRequest
-from ..models import AgentConfig
+from ...conversation import Agent, AgentAction, AgentRequest
+from ...models import AgentConfig
 
 
 class AgentConfigError(ValueError):
