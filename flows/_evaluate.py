@@ -26,7 +26,7 @@ def evaluate_suite(suite_path: str, runs: list[Run], agent_paths: list[str],
     cards = []
     plan = pipeline.plan_conversations(suite_path, seeds)
     for run, agent_path in zip(runs, agent_paths, strict=True):
-        create_run_task(run)
+        create_run_task(run, suite_path, agent_path)
         sims = [simulate_task.submit(run.id, suite_path, agent_path, sid, seed) for sid, seed in plan]
         cids = [s.result() for s in sims]
         judged = [judge_task.submit(run.id, cid, suite_path, agent_path, rubric_version, repeats)

@@ -17,9 +17,9 @@ def _stores() -> pipeline.Stores:
 
 
 @task(name="create-run", retries=2, retry_delay_seconds=1)
-def create_run_task(run: Run) -> Run:
-    """Record the run (kept as-is when a run id is resumed)."""
-    return pipeline.create_run(_stores(), run)
+def create_run_task(run: Run, suite_path: str | None = None, agent_path: str | None = None) -> Run:
+    """Record the run and its manifest (kept as-is when a run id is resumed)."""
+    return pipeline.create_run(_stores(), run, suite_path=suite_path, agent_path=agent_path)
 
 
 @task(name="simulate", retries=2, retry_delay_seconds=1,

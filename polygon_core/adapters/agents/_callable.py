@@ -57,9 +57,10 @@ def agent_factory(config: AgentConfig) -> Callable[[], Agent]:
             return lambda: _FunctionAgent(target)
         raise AgentConfigError(f"callable {config.callable!r} is neither a class nor a function")
     if config.kind == "http":
-        raise AgentConfigError(
-            f"agent {config.name!r}: HTTP agents are not available in this version (endpoint "
-            f"{config.endpoint!r}); use a `callable` agent")
+        from ._http import HttpAgent
+
+        endpoint = config.endpoint or ""
+        return lambda: HttpAgent(endpoint)
     raise AgentConfigError(
         f"agent {config.name!r}: model-backed agents (model {config.model!r}) need the provider layer, "
         "which this version does not have yet; use a `callable` agent")

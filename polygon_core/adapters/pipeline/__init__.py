@@ -21,11 +21,13 @@ from ._common import (
 from ._compare import Comparison, ComparisonError, compare_runs
 from ._grade import judge, probe
 from ._results import finish_run, result_rows, scorecard
-from ._runs import create_run
+from ._replay import ReplayDiff, replay_conversation
+from ._runs import create_run, manifest_key, run_manifest
 from ._simulate import simulate
 
 __all__ = [
     "Comparison",
+    "ReplayDiff",
     "ComparisonError",
     "Stores",
     "_agent",
@@ -37,10 +39,13 @@ __all__ = [
     "fingerprint",
     "judge",
     "load_conversation",
+    "manifest_key",
     "open_stores",
     "plan_conversations",
     "probe",
+    "replay_conversation",
     "result_rows",
+    "run_manifest",
     "scorecard",
     "simulate",
     "transcript_key",
