@@ -124,7 +124,12 @@ def _execute(suite: Path, agents: list[Path], seeds: int | None, rubric: str | N
         watcher = threading.Thread(target=poll, args=(progress, task_id), daemon=True)
         watcher.start()
         try:
-            evaluate_suite(suite_path=str(suite.resolve()), runs=runs,
+            from prefect.task_runners import ThreadPoolTaskRunner
+
+            # Concurrency is a setting (POLYGON_CONCURRENCY), read here at the edge.
+            flow = evaluate_suite.with_options(
+                task_runner=ThreadPoolTaskRunner(max_workers=stores.settings.concurrency))
+            flow(suite_path=str(suite.resolve()), runs=runs,
                            agent_paths=[str(a.resolve()) for a in agents], seeds=seed_list,
                            rubric_version=rubric)
         finally:
