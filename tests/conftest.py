@@ -29,7 +29,7 @@ def prefect_harness() -> Iterator[None]:
     from prefect.settings import temporary_settings
     from prefect.testing.utilities import prefect_test_harness
 
-    with prefect_test_harness(server_startup_timeout=60):
+    with prefect_test_harness(server_startup_timeout=180):
         # Without this a sync flow run waits about a second at exit for its heartbeat thread.
         with temporary_settings(updates={"flows.heartbeat_frequency": None}):
             yield

@@ -9,6 +9,7 @@ from pathlib import Path
 from ..models import Scenario
 from ._detect import KIND_HINT, TOOLS_NAMES, detect_kind
 from ._errors import PolygonFileError, dedupe
+from ._validation import validate_document
 from ._loaders import (
     ToolCatalog,
     attempt,
@@ -60,6 +61,8 @@ def _validate_one(path: Path) -> list[PolygonFileError]:
         return _scenario_errors(doc, path)
     if kind == "agent":
         return attempt(partial(load_agent, path))[1]
+    if kind == "sweep":
+        return _sweep_errors(doc, path)
     return [PolygonFileError(str(path), f"cannot tell what kind of file this is: {KIND_HINT}")]
 
 
@@ -143,3 +146,19 @@ def known_assertion_names(scenario: Scenario, catalog: ToolCatalog | None) -> fr
                 for rule in tool.rules:
                     names.update(rule.events)
     return frozenset(names)
+
+
+def _sweep_errors(doc: YamlDocument, path: Path) -> list[PolygonFileError]:
+    from ..sweeps import SweepSpec
+
+    spec, errors = attempt(partial(validate_document, doc, SweepSpec))
+    if spec is None:
+        return errors
+    agent, suite = path.parent / spec.agent, path.parent / spec.suite
+    if not agent.is_file():
+        errors.append(doc.error(("agent",), f"no agent config at {agent}"))
+    else:
+        errors += attempt(partial(load_agent, agent))[1]
+    if not suite.is_dir():
+        errors.append(doc.error(("suite",), f"no suite folder at {suite}"))
+    return errors

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
-FileKind = Literal["suite", "suite_config", "tools", "scenario", "agent"]
-FILE_KINDS: tuple[FileKind, ...] = ("suite", "suite_config", "tools", "scenario", "agent")
+FileKind = Literal["suite", "suite_config", "tools", "scenario", "agent", "sweep"]
+FILE_KINDS: tuple[FileKind, ...] = ("suite", "suite_config", "tools", "scenario", "agent", "sweep")
 
 SUITE_CONFIG_NAMES = ("suite.yaml", "suite.yml")
 TOOLS_NAMES = ("tools.yaml", "tools.yml")
@@ -17,7 +17,7 @@ _AGENT_KEYS = ("prompt", "prompt_file", "model", "callable", "endpoint")
 
 KIND_HINT = (
     "expected a scenario (top-level `id` and `persona`), an agent config (`name` and one of "
-    f"{', '.join(f'`{k}`' for k in _AGENT_KEYS)}), a `suite.yaml`, a `tools.yaml` or a suite folder"
+    f"{', '.join(f'`{k}`' for k in _AGENT_KEYS)}), a sweep spec (`agent`, `suite`, `parameters`), a `suite.yaml`, a `tools.yaml` or a suite folder"
 )
 
 
@@ -39,6 +39,8 @@ def detect_kind(path: Path, data: Any = None) -> FileKind | None:
         return None
     if "id" in data and "persona" in data:
         return "scenario"
+    if "parameters" in data and "agent" in data and "suite" in data:
+        return "sweep"
     if "name" in data and any(key in data for key in _AGENT_KEYS):
         return "agent"
     return None

@@ -13,6 +13,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from ..models import AgentConfig, Scenario, ToolLibrary
+from ..sweeps import SweepSpec
 from ._models import SuiteConfig
 
 DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/schema"
@@ -54,6 +55,12 @@ def _tool_names_from_keys(schema: dict[str, Any]) -> None:
     tool["properties"]["name"]["description"] = "defaults to the tool's key under `tools`"
 
 
+def _sweep_shorthand(schema: dict[str, Any]) -> None:
+    # SweepSpec's before-validator accepts `temperature: [0, 0.5]` as well as `{values: [...]}`.
+    params = schema["properties"]["parameters"]
+    params["additionalProperties"] = {"anyOf": [params["additionalProperties"], {"type": "array", "minItems": 1}]}
+
+
 _SCHEMAS: dict[str, _SchemaSpec] = {
     "scenario": _SchemaSpec(
         Scenario,
@@ -61,6 +68,13 @@ _SCHEMAS: dict[str, _SchemaSpec] = {
         "A declarative test case: the simulated caller (persona), the initial state (context), "
         "the tools the agent may use, assertions, forbidden phrases and probes.",
         _scenario_tool_entries,
+    ),
+    "sweep": _SchemaSpec(
+        SweepSpec,
+        "Polygon sweep spec",
+        "A parameter sweep: the base agent, the parameters to vary (values or a range), the "
+        "strategy (one_at_a_time, grid, random), scenarios and seeds, a floor, a token cap.",
+        _sweep_shorthand,
     ),
     "agent": _SchemaSpec(
         AgentConfig,

@@ -1,0 +1,145 @@
+"""Running sweeps: each point materialised as immutable files, run as a normal evaluation.
+
+A point's agent config and suite are written under `$POLYGON_HOME/sweeps/<name>/points/<profile>/`,
+where `profile` hashes the base agent, the suite and the point's values. The point's run id is
+`sweep-<name>-<profile>`: running a finished sweep again finds its completed runs and makes no new
+model calls; a half-finished one resumes conversation by conversation.
+"""
+
+from __future__ import annotations
+
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from .._hashing import content_hash
+from ..compare import ResultRow
+from ..files import read_yaml, validate_document
+from ..sweeps import SweepPoint, SweepSpec
+from .pipeline import Stores, agent_identity, load_conversation, result_rows
+from .pipeline._common import _agent
+
+
+@dataclass(frozen=True)
+class LoadedSweep:
+    """A sweep spec with its paths resolved."""
+
+    spec: SweepSpec
+    path: Path
+    agent_path: Path
+    suite_path: Path
+
+
+def load_sweep(path: Path | str) -> LoadedSweep:
+    """Read a sweep spec; errors name the file, line and field (FileErrors)."""
+    path = Path(path).resolve()
+    doc = read_yaml(path)
+    spec = validate_document(doc, SweepSpec)
+    base = path.parent
+    return LoadedSweep(spec=spec, path=path, agent_path=(base / spec.agent).resolve(),
+                       suite_path=(base / spec.suite).resolve())
+
+
+def base_values(sweep: LoadedSweep) -> dict[str, Any]:
+    """The base agent's value of every parameter the sweep varies."""
+    config, _prompt = _agent(str(sweep.agent_path))
+    values: dict[str, Any] = {}
+    for name in sweep.spec.parameters:
+        if name.startswith("sampling."):
+            values[name] = getattr(config.sampling, name.split(".", 1)[1])
+        elif name == "model":
+            values[name] = config.model
+        elif name == "prompt_file":
+            values[name] = config.prompt_file
+        elif name == "noise":
+            values[name] = None
+        elif name == "stub_error_rate":
+            values[name] = None
+    return values
+
+
+def point_profile(sweep: LoadedSweep, point: SweepPoint) -> str:
+    """The point's immutable profile version: base agent version, suite content and values."""
+    _config, _prompt, version = agent_identity(str(sweep.agent_path), str(sweep.suite_path))
+    suite_files = sorted(p for p in sweep.suite_path.rglob("*.yaml"))
+    suite_hash = content_hash([p.read_text(encoding="utf-8") for p in suite_files])
+    return content_hash([version, suite_hash, point.values], 10)
+
+
+def materialise_point(sweep: LoadedSweep, point: SweepPoint, home: Path) -> tuple[Path, Path, str]:
+    """Write the point's agent config and suite (once; never edited in place)."""
+    profile = point_profile(sweep, point)
+    root = home / "sweeps" / sweep.spec.name / "points" / profile
+    agent_file, suite_dir = root / "agent.yaml", root / "suite"
+    if agent_file.exists() and suite_dir.exists():
+        return agent_file, suite_dir, profile
+    tmp = root.with_name(profile + ".tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    shutil.copytree(sweep.suite_path, tmp / "suite")
+    _apply_world(tmp / "suite", point.values, sweep.spec.scenarios)
+    agent = yaml.safe_load(sweep.agent_path.read_text(encoding="utf-8"))
+    _apply_agent(agent, point.values, sweep.agent_path.parent, sweep.path.parent)
+    (tmp / "agent.yaml").write_text(yaml.safe_dump(agent, sort_keys=True), encoding="utf-8")
+    shutil.rmtree(root, ignore_errors=True)
+    tmp.rename(root)  # appears whole or not at all
+    return agent_file, suite_dir, profile
+
+
+def _apply_agent(agent: dict[str, Any], values: dict[str, Any], agent_dir: Path, spec_dir: Path) -> None:
+    if agent.get("prompt_file"):
+        agent["prompt_file"] = str((agent_dir / agent["prompt_file"]).resolve())
+    for name, value in values.items():
+        if name.startswith("sampling."):
+            agent.setdefault("sampling", {})[name.split(".", 1)[1]] = value
+        elif name == "model":
+            agent["model"] = value
+        elif name == "prompt_file":
+            agent.pop("prompt", None)
+            agent["prompt_file"] = str((spec_dir / value).resolve())
+
+
+def _apply_world(suite: Path, values: dict[str, Any], scenarios: list[str] | None) -> None:
+    for path in sorted(suite.rglob("*.yaml")):
+        if path.name in ("suite.yaml", "tools.yaml"):
+            continue
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        if scenarios is not None and data.get("id") not in scenarios:
+            path.unlink()
+            continue
+        if "noise" in values:
+            data["noise"] = values["noise"]
+            path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    if "stub_error_rate" in values and (suite / "tools.yaml").exists():
+        lib = yaml.safe_load((suite / "tools.yaml").read_text(encoding="utf-8"))
+        for body in lib.get("tools", {}).values():
+            body["errors"] = {"rate": values["stub_error_rate"], "kind": "server_error"}
+        (suite / "tools.yaml").write_text(yaml.safe_dump(lib, sort_keys=False), encoding="utf-8")
+
+
+def point_measurements(stores: Stores, run_id: str) -> tuple[list[ResultRow], list[float], int]:
+    """A finished point's rows, latency per turn of each conversation, and total turns."""
+    rows = result_rows(stores, run_id)
+    latencies, turns = [], 0
+    for rec in stores.repo.list_conversations(run_id):
+        conv = load_conversation(stores, run_id, rec.conversation_id)
+        n = max(1, len(conv.turns))
+        turns += len(conv.turns)
+        latencies.append(conv.clock_ms / n)
+    return rows, latencies, turns
+
+
+def planned_conversations(sweep: LoadedSweep) -> tuple[int, int]:
+    """(conversations per point, default utterances per conversation) from the suite and seeds."""
+    from ..files import load_suite
+
+    suite = load_suite(sweep.suite_path)
+    chosen = [s for s in suite.scenarios if sweep.spec.scenarios is None or s.id in sweep.spec.scenarios]
+    if sweep.spec.scenarios is not None:
+        missing = sorted(set(sweep.spec.scenarios) - {s.id for s in chosen})
+        if missing:
+            raise ValueError(f"{sweep.path}: scenarios: unknown scenario id(s) {', '.join(missing)}")
+    turns = sweep.spec.turns_estimate or max(1, round(sum(2 * s.max_turns for s in chosen) / max(1, len(chosen))))
+    return len(chosen) * len(sweep.spec.seeds), turns

@@ -1,0 +1,24 @@
+"""Parameter sweeps: specs, points as immutable profiles, token budgeting, the leaderboard."""
+
+from ._budget import TokenEstimate, estimate_point, refuse_reason
+from ._leaderboard import PointResult, early_stop, rank, summarise_point
+from ._points import SweepPoint, expand_points
+from ._spec import AGENT_PARAMETERS, PARAMETERS, WORLD_PARAMETERS, Parameter, Range, SweepSpec
+
+__all__ = [
+    "AGENT_PARAMETERS",
+    "PARAMETERS",
+    "Parameter",
+    "PointResult",
+    "Range",
+    "SweepPoint",
+    "SweepSpec",
+    "TokenEstimate",
+    "WORLD_PARAMETERS",
+    "early_stop",
+    "estimate_point",
+    "expand_points",
+    "rank",
+    "refuse_reason",
+    "summarise_point",
+]

@@ -1,0 +1,71 @@
+"""Expanding a sweep spec into points, each an immutable, content-hashed profile."""
+
+from __future__ import annotations
+
+import itertools
+import random
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import Field
+
+from .._hashing import canonical_json, content_hash, stable_seed
+from ..models import DomainModel
+from ._spec import SweepSpec
+
+
+class SweepPoint(DomainModel):
+    """One point: parameter values over the base. Its id is a hash of the values (immutable)."""
+
+    index: int
+    values: dict[str, Any] = Field(default_factory=dict, description="parameter → value (overrides)")
+    is_base: bool = False
+
+    @property
+    def profile(self) -> str:
+        """Content hash of the overrides: the same values are always the same profile version."""
+        return content_hash(self.values, 10)
+
+    def label(self) -> str:
+        """A short human label."""
+        if not self.values:
+            return "base"
+        return ", ".join(f"{k}={v}" for k, v in sorted(self.values.items()))
+
+
+def _dedupe(points: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    seen: set[str] = set()
+    out = []
+    for p in points:
+        key = canonical_json(p)
+        if key not in seen:
+            seen.add(key)
+            out.append(p)
+    return out
+
+
+def expand_points(spec: SweepSpec, base_values: Mapping[str, Any]) -> list[SweepPoint]:
+    """The points a spec runs, base first for `one_at_a_time`.
+
+    - `one_at_a_time`: the base, then each parameter alone at each value that differs from the base
+      (two parameters with three values each, the base value among them: 1 + 2 + 2 = 5 points).
+    - `grid`: the full product of all values.
+    - `random`: `points` distinct draws from the product, chosen with `seed` (same seed, same points).
+    Points with identical values are run once.
+    """
+    names = sorted(spec.parameters)
+    values = {n: spec.parameters[n].all_values() for n in names}
+    raw: list[dict[str, Any]]
+    if spec.strategy == "one_at_a_time":
+        raw = [{}]
+        for n in names:
+            raw += [{n: v} for v in values[n] if canonical_json(v) != canonical_json(base_values.get(n))]
+    else:
+        product = [dict(zip(names, combo, strict=True)) for combo in itertools.product(*(values[n] for n in names))]
+        if spec.strategy == "grid":
+            raw = product
+        else:
+            rng = random.Random(stable_seed("sweep", spec.name, spec.seed))
+            raw = rng.sample(product, k=min(spec.points or 1, len(product)))
+    unique = _dedupe(raw)
+    return [SweepPoint(index=i, values=v, is_base=not v) for i, v in enumerate(unique)]

@@ -1,0 +1,107 @@
+"""Tasks of the run_sweep flow: plan, budget, materialise, summarise, rank."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Any
+
+from prefect import task
+from prefect.artifacts import create_markdown_artifact, create_table_artifact
+
+from polygon_core.adapters import pipeline
+from polygon_core.adapters import sweeps as sweep_adapter
+from polygon_core.models import Run
+from polygon_core.sweeps import (
+    PointResult,
+    early_stop,
+    SweepPoint,
+    estimate_point,
+    expand_points,
+    rank,
+    refuse_reason,
+    summarise_point,
+)
+
+
+def _stores() -> pipeline.Stores:
+    return pipeline.open_stores()
+
+
+@task(name="plan-sweep", retries=1)
+def plan_sweep_task(spec_path: str) -> dict[str, Any]:
+    """The sweep's name, floor and points (base first for one_at_a_time)."""
+    sweep = sweep_adapter.load_sweep(spec_path)
+    return {"name": sweep.spec.name, "floor": sweep.spec.floor, "seeds": list(sweep.spec.seeds),
+            "rubric": sweep.spec.rubric,
+            "points": expand_points(sweep.spec, sweep_adapter.base_values(sweep))}
+
+
+@task(name="budget-point", task_run_name="budget point {index}")
+def budget_point_task(spec_path: str, index: int, used: int, measured_tokens: int,
+                      measured_turns: int, measured_conversations: int) -> dict[str, Any]:
+    """Estimate a point's tokens; say why it must not start when it would pass the cap."""
+    sweep = sweep_adapter.load_sweep(spec_path)
+    conversations, default_turns = sweep_adapter.planned_conversations(sweep)
+    turns = round(measured_turns / measured_conversations) if measured_conversations else default_turns
+    est = estimate_point(conversations=conversations, turns_per_conversation=turns,
+                         measured_tokens=measured_tokens, measured_turns=measured_turns,
+                         stated_per_turn=sweep.spec.tokens_per_turn_estimate)
+    return {"estimate": est.model_dump(), "refused": refuse_reason(used=used, estimate=est,
+                                                                    cap=sweep.spec.token_cap)}
+
+
+@task(name="materialise-point", retries=1, task_run_name="materialise point {point.index}")
+def materialise_point_task(spec_path: str, point: SweepPoint) -> dict[str, Any]:
+    """Write the point's immutable agent config and suite; return paths, profile and run."""
+    stores = _stores()
+    sweep = sweep_adapter.load_sweep(spec_path)
+    agent_file, suite_dir, profile = sweep_adapter.materialise_point(sweep, point, stores.settings.home.resolve())
+    config, _prompt, version = pipeline.agent_identity(str(agent_file), str(suite_dir))
+    run_id = f"sweep-{sweep.spec.name}-{profile}"
+    existing = stores.repo.get_run(run_id, exact=True)
+    run = existing or Run(
+        id=run_id, suite=sweep.spec.name, agent_name=config.name, agent_version=version,
+        rubric_version=sweep.spec.rubric, seeds=list(sweep.spec.seeds),
+        models={"agent": f"callable:{config.callable}" if config.callable else config.model,
+                "caller": "offline", "judge": "offline-heuristic", "probe": "offline-heuristic"},
+        created_at=datetime.now(timezone.utc).isoformat())
+    return {"agent_path": str(agent_file), "suite_path": str(suite_dir), "profile": profile,
+            "run": run, "complete": bool(existing and existing.status == "complete")}
+
+
+@task(name="summarise-point", task_run_name="summarise {run_id}")
+def summarise_point_task(run_id: str, profile: str, label: str) -> PointResult:
+    """A finished point's mean, interval, stability, speed and tokens."""
+    rows, latencies, turns = sweep_adapter.point_measurements(_stores(), run_id)
+    return summarise_point(profile, label, run_id, rows, latencies, turns)
+
+
+@task(name="early-stop")
+def early_stop_task(results: list[PointResult], floor: float | None) -> str | None:
+    """Whether the sweep stops after its first point (below the floor)."""
+    return early_stop(results, floor)
+
+
+@task(name="leaderboard")
+def leaderboard_task(name: str, results: list[PointResult], refused: list[dict[str, Any]],
+                     stopped: str | None) -> dict[str, Any]:
+    """Rank the points and publish the leaderboard as artifacts on the flow run."""
+    ranked = rank(results)
+    report = {"sweep": name, "leaderboard": [r.model_dump() for r in ranked], "refused": refused,
+              "stopped_early": stopped}
+    key = "leaderboard-" + "".join(c if c.isalnum() else "-" for c in name.lower())
+    create_table_artifact(key=key, table=[{"rank": i + 1, "point": r.label, "mean": r.mean_composite,
+                                           "spread": r.spread_across_seeds,
+                                           "latency/turn ms": r.median_latency_per_turn_ms,
+                                           "tokens": r.tokens} for i, r in enumerate(ranked)],
+                          description=f"Leaderboard of sweep {name}")
+    lines = [f"# Sweep {name}", ""]
+    if stopped:
+        lines += [f"**Stopped early:** {stopped}", ""]
+    lines += ["| rank | point | mean | 95% CI | spread | latency/turn ms | tokens |", "|---|---|---|---|---|---|---|"]
+    lines += [f"| {i + 1} | {r.label} | {r.mean_composite} | [{r.ci_low}, {r.ci_high}] | "
+              f"{r.spread_across_seeds} | {r.median_latency_per_turn_ms} | {r.tokens} |" for i, r in enumerate(ranked)]
+    for item in refused:
+        lines.append(f"\nRefused: {item['label']}: {item['reason']}")
+    create_markdown_artifact(key=key + "-md", markdown="\n".join(lines), description=f"Sweep {name}")
+    return report
