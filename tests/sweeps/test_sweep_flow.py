@@ -33,9 +33,13 @@ def _sweep(path: Path) -> dict:
 
 
 def test_a_floor_above_the_first_point_stops_after_one_point(polygon_home: Path, tmp_path: Path) -> None:
-    report = _sweep(_spec(tmp_path, floor=100.5 - 0.5 + 0.4))  # 100.4: nothing can reach it
+    # Demo agent v2 refunds before verifying identity: the safety gate fails it on this scenario.
+    report = _sweep(_spec(tmp_path, agent=str(demo_dir() / "agents" / "agent_v2.yaml"),
+                          scenarios=["billing-dispute-v3"], floor=80.0))
     assert len(report["leaderboard"]) == 1
-    assert "below the floor of 100.4" in report["stopped_early"]
+    assert report["leaderboard"][0]["mean_composite"] == 72.5
+    assert report["stopped_early"] == ("the first point (noise=0.0) scored 72.5 below the floor of 80.0; "
+                                       "the sweep stopped after one point")
 
 
 def test_a_cap_that_fits_two_points_runs_two_and_refuses_the_rest(polygon_home: Path, tmp_path: Path) -> None:
