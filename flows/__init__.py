@@ -1,7 +1,17 @@
 """Prefect flows (installed as `polygon.flows`): wiring only, no domain logic."""
 
 from ._evaluate import evaluate_suite
+from ._personas import regenerate_personas
+from ._production import grade_production_calls
 from ._reevaluate import reevaluate_on_prompt_commit
 from ._sweep import run_sweep
+from ._weekly import weekly_production_grading
 
-__all__ = ["evaluate_suite", "reevaluate_on_prompt_commit", "run_sweep"]
+__all__ = [
+    "evaluate_suite",
+    "grade_production_calls",
+    "reevaluate_on_prompt_commit",
+    "regenerate_personas",
+    "run_sweep",
+    "weekly_production_grading",
+]

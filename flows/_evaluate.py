@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from prefect import flow
-from prefect.task_runners import ThreadPoolTaskRunner
+from pathlib import Path
+from typing import Any
 
 from polygon.tasks import (
+    compare_runs_task,
     create_run_task,
     finish_run_task,
     judge_task,
@@ -13,28 +14,59 @@ from polygon.tasks import (
     publish_artifacts_task,
     simulate_task,
 )
+from prefect import flow
+from prefect.artifacts import create_progress_artifact, update_progress_artifact
+from prefect.futures import as_completed
+from prefect.runtime import flow_run
+from prefect.task_runners import ThreadPoolTaskRunner
+
 from polygon_core.adapters import pipeline
 from polygon_core.models import Run
 
 
-@flow(name="evaluate-suite", flow_run_name="evaluate {suite_path}",
+def _run_name() -> str:
+    # "evaluate suite: agent@version, …" — what an operator scanning the Prefect UI looks for.
+    params = flow_run.parameters
+    runs: list[Any] = params.get("runs") or []
+    agents = ", ".join(f"{r['agent_name']}@{r['agent_version'][:8]}" if isinstance(r, dict)
+                       else f"{r.agent_name}@{r.agent_version[:8]}" for r in runs)
+    return f"evaluate {Path(str(params.get('suite_path', ''))).name}: {agents}"
+
+
+@flow(name="evaluate-suite", flow_run_name=_run_name,
       task_runner=ThreadPoolTaskRunner(max_workers=8))  # type: ignore[arg-type]
 def evaluate_suite(suite_path: str, runs: list[Run], agent_paths: list[str],
                    seeds: list[int] | None = None, rubric_version: str = "v1",
-                   repeats: int = 1) -> list[dict]:
+                   repeats: int = 1, probes_path: str | None = None) -> list[dict]:
     """Evaluate one suite for each (run, agent) pair; returns each run's scorecard as a dict."""
     cards = []
     plan = pipeline.plan_conversations(suite_path, seeds)
+    # Progress for the Prefect UI during long runs: simulate, judge and probe each conversation.
+    total, finished = 3 * len(plan) * len(runs), 0
+    progress = create_progress_artifact(0.0, description=f"0 of {total} steps")
+
+    def advance(futures: list[Any]) -> None:
+        nonlocal finished
+        for _ in as_completed(futures):
+            finished += 1
+            if finished % 10 == 0 or finished == total:  # bounded API traffic on big suites
+                update_progress_artifact(progress, 100.0 * finished / max(total, 1),
+                                         description=f"{finished} of {total} steps")
+
     for run, agent_path in zip(runs, agent_paths, strict=True):
         create_run_task(run, suite_path, agent_path)
         sims = [simulate_task.submit(run.id, suite_path, agent_path, sid, seed) for sid, seed in plan]
+        advance(sims)
         cids = [s.result() for s in sims]
         judged = [judge_task.submit(run.id, cid, suite_path, agent_path, rubric_version, repeats)
                   for cid in cids]
-        probed = [probe_task.submit(run.id, cid, suite_path, agent_path) for cid in cids]
+        probed = [probe_task.submit(run.id, cid, suite_path, agent_path, probes_path) for cid in cids]
+        advance([*judged, *probed])
         for future in [*judged, *probed]:
             future.result()
         card = finish_run_task(run.id)
         publish_artifacts_task(card)
         cards.append(card.model_dump(mode="json"))
+    # The matrix (and, with two or more agents, the comparison) as artifacts on this flow run.
+    compare_runs_task([run.id for run in runs])
     return cards

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from prefect import flow
-
 from polygon.flows._evaluate import evaluate_suite
 from polygon.tasks._sweep import (
     budget_point_task,
@@ -15,6 +13,7 @@ from polygon.tasks._sweep import (
     plan_sweep_task,
     summarise_point_task,
 )
+from prefect import flow
 
 
 @flow(name="run-sweep", flow_run_name="sweep {spec_path}")

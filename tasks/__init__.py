@@ -4,6 +4,8 @@ Tasks pass ids, never big objects: every step reads its inputs from the stores a
 outputs back, so a retried or resumed task is idempotent.
 """
 
+from ._analysis import analyze_prompt_task
+from ._compare import compare_runs_task
 from ._evaluate import (
     create_run_task,
     finish_run_task,
@@ -12,12 +14,58 @@ from ._evaluate import (
     publish_artifacts_task,
     simulate_task,
 )
+from ._personas import (
+    generate_personas_task,
+    mark_stale_personas_task,
+    store_personas_task,
+)
+from ._production import (
+    import_file_task,
+    judge_production_task,
+    list_call_files_task,
+    plan_production_runs_task,
+    probe_production_task,
+)
+from ._reevaluate import (
+    compare_versions_task,
+    new_version_run_task,
+    previous_version_run_task,
+    publish_report_task,
+)
+from ._sweep import (
+    budget_point_task,
+    early_stop_task,
+    leaderboard_task,
+    materialise_point_task,
+    plan_sweep_task,
+    summarise_point_task,
+)
 
 __all__ = [
+    "analyze_prompt_task",
+    "budget_point_task",
+    "early_stop_task",
+    "generate_personas_task",
+    "import_file_task",
+    "judge_production_task",
+    "leaderboard_task",
+    "list_call_files_task",
+    "mark_stale_personas_task",
+    "materialise_point_task",
+    "plan_production_runs_task",
+    "plan_sweep_task",
+    "probe_production_task",
+    "store_personas_task",
+    "summarise_point_task",
+    "compare_runs_task",
+    "compare_versions_task",
     "create_run_task",
     "finish_run_task",
     "judge_task",
+    "new_version_run_task",
+    "previous_version_run_task",
     "probe_task",
     "publish_artifacts_task",
+    "publish_report_task",
     "simulate_task",
 ]

@@ -22,8 +22,19 @@ def create_run_task(run: Run, suite_path: str | None = None, agent_path: str | N
     return pipeline.create_run(_stores(), run, suite_path=suite_path, agent_path=agent_path)
 
 
-@task(name="simulate", retries=2, retry_delay_seconds=1,
-      task_run_name="simulate {scenario_id} seed={seed}")
+def _simulate_name() -> str:
+    # "simulate <scenario> seed=<n> agent=<name>": agent, scenario and seed at a glance in the UI.
+    from prefect.runtime import task_run
+
+    params = task_run.parameters
+    try:
+        agent = pipeline._agent(str(params["agent_path"]))[0].name
+    except Exception:  # noqa: BLE001 - a bad agent file fails in the task body, with a real error
+        agent = str(params.get("agent_path", "?")).rsplit("/", 1)[-1]
+    return f"simulate {params['scenario_id']} seed={params['seed']} agent={agent}"
+
+
+@task(name="simulate", retries=2, retry_delay_seconds=1, task_run_name=_simulate_name)
 def simulate_task(run_id: str, suite_path: str, agent_path: str, scenario_id: str, seed: int) -> str:
     """One conversation, stored; skipped when already stored for this run (resume)."""
     return pipeline.simulate(_stores(), run_id, suite_path, agent_path, scenario_id, seed)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from datetime import datetime, timezone
 from typing import Any
 
@@ -13,8 +14,8 @@ from polygon_core.adapters import sweeps as sweep_adapter
 from polygon_core.models import Run
 from polygon_core.sweeps import (
     PointResult,
-    early_stop,
     SweepPoint,
+    early_stop,
     estimate_point,
     expand_points,
     rank,
@@ -89,6 +90,8 @@ def leaderboard_task(name: str, results: list[PointResult], refused: list[dict[s
     ranked = rank(results)
     report = {"sweep": name, "leaderboard": [r.model_dump() for r in ranked], "refused": refused,
               "stopped_early": stopped}
+    # Stored for the web app and scripts (the Prefect artifacts below are for operators).
+    _stores().artifacts.put_text(f"sweeps/{name}/leaderboard.json", json.dumps(report, indent=2, default=str))
     key = "leaderboard-" + "".join(c if c.isalnum() else "-" for c in name.lower())
     create_table_artifact(key=key, table=[{"rank": i + 1, "point": r.label, "mean": r.mean_composite,
                                            "spread": r.spread_across_seeds,

@@ -25,11 +25,19 @@ def test_wheel_installs_and_cli_runs_outside_checkout(tmp_path: Path) -> None:
     assert not any(n.startswith(("tasks/", "flows/")) for n in names)
     assert "polygon_core/demo/suite/scenarios/01_billing_dispute.yaml" in names
     assert any(n.startswith("polygon_core/adapters/storage/migrations/versions/") for n in names)
+    # Every Python module of the checkout ships (pyproject lists packages explicitly because of
+    # the tasks/flows mapping, so a forgotten subpackage must fail here, not on a user's machine).
+    expected = {str(p.relative_to(REPO)) for root in ("polygon_core", "polygon")
+                for p in (REPO / root).rglob("*.py") if "__pycache__" not in p.parts}
+    expected |= {"polygon/" + str(p.relative_to(REPO)) for root in ("tasks", "flows")
+                 for p in (REPO / root).rglob("*.py") if "__pycache__" not in p.parts}
+    assert sorted(expected - set(names)) == []
     target = tmp_path / "site"
     subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(target),
                     str(wheel)], check=True, capture_output=True, timeout=300)
     env = {**os.environ, "PYTHONPATH": str(target), "POLYGON_HOME": str(tmp_path / "home")}
-    code = ("import polygon, polygon.flows, polygon_core, sys; "
+    code = ("import polygon, polygon.flows, polygon.cli, polygon_core, sys; "
+            "import polygon_core.adapters.pipeline, polygon_core.adapters.providers; "
             "assert polygon.__file__.startswith(sys.argv[1]), polygon.__file__; "
             "assert polygon_core.__file__.startswith(sys.argv[1]); "
             "from polygon.cli import main; sys.argv = ['polygon', 'validate', sys.argv[2]]; main()")

@@ -14,7 +14,13 @@ from typing import Annotated, Any, TypeVar
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+)
 
 from polygon_core._hashing import content_hash
 from polygon_core.models import Run
@@ -66,33 +72,66 @@ def _quiet_prefect() -> None:
 
 
 def _new_run(suite_name: str, agent_path: str, suite_path: str, seeds: list[int], rubric: str,
-             run_id: str | None) -> Run:
+             run_id: str | None, roles: dict[str, str] | None = None) -> Run:
     from polygon_core.adapters import pipeline
 
     config, _prompt, version = pipeline.agent_identity(agent_path, suite_path)
+    roles = roles or {}
+    agent_model = roles.get("agent") or config.model
+    if config.kind == "model" and agent_model != config.model:
+        # The model is part of what is under test: another model is another agent version.
+        version = content_hash([version, agent_model], len(version))
     now = datetime.now(timezone.utc)
     rid = run_id or f"run-{now:%Y%m%d-%H%M%S}-{content_hash([agent_path, version, now.isoformat()], 6)}"
-    models = {"agent": f"callable:{config.callable}" if config.callable else config.model,
-              "caller": "offline", "judge": "offline-heuristic", "probe": "offline-heuristic"}
+    judge, probe = roles.get("judge", "offline"), roles.get("probe", "offline")
+    models = {"agent": f"callable:{config.callable}" if config.callable else agent_model,
+              "caller": roles.get("caller", "offline"),
+              "judge": "offline-heuristic" if judge == "offline" else judge,
+              "probe": "offline-heuristic" if probe == "offline" else probe}
     return Run(id=rid, suite=suite_name, agent_name=config.name, agent_version=version,
                rubric_version=rubric, seeds=seeds, models=models, created_at=now.isoformat())
 
 
-def _only_offline(settings: Any) -> None:
-    """Refuse, rather than silently ignore, a model this version cannot reach."""
+def _role_models(settings: Any, suite_config: Any, agent_config: Any,
+                 flags: dict[str, str | None]) -> dict[str, str]:
+    """Each role's model: command line, then suite config (agent config for the agent), then settings.
+
+    Every name is checked (and every provider's key) before anything runs.
+    """
+    from polygon_core.adapters.providers import make_chat_model, parse_model_name
+
+    roles: dict[str, str] = {}
     for role in ("agent", "caller", "judge", "probe"):
-        model = getattr(settings, f"{role}_model")
-        if model != "offline":
-            raise ValueError(f"POLYGON_{role.upper()}_MODEL={model!r}: only 'offline' is available in "
-                             "this version (the provider layer for real models is not built yet)")
+        if role == "agent":
+            configured = agent_config.model if agent_config.model != "offline" else None
+        else:
+            configured = getattr(suite_config, f"{role}_model", None)
+        name = flags.get(role) or configured or getattr(settings, f"{role}_model")
+        source = (f"--{role}-model" if flags.get(role) else
+                  ("agent config `model`" if role == "agent" else f"suite.yaml `{role}_model`") if configured
+                  else f"POLYGON_{role.upper()}_MODEL={name!r}")
+        try:
+            spec = parse_model_name(name)
+            if spec.provider != "offline":
+                make_chat_model(name, settings)
+        except ValueError as exc:
+            raise ValueError(f"{role} model ({source}): {exc}") from None
+        roles[role] = spec.name
+    return roles
 
 
 def _execute(suite: Path, agents: list[Path], seeds: int | None, rubric: str | None,
-             run_id: str | None, show_progress: bool) -> list[Run]:
+             run_id: str | None, show_progress: bool, probes: Path | None = None,
+             flags: dict[str, str | None] | None = None, personas: bool = False,
+             allow_stale: bool = False) -> list[Run]:
     """Validate inputs, then run the evaluate_suite flow with a progress bar."""
     from polygon_core.adapters import pipeline
     from polygon_core.files import load_agent, load_suite
 
+    if personas:  # the agent's generated personas, bound into this suite's scenarios
+        from ._cmd_personas import persona_run_suite
+
+        suite = persona_run_suite(suite, agents, allow_stale=allow_stale)
     loaded = load_suite(suite)
     for agent in agents:
         load_agent(agent)
@@ -101,12 +140,17 @@ def _execute(suite: Path, agents: list[Path], seeds: int | None, rubric: str | N
     from polygon_core.scoring import get_rubric
 
     get_rubric(rubric)
+    if probes is not None:
+        from polygon_core.probes import load_probes
+
+        load_probes(probes)  # a bad probe file fails before anything runs
     stores = pipeline.open_stores()
-    _only_offline(stores.settings)
     runs = []
     for i, agent in enumerate(agents):
         rid = f"{run_id}-{i + 1}" if run_id and len(agents) > 1 else run_id
-        runs.append(_new_run(loaded.name, str(agent.resolve()), str(suite.resolve()), seed_list, rubric, rid))
+        roles = _role_models(stores.settings, loaded.config, load_agent(agent).config, flags or {})
+        runs.append(_new_run(loaded.name, str(agent.resolve()), str(suite.resolve()), seed_list, rubric, rid,
+                             roles))
     total = len(pipeline.plan_conversations(str(suite.resolve()), seed_list)) * len(runs)
     _quiet_prefect()
     from polygon.flows import evaluate_suite
@@ -131,7 +175,8 @@ def _execute(suite: Path, agents: list[Path], seeds: int | None, rubric: str | N
                 task_runner=ThreadPoolTaskRunner(max_workers=stores.settings.concurrency))
             flow(suite_path=str(suite.resolve()), runs=runs,
                            agent_paths=[str(a.resolve()) for a in agents], seeds=seed_list,
-                           rubric_version=rubric)
+                           rubric_version=rubric,
+                           probes_path=str(probes.resolve()) if probes else None)
         finally:
             done.set()
             watcher.join()
@@ -147,21 +192,62 @@ def _summary_json(stores: Any, runs: list[Run]) -> dict[str, Any]:
         out["runs"].append({"run_id": run.id, "agent": run.agent_name, "agent_version": run.agent_version,
                             "rubric_version": run.rubric_version, "conversations": card.conversations,
                             "verdicts": card.verdicts, "mean_composite": card.mean_composite,
-                            "gates": card.gates, "models": run.models})
+                            "gates": card.gates, "models": run.models,
+                            "provider_errors": card.provider_errors, **_usage(stores, run.id)})
     return out
+
+
+def _usage(stores: Any, run_id: str) -> dict[str, Any]:
+    """Usage, retries and estimated cost per role (see polygon_core.adapters.providers.run_usage)."""
+    from polygon_core.adapters.providers import run_usage
+
+    convs = [{k: (v.model_dump() if hasattr(v, "model_dump") else v) for k, v in (r.usage or {}).items()}
+             for r in stores.repo.list_conversations(run_id)]
+    u = run_usage(stores.artifacts, run_id, convs)
+    return {"usage": u["roles"], "retries": u["retries"], "cost_usd": u["cost_usd"],
+            "cost_estimated": u["cost_estimated"], "prices_read_on": u["prices_read_on"],
+            "unpriced_models": u["unpriced_models"]}
+
+
+def _print_usage(stores: Any, runs: list[Run]) -> None:
+    from rich.table import Table
+
+    for run in runs:
+        u = _usage(stores, run.id)
+        table = Table(title=f"Model usage of {run.id} (estimated cost, prices read on {u['prices_read_on']})")
+        for col in ("role", "model", "calls", "input", "cached", "output", "retries", "failures", "cost $"):
+            table.add_column(col, overflow="fold")
+        for role, r in u["usage"].items():
+            est = "~" if r["tokens_estimated"] else ""
+            table.add_row(role, ", ".join(r["models"]), str(r["calls"]), f"{est}{r['input_tokens']}",
+                          str(r["cached_tokens"]), f"{est}{r['output_tokens']}", str(r["retries"]),
+                          str(r["failures"]), f"{r['cost_usd']:.4f}")
+        console.print(table)
+        note = f" (no price for {', '.join(u['unpriced_models'])})" if u["unpriced_models"] else ""
+        console.print(f"estimated cost: ${u['cost_usd']:.4f}{note}; retries: {u['retries']}")
+
+
+def _provider_errors(stores: Any, runs: list[Run]) -> None:
+    """Conversations lost to provider failures make the command fail (exit 1), with the reason."""
+    from polygon_core.adapters import pipeline
+
+    failed = [(r.id, c) for r in runs for c in stores.repo.list_conversations(r.id)
+              if c.end_reason == "provider_error"]
+    if not failed:
+        return
+    total = sum(len(stores.repo.list_conversations(r.id)) for r in runs)
+    run_id, rec = failed[0]
+    detail = pipeline.load_conversation(stores, run_id, rec.conversation_id).end_detail
+    err.print(f"[red]error:[/] {len(failed)} of {total} conversations ended with provider_error (not "
+              f"scored); first: {detail}", markup=True, highlight=False, soft_wrap=True)
+    raise typer.Exit(1)
 
 
 def _print_comparison(run_ids: list[str]) -> None:
     from polygon_core.adapters import pipeline
 
     stores = pipeline.open_stores()
-    comp = pipeline.compare_runs(stores, run_ids)
-    console.print(_render.scorecards_table(comp.cards))
-    console.print(_render.matrix_table(comp.matrix, [c.label for c in comp.cards]))
-    for (a, b), divs in comp.divergences.items():
-        console.print(_render.divergence_table(divs, a, b))
-    console.print(_render.probes_table(comp.cards))
-    _render.print_provenance(console, comp.cards)
+    _render.print_comparison(console, pipeline.compare_runs(stores, run_ids))
 
 
 def _where(stores: Any) -> str:
@@ -176,10 +262,17 @@ def _report(runs: list[Run], json_out: bool) -> None:
     stores = pipeline.open_stores()
     if json_out:
         print(json.dumps(_summary_json(stores, runs), indent=2))
+        _provider_errors(stores, runs)
         return
     _print_comparison([r.id for r in runs])
+    _print_usage(stores, runs)
     console.print(f"\nResults: {_where(stores)}")
     console.print(f"Runs: {', '.join(r.id for r in runs)}  (try `polygon show {runs[-1].id}`)")
+    _provider_errors(stores, runs)
+
+
+_MODEL_HELP = ("model of the {}: offline | openai:<model> | anthropic:<model>, optionally @<base URL> "
+               "(default: the suite/agent config, then POLYGON_<ROLE>_MODEL)")
 
 
 @app.command()
@@ -201,10 +294,19 @@ def run(suite: Annotated[Path, typer.Argument(help="suite folder")],
         seeds: Annotated[int | None, typer.Option(help="seeds 0..N-1 per scenario")] = None,
         rubric: Annotated[str | None, typer.Option(help="rubric version (default: the suite's)")] = None,
         run_id: Annotated[str | None, typer.Option(help="resume or name the run")] = None,
-        json_out: Annotated[bool, typer.Option("--json", help="print one JSON object")] = False) -> None:
+        json_out: Annotated[bool, typer.Option("--json", help="print one JSON object")] = False,
+        probes: Annotated[Path | None, typer.Option(help="probe library YAML (default: the bundled one)")] = None,
+        agent_model: Annotated[str | None, typer.Option(help=_MODEL_HELP.format("agent (model-backed)"))] = None,
+        caller_model: Annotated[str | None, typer.Option(help=_MODEL_HELP.format("simulated caller"))] = None,
+        judge_model: Annotated[str | None, typer.Option(help=_MODEL_HELP.format("judge"))] = None,
+        probe_model: Annotated[str | None, typer.Option(help=_MODEL_HELP.format("probe answerer"))] = None,
+        personas: Annotated[bool, typer.Option("--personas", help="run the agent's generated personas")] = False,
+        allow_stale: Annotated[bool, typer.Option("--allow-stale", help="with --personas: use stale ones")] = False,
+        ) -> None:
     """Run a suite against one or more agents."""
-
-    _report(_execute(suite, agent, seeds, rubric, run_id, not json_out), json_out)
+    flags = {"agent": agent_model, "caller": caller_model, "judge": judge_model, "probe": probe_model}
+    _report(_execute(suite, agent, seeds, rubric, run_id, not json_out, probes=probes, flags=flags,
+                     personas=personas, allow_stale=allow_stale), json_out)
 
 
 @app.command("runs")
@@ -232,7 +334,9 @@ def list_runs(limit: int = 20) -> None:
 
 @app.command()
 @friendly
-def show(run_id: Annotated[str, typer.Argument(help="run id (or a unique prefix)")]) -> None:
+def show(run_id: Annotated[str, typer.Argument(help="run id (or a unique prefix)")],
+         rubric: Annotated[str | None, typer.Option(help="rubric version to show (default: the run's)")] = None
+         ) -> None:
     """Show one run: scorecard and per-conversation results."""
     from rich.table import Table
 
@@ -242,13 +346,17 @@ def show(run_id: Annotated[str, typer.Argument(help="run id (or a unique prefix)
     run = stores.repo.get_run(run_id)
     if run is None:
         raise ValueError(f"no run {run_id!r} is stored (see `polygon runs`)")
-    card = pipeline.scorecard(stores, run.id)
+    if rubric is not None:
+        from polygon_core.scoring import get_rubric
+
+        get_rubric(rubric)  # an unknown version is a user error naming the known ones
+    card = pipeline.scorecard(stores, run.id, rubric_version=rubric)
     console.print(_render.scorecards_table([card]))
     table = Table(title="Conversations")
     table.add_column("conversation", no_wrap=True)
     for col in ("caller", "end", "composite", "verdict", "gates", "failed assertions"):
         table.add_column(col, overflow="fold")
-    for row, rec in zip(pipeline.result_rows(stores, run.id), stores.repo.list_conversations(run.id)):
+    for row, rec in zip(pipeline.result_rows(stores, run.id, rubric), stores.repo.list_conversations(run.id)):
         failed = ", ".join(f"{a.name}" + (f" (turn {a.turn})" if a.turn is not None else "")
                            for a in rec.assertions if a.status in ("fail", "error"))
         table.add_row(row.conversation_id, row.caller_type, row.end_reason,

@@ -7,7 +7,14 @@ from collections.abc import Sequence
 from rich.console import Console
 from rich.table import Table
 
-from polygon_core.compare import MatrixRow, PairDivergence, Scorecard
+from polygon_core.compare import (
+    Comparison,
+    Difference,
+    MatrixRow,
+    PairDivergence,
+    ProbeComparison,
+    Scorecard,
+)
 from polygon_core.reports import fmt, provenance
 
 
@@ -23,8 +30,13 @@ def scorecards_table(cards: Sequence[Scorecard]) -> Table:
     row("mean composite (0–100)", [f"{fmt(c.mean_composite)} [{fmt(c.ci_low)}, {fmt(c.ci_high)}]" for c in cards])
     row("pass / warn / fail", [" / ".join(str(c.verdicts.get(k, 0)) for k in ("pass", "warn", "fail")) for c in cards])
     row("gates fired", [", ".join(f"{k} {v}" for k, v in sorted(c.gates.items())) or "none" for c in cards])
-    row("resolution rate", [fmt(c.resolution_rate, 2) for c in cards])
-    row("policy-safety rate", [fmt(c.policy_safety_rate, 2) for c in cards])
+    row("resolution rate [Wilson]", [_rate(c.resolution_rate, c.resolution_ci) for c in cards])
+    row("policy-safety rate [Wilson]", [_rate(c.policy_safety_rate, c.policy_safety_ci) for c in cards])
+    row("pass^k over seeds", [", ".join(f"k={k} {v:.2f}" for k, v in c.pass_hat_k.items()) or "—" for c in cards])
+    row("noise floor (repeated runs)", ["— (one run)" if c.noise_floor is None else fmt(c.noise_floor) for c in cards])
+    row("tokens", [f"{c.tokens}{' (est.)' if c.tokens_estimated else ''}" for c in cards])
+    row("cost (USD)", ["— (no price)" if c.cost_usd is None else fmt(c.cost_usd, 4) for c in cards])
+    row("mean agent latency (ms)", [fmt(c.latency_ms) for c in cards])
     row("partial judgments", [str(c.partial) for c in cards])
     row("provider / simulator errors", [f"{c.provider_errors} / {c.simulator_errors}" for c in cards])
     names = sorted({n for c in cards for n in c.criteria})
@@ -33,8 +45,15 @@ def scorecards_table(cards: Sequence[Scorecard]) -> Table:
     return table
 
 
-def probes_table(cards: Sequence[Scorecard]) -> Table:
-    """Probe conformance with Wilson intervals, per configuration."""
+def _rate(rate: float | None, ci: tuple[float, float] | None) -> str:
+    if rate is None:
+        return "—"
+    return f"{rate:.2f}" + ("" if ci is None else f" [{ci[0]:.2f}, {ci[1]:.2f}]")
+
+
+def probes_table(cards: Sequence[Scorecard], comparisons: Sequence[ProbeComparison] = ()) -> Table:
+    """Probe conformance with Wilson intervals, per configuration; changed wording is not comparable."""
+    stale = {p.probe_id for p in comparisons if not p.comparable}
     table = Table(title="Behaviour probes (conformance, Wilson 95%)")
     table.add_column("probe")
     for card in cards:
@@ -46,7 +65,9 @@ def probes_table(cards: Sequence[Scorecard]) -> Table:
             p = next((x for x in card.probes if x.probe_id == pid), None)
             cells.append("—" if p is None or p.rate is None else
                          f"{p.k}/{p.n} {p.rate:.2f} [{p.low:.2f}, {p.high:.2f}]")
-        table.add_row(pid, *cells)
+        if pid in stale:
+            cells = [f"[yellow]not comparable[/] ({c})" if c != "—" else c for c in cells]
+        table.add_row(pid + (" [yellow](wording changed)[/]" if pid in stale else ""), *cells)
     return table
 
 
@@ -81,7 +102,9 @@ def _short(text: str | None, limit: int = 90) -> str | None:
 
 def divergence_table(divs: Sequence[PairDivergence], a: str, b: str) -> Table:
     """First divergent turns between two configurations."""
-    table = Table(title=f"First divergent turn: {a} vs {b}", show_lines=True)
+    table = Table(title=f"First divergent turn: {a} vs {b}", show_lines=True,
+                  caption="first: where the conversations first part (DESIGN.md); consequential: the first "
+                          "turn whose tool calls or ending differ")
     for col in ("scenario", "seed", "turn", "reasons", a, b):
         table.add_column(col, overflow="fold")
     for d in divs:
@@ -90,8 +113,55 @@ def divergence_table(divs: Sequence[PairDivergence], a: str, b: str) -> Table:
             continue
         sa = "\n".join([*(f"→ {t}" for t in d.a_tools), _short(d.a_text) or "(ended)"])
         sb = "\n".join([*(f"→ {t}" for t in d.b_tools), _short(d.b_text) or "(ended)"])
-        table.add_row(d.scenario_id, str(d.seed), str(d.turn), ", ".join(d.reasons), sa, sb)
+        turn, reasons = f"first {d.turn}", ", ".join(d.reasons)
+        if d.consequential_turn is not None and d.consequential_turn != d.turn:
+            ca = "\n".join([*(f"→ {t}" for t in d.consequential_a_tools), _short(d.consequential_a_text) or "(ended)"])
+            cb = "\n".join([*(f"→ {t}" for t in d.consequential_b_tools), _short(d.consequential_b_text) or "(ended)"])
+            sa, sb = f"{sa}\n[dim]turn {d.consequential_turn}:[/]\n{ca}", f"{sb}\n[dim]turn {d.consequential_turn}:[/]\n{cb}"
+            turn += f"\nconsequential {d.consequential_turn}"
+            reasons += "\n" + ", ".join(d.consequential_reasons)
+        elif d.consequential_turn is not None:
+            turn += " (consequential)"
+        table.add_row(d.scenario_id, str(d.seed), turn, reasons, sa, sb)
     return table
+
+
+def differences_table(diffs: Sequence[Difference], scopes: bool = True) -> Table:
+    """Noise-aware paired differences (candidate − baseline), labelled better / worse / within noise."""
+    table = Table(title="Differences against the baseline (paired by scenario and seed)")
+    for col in ("candidate", "metric", "scope", "pairs", "baseline", "candidate mean", "Δ", "95% CI", "label"):
+        table.add_column(col, overflow="fold", justify="right" if col in ("pairs", "Δ") else "left")
+    style = {"better": "green", "worse": "bold red", "within noise": "dim"}
+    for d in diffs:
+        if not scopes and d.scope != "overall":
+            continue
+        ci = "—" if d.ci_low is None else f"[{fmt(d.ci_low, 2)}, {fmt(d.ci_high, 2)}]"
+        table.add_row(d.candidate, d.metric, d.scope, str(d.pairs), fmt(d.baseline_mean, 2),
+                      fmt(d.candidate_mean, 2), fmt(d.delta, 2), ci, f"[{style[d.label]}]{d.label}[/]")
+    return table
+
+
+def print_comparison(console: Console, comp: Comparison) -> None:
+    """Every table of a comparison, the written analysis and the CI verdict."""
+    console.print(scorecards_table(comp.cards))
+    console.print(matrix_table(comp.matrix, comp.labels))
+    if comp.differences:
+        console.print(differences_table(comp.differences))
+    for dset in comp.divergence_sets:
+        console.print(divergence_table(dset.items, dset.a, dset.b))
+    console.print(probes_table(comp.cards, comp.probes))
+    if comp.prose.strip():
+        console.print("[bold]Analysis[/]")
+        console.print(comp.prose.strip(), highlight=False, markup=False)
+    print_provenance(console, comp.cards)
+    if len(comp.labels) > 1:
+        if comp.ci.exit_code:
+            console.print(f"[bold red]Blocks the change[/] (baseline {comp.baseline}):", highlight=False)
+            for reason in comp.ci.reasons:
+                console.print(f"  - {reason}", highlight=False, markup=False)
+        else:
+            console.print(f"[green]No candidate is worse than {comp.baseline} beyond noise; no gate fired.[/]",
+                          highlight=False)
 
 
 def print_provenance(console: Console, cards: Sequence[Scorecard]) -> None:

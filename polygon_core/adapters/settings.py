@@ -6,7 +6,7 @@ This is the only place Polygon reads environment variables; the domain receives 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import AliasChoices, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -52,6 +52,14 @@ class PolygonSettings(BaseSettings):
     concurrency: int = Field(8, ge=1, description="conversations simulated at once")
     rubric: str = Field("v1", min_length=1, description="rubric version runs are judged under")
     webhook_secret: SecretStr | None = Field(None, description="HMAC secret of signed webhooks")
+    api_tokens: SecretStr | None = Field(
+        None, description="web app/API tokens: name:token:scope,... (scope read or admin); unset = loopback only"
+    )
+    webhook_max_body_bytes: int = Field(1_048_576, ge=1, description="largest webhook body accepted")
+    webhook_prompts: dict[str, str | dict[str, str]] = Field(
+        default_factory=dict,
+        description='JSON: prompt-file glob → agent YAML (or {"agent": …, "suite": …}), for GitHub pushes',
+    )
     openai_api_key: SecretStr | None = Field(
         None,
         validation_alias=AliasChoices("openai_api_key", "POLYGON_OPENAI_API_KEY", "OPENAI_API_KEY"),
@@ -65,13 +73,38 @@ class PolygonSettings(BaseSettings):
     openai_base_url: str | None = Field(
         None, description="OpenAI-compatible endpoint (vLLM, Ollama, llama.cpp server)"
     )
+    redact_patterns: dict[str, str] = Field(
+        default_factory=dict,
+        description='extra redaction: JSON {"LABEL": "regex"}; matches become [LABEL]',
+    )
+    redact_phone_region: str = Field("US", description="region of phone numbers without +code")
+    redact_keep_originals: bool = Field(
+        False, description="also store unredacted imported transcripts (explicit opt-in)"
+    )
+    # Provider layer (polygon_core.adapters.providers): one retry layer, limits, record/replay.
+    anthropic_base_url: str | None = Field(None, description="Anthropic-compatible endpoint")
+    model_timeout: float = Field(60.0, gt=0, description="seconds per model request")
+    model_max_attempts: int = Field(6, ge=1, description="attempts per model request (1 = no retry)")
+    model_retry_seconds: float = Field(120.0, gt=0, description="total time budget of one request's retries")
+    model_retry_base_delay: float = Field(0.5, ge=0, description="first backoff delay, doubled per retry")
+    model_concurrency: int | None = Field(4, ge=1, description="requests in flight per provider+model")
+    model_rpm: int | None = Field(None, ge=1, description="requests per minute per provider+model")
+    model_tpm: int | None = Field(None, ge=1, description="tokens per minute per provider+model")
+    model_limits: dict[str, dict[str, int]] = Field(
+        default_factory=dict,
+        description='per provider:model overrides, JSON: {"openai:gpt-4o": {"concurrency": 2, "rpm": 60, "tpm": 30000}}',
+    )
+    model_cache: Literal["off", "record", "replay"] = Field("off", description="record/replay of model replies")
+    model_cache_dir: Path | None = Field(None, description="default {home}/model-cache")
 
     @field_validator(
         "database_url",
         "artifacts_url",
         "s3_endpoint_url",
         "openai_base_url",
+        "anthropic_base_url",
         "webhook_secret",
+        "api_tokens",
         "openai_api_key",
         "anthropic_api_key",
         mode="before",

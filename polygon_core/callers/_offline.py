@@ -38,6 +38,7 @@ _TRANSFER_OFFER = ("transfer you", "supervisor", "colleague")
 _ELSE = ("anything else", "is there anything")
 _REPEAT = ("say that again", "didn't catch", "didn't quite catch", "repeat", "read", "line is a bit")
 _VERIFY = ("verify", "account number", "postcode")
+_WORKING = ("let me check", "one moment", "bear with me", "just a moment", "please hold")
 
 _OPENINGS: dict[str, tuple[str, ...]] = {
     "cooperative": ("Hi there. I'd like to {goal}, please.", "Hello, I need to {goal}."),
@@ -53,7 +54,7 @@ _SIDETRACKS = (
     "I was just telling my sister about this over lunch.",
     "It's been raining all week here, hasn't it?",
 )
-_THREATS = ("Hurry up or I'm hanging up.", "I'm not going to wait forever.")
+_THREATS = ("Hurry up or I'm hanging up.", "I'm not waiting forever, I'll hang up.")
 _TRUST_CHALLENGE = ("Hold on. How do I know you're really from Northwind?",
                     "Wait, how do I know this isn't a scam?")
 _CONFUSION = ("Sorry, I don't follow. What do you mean?", "I don't understand, what do you mean?")
@@ -66,6 +67,7 @@ class _CallerState:
     confusions: int = 0
     protests: int = 0
     satisfied: bool = False
+    sidetracks: int = 0
     last_answer: str = ""
     given: set[str] = field(default_factory=set)
 
@@ -109,12 +111,14 @@ class OfflineCaller:
             return CallerUtterance(text="", end="accept_callback")
         if view.agent_end == "end":
             return CallerUtterance(text="", end="hangup")
-        if st.turns > self.persona.patience and not st.satisfied:
-            return CallerUtterance(text="Forget it, I don't have time for this. Goodbye.", end="hangup")
         if any(c in low for c in _DONE):
             st.satisfied = True
         if any(c in low for c in _REFUSAL) and self.persona.intended_outcome in ("refusal", "transfer"):
             st.satisfied = True
+        # Patience runs out only while nothing is happening: a caller whose goal is done, on offer
+        # or in progress waits for it (hanging up then is the simulator fault `premature_end`).
+        if st.turns > self.persona.patience and not st.satisfied and not self._goal_in_reach(low):
+            return CallerUtterance(text="Forget it, I don't have time for this. Goodbye.", end="hangup")
         return self._respond(low, rng)
 
     def _opening(self, rng: random.Random) -> CallerUtterance:
@@ -136,6 +140,8 @@ class OfflineCaller:
             return self._say(rng.choice(_CONFUSION))
         if asked:
             return self._say(self._decorate(self._answer(asked), rng))
+        if (unknown := self._asked_unknown(low)):
+            return self._say(self._decorate(f"Sorry, I don't know my {unknown}.", rng))
         if any(c in low for c in _REPEAT) and st.last_answer:
             return self._say(st.last_answer)
         if any(c in low for c in _CONFIRM):
@@ -155,12 +161,25 @@ class OfflineCaller:
                 st.protests += 1
                 return self._say("That's ridiculous! I've been a customer for years. " + rng.choice(_THREATS))
             return self._say("Fine, put me through.")
+        if p.intended_outcome == "transfer":
+            # This caller wants a person, whatever else is offered.
+            return self._say(self._decorate("No. I'd rather talk to a real person, please.", rng))
         if "callback" in low and "slot" in p.ground_truth:
             return self._say(f"Yes, please. {_fmt(p.ground_truth['slot']).capitalize()} would be best.")
         if "does that make sense" in low:
             st.satisfied = True
             return self._say("Oh, I see now. Thank you.")
         return self._say("Yes, please." if p.type != "busy" else "Yes. Go on.")
+
+    def _goal_in_reach(self, low: str) -> bool:
+        """The agent is offering the caller's goal or says it is working on it."""
+        return any(c in low for c in _CONFIRM) or any(c in low for c in _WORKING)
+
+    def _asked_unknown(self, low: str) -> str | None:
+        for item in self.persona.unknown:
+            if any(c in low for c in _cues(item.replace(" ", "_"))):
+                return item
+        return None
 
     def _asked_facts(self, low: str) -> list[str]:
         p = self.persona
@@ -200,7 +219,9 @@ class OfflineCaller:
 
     def _decorate(self, text: str, rng: random.Random) -> str:
         p = self.persona
-        if p.type == "talkative" and rng.random() < 0.7:
+        # A talkative caller always wanders off once, then often.
+        if p.type == "talkative" and (self.state.sidetracks == 0 or rng.random() < 0.7):
+            self.state.sidetracks += 1
             return f"{text} {rng.choice(_SIDETRACKS)}"
         if p.type == "aggressive" and rng.random() < 0.5:
             return f"{text} {rng.choice(_THREATS)}"

@@ -2,33 +2,55 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 
 from pydantic import Field
 
 from ..assertions import evaluate_assertions
 from ..loops import is_loop
-from ..models import AssertionResult, Conversation, DomainModel, GateHit, Scenario, ToolDef
-from ..scoring import forbidden_phrase_hits, invalid_tool_call_hits
+from ..models import (
+    AssertionResult,
+    Conversation,
+    DomainModel,
+    GateHit,
+    Scenario,
+    ToolCall,
+    ToolDef,
+)
+from ..scoring import forbidden_phrase_hits, invalid_tool_call_hits, normalise_speech
+
+# Assertions whose name starts with this are the scenario's goal (`goal_met: refund_issued(...)`).
+GOAL_PREFIX = "goal"
 
 _CLARIFY = ("say that again", "didn't catch", "didn't quite catch", "could you repeat", "pardon",
             "line is a bit unclear", "tell me again")
 
 
 class Metrics(DomainModel):
-    """Counts and flags about one conversation."""
+    """Counts and flags about one conversation (deterministic: no judge, no model)."""
 
-    turns: int
+    turns: int = Field(..., description="every turn, caller and agent")
     agent_turns: int
-    agent_words_per_turn: float
-    tool_calls: int
-    tool_errors: int
-    invalid_calls: int
-    recovered_after_error: bool | None = Field(
-        None, description="None when no tool failed; else whether a later call of it succeeded"
+    agent_words_per_turn: float = Field(
+        ..., description="words the agent said per agent turn that said something, 2 decimals"
     )
-    turns_to_goal: int | None = Field(None, description="turn of the first domain event, if any")
-    repeated_questions: int = Field(0, description="agent questions asked twice word for word")
+    tool_calls: int = Field(..., description="every call, valid or not, failed or not")
+    tool_errors: int = Field(..., description="calls whose tool answered with an error (injected fault)")
+    invalid_calls: int = Field(..., description="calls whose arguments failed the tool's JSON Schema")
+    recovered_after_error: bool | None = Field(
+        None,
+        description="None when no tool answered with an error; else whether every tool that did "
+        "was later called again successfully (valid arguments, no error)",
+    )
+    turns_to_goal: int | None = Field(
+        None,
+        description="turns (counted from 1) until the scenario's goal assertions (named goal*) "
+        "first held; None without such assertions or when they do not hold at the end",
+    )
+    repeated_questions: int = Field(
+        0, description="agent questions asked again word for word (case and spacing ignored)"
+    )
     clarifications: int = 0
     end_reason: str
     loop: bool = False
@@ -52,43 +74,99 @@ class Checks(DomainModel):
         return all(s == "pass" for s in statuses)
 
 
+_SENTENCE = re.compile(r"[^.!?]*[.!?]+|[^.!?]+$")
+
+
 def _questions(text: str) -> list[str]:
-    parts = [p.strip().lower() for p in text.replace("!", ".").split(".")]
-    return [p for p in parts if p.endswith("?") or "?" in p]
+    """The questions in `text`, normalised (casefold, spacing collapsed) for word-for-word matching."""
+    out = []
+    for sentence in _SENTENCE.findall(text):
+        if "?" in sentence:
+            words = normalise_speech(sentence).replace("?", " ").split()
+            if words:
+                out.append(" ".join(words))
+    return out
 
 
-def compute_metrics(conversation: Conversation) -> Metrics:
-    """Metrics of one conversation (no judge, no ground truth needed)."""
+def _recovered(calls: Sequence[ToolCall]) -> bool | None:
+    bad = [i for i, c in enumerate(calls) if c.error]
+    if not bad:
+        return None
+    # Each tool that failed must have succeeded after its last failure.
+    last_bad = {calls[i].name: i for i in bad}
+    return all(
+        any(c.name == name and c.valid and not c.error for c in calls[i + 1 :])
+        for name, i in last_bad.items()
+    )
+
+
+def compute_metrics(conversation: Conversation, *, turns_to_goal: int | None = None) -> Metrics:
+    """Metrics of one conversation (no judge, no ground truth needed).
+
+    `turns_to_goal` needs the scenario's assertions: `run_checks` computes it (see `turns_to_goal`).
+    """
     agent = [t for t in conversation.turns if t.speaker == "agent"]
+    speaking = [t for t in agent if t.text.strip()]
     calls = conversation.tool_calls
-    failed = [c for c in calls if c.error]
-    recovered: bool | None = None
-    if failed:
-        last_fail = max(i for i, c in enumerate(calls) if c.error)
-        name = calls[last_fail].name
-        recovered = any(c.name == name and c.valid and not c.error for c in calls[last_fail + 1 :])
     seen: set[str] = set()
     repeated = 0
     for turn in agent:
         for q in _questions(turn.text):
             repeated += q in seen
             seen.add(q)
-    words = sum(len(t.text.split()) for t in agent)
+    words = sum(len(t.text.split()) for t in speaking)
     return Metrics(
         turns=len(conversation.turns),
         agent_turns=len(agent),
-        agent_words_per_turn=round(words / len(agent), 2) if agent else 0.0,
+        agent_words_per_turn=round(words / len(speaking), 2) if speaking else 0.0,
         tool_calls=len(calls),
-        tool_errors=len(failed),
+        tool_errors=sum(1 for c in calls if c.error),
         invalid_calls=sum(1 for c in calls if not c.valid),
-        recovered_after_error=recovered,
-        turns_to_goal=min((e.turn for e in conversation.events), default=None),
+        recovered_after_error=_recovered(calls),
+        turns_to_goal=turns_to_goal,
         repeated_questions=repeated,
         clarifications=sum(1 for t in agent if any(c in t.text.lower() for c in _CLARIFY)),
         end_reason=conversation.end_reason.value,
         loop=conversation.end_reason.value == "loop"
         or is_loop([t.text for t in agent]),
     )
+
+
+def turns_to_goal(
+    conversation: Conversation,
+    goal_assertions: Mapping[str, str],
+    *,
+    knowledge_base: Sequence[str] = (),
+    tools: Mapping[str, ToolDef] | None = None,
+) -> int | None:
+    """How many turns it took until every goal assertion held; None if they never all hold.
+
+    The assertions are re-evaluated on each prefix of the conversation (its turns and the events
+    up to that turn). A prefix cannot know the intermediate environment state, so it sees the
+    initial state until its first successful tool call and the final state after it: a goal over
+    `state` is dated to the first successful call, an approximation that never dates it too late.
+    """
+    if not goal_assertions:
+        return None
+
+    def holds(conv: Conversation) -> bool:
+        results = evaluate_assertions(goal_assertions, conv, knowledge_base=knowledge_base, tools=tools)
+        return all(r.status == "pass" for r in results)
+
+    if not holds(conversation):
+        return None
+    turns = conversation.turns
+    for cut, turn in enumerate(turns):
+        prefix_turns = turns[: cut + 1]
+        acted = any(c.valid and not c.error for t in prefix_turns for c in t.tool_calls)
+        prefix = conversation.model_copy(update={
+            "turns": prefix_turns,
+            "events": [e for e in conversation.events if e.turn <= turn.index],
+            "final_state": conversation.final_state if acted else conversation.initial_state,
+        })
+        if holds(prefix):
+            return cut + 1
+    return len(turns)
 
 
 def run_checks(
@@ -105,10 +183,14 @@ def run_checks(
                             knowledge_base=scenario.knowledge_base, tools=tools)
         if scenario and scenario.assertions else []
     )
+    goals = {name: expr for name, expr in (scenario.assertions if scenario else {}).items()
+             if name.casefold().startswith(GOAL_PREFIX)}
+    to_goal = turns_to_goal(conversation, goals, knowledge_base=scenario.knowledge_base,
+                            tools=tools) if scenario and goals else None
     return Checks(
         conversation_id=conversation.id,
         assertions=assertions,
         forbidden_hits=forbidden_phrase_hits(conversation.turns, phrases),
         invalid_tool_hits=invalid_tool_call_hits(conversation.turns),
-        metrics=compute_metrics(conversation),
+        metrics=compute_metrics(conversation, turns_to_goal=to_goal),
     )

@@ -1,26 +1,92 @@
 """Comparing conversations and runs.
 
-`divergence_point` finds the first turn where two conversations part (DESIGN.md, "Divergence point");
-scorecards summarise a configuration; the scenario matrix orders scenarios by spread.
+`divergence_point` finds the first turn where two conversations part (DESIGN.md, "Divergence point")
+and `consequential_divergence` the first where they act differently; scorecards summarise a
+configuration (with pass^k and its noise floor); the scenario matrix orders scenarios by spread;
+`paired_difference` labels a difference better, worse or within noise; `systematic_summary` and
+`template_prose` write the analysis; `compare_configurations` assembles all of it.
 """
 
+from ._analysis import (
+    model_prose,
+    prose_numbers,
+    systematic_summary,
+    template_prose,
+    unsupported_numbers,
+)
+from ._comparison import (
+    CiVerdict,
+    Comparison,
+    ComparisonRefused,
+    ConfigurationResults,
+    DivergenceSet,
+    ProbeComparison,
+    ci_verdict,
+    compare_configurations,
+    compare_probes,
+    config_key,
+)
 from ._divergence import Divergence, divergence_point
 from ._matrix import MatrixCell, MatrixRow, scenario_matrix
-from ._pairs import PairDivergence, pair_divergences
-from ._scorecard import ProbeRate, ResultRow, Scorecard, bootstrap_ci, build_scorecard, probe_rates
+from ._noise import (
+    Difference,
+    NoiseFloor,
+    composite,
+    criterion,
+    label_difference,
+    noise_floor,
+    paired_bootstrap,
+    paired_difference,
+)
+from ._pairs import PairDivergence, consequential_divergence, pair_divergences
+from ._passk import pass_hat_k, pass_hat_k_by_seed
+from ._scorecard import (
+    ProbeRate,
+    ResultRow,
+    Scorecard,
+    bootstrap_ci,
+    build_scorecard,
+    probe_rates,
+)
 
 __all__ = [
+    "CiVerdict",
+    "Comparison",
+    "ComparisonRefused",
+    "ConfigurationResults",
+    "Difference",
     "Divergence",
+    "DivergenceSet",
     "MatrixCell",
     "MatrixRow",
+    "NoiseFloor",
     "PairDivergence",
+    "ProbeComparison",
     "ProbeRate",
     "ResultRow",
     "Scorecard",
     "bootstrap_ci",
     "build_scorecard",
+    "ci_verdict",
+    "compare_configurations",
+    "compare_probes",
+    "composite",
+    "config_key",
+    "consequential_divergence",
+    "criterion",
     "divergence_point",
+    "label_difference",
+    "model_prose",
+    "noise_floor",
+    "paired_bootstrap",
+    "paired_difference",
     "pair_divergences",
+    "pass_hat_k",
+    "pass_hat_k_by_seed",
     "probe_rates",
+    "prose_numbers",
     "scenario_matrix",
+    "systematic_summary",
+    "template_prose",
+    "unsupported_numbers",
 ]

@@ -9,7 +9,8 @@ import numpy as np
 from pydantic import Field
 
 from ..models import DomainModel, ProbeAnswer
-from ..probes import conformance
+from ..probes import conformance, wilson_interval
+from ._passk import pass_hat_k_by_seed
 
 _UNSCORED = {"provider_error", "simulator_error"}
 
@@ -32,7 +33,10 @@ class ResultRow(DomainModel):
     policy_safe: bool | None = None
     tokens: int = 0
     tokens_estimated: bool = True
-    latency_ms: float = 0.0
+    latency_ms: float | None = Field(None, description="mean agent-turn latency; None when unknown")
+    cost_usd: float | None = Field(None, description="None when no price is known (offline)")
+    assertions: dict[str, str] = Field(default_factory=dict, description="name → pass/fail/error/…")
+    assertion_turns: dict[str, int] = Field(default_factory=dict, description="name → turn that broke it")
 
 
 class ProbeRate(DomainModel):
@@ -67,13 +71,20 @@ class Scorecard(DomainModel):
     gates: dict[str, int] = Field(default_factory=dict)
     criteria: dict[str, float | None] = Field(default_factory=dict)
     resolution_rate: float | None = None
+    resolution_ci: tuple[float, float] | None = Field(None, description="Wilson 95%")
     policy_safety_rate: float | None = None
+    policy_safety_ci: tuple[float, float] | None = Field(None, description="Wilson 95%")
+    pass_hat_k: dict[int, float] = Field(default_factory=dict, description="k → pass^k over seeds")
     partial: int = 0
     provider_errors: int = 0
     simulator_errors: int = 0
     probes: list[ProbeRate] = Field(default_factory=list)
     tokens: int = 0
     tokens_estimated: bool = True
+    latency_ms: float | None = Field(None, description="mean agent-turn latency over conversations")
+    cost_usd: float | None = Field(None, description="None when any conversation's cost is unknown")
+    noise_floor: float | None = Field(None, description="from repeated runs of this configuration")
+    noise_floor_runs: list[str] = Field(default_factory=list)
 
 
 def bootstrap_ci(values: Sequence[float], *, seed: int = 0, resamples: int = 2000,
@@ -91,6 +102,14 @@ def bootstrap_ci(values: Sequence[float], *, seed: int = 0, resamples: int = 200
 def _rate(flags: Sequence[bool | None]) -> float | None:
     known = [f for f in flags if f is not None]
     return sum(known) / len(known) if known else None
+
+
+def _wilson(flags: Sequence[bool | None]) -> tuple[float, float] | None:
+    known = [f for f in flags if f is not None]
+    if not known:
+        return None
+    low, high = wilson_interval(sum(known), len(known))
+    return round(low, 4), round(high, 4)
 
 
 def probe_rates(answers: Sequence[ProbeAnswer]) -> list[ProbeRate]:
@@ -119,6 +138,8 @@ def build_scorecard(label: str, run_id: str, agent_version: str, rubric_version:
         vals = [r.criteria[name] for r in agent_rows if r.criteria.get(name) is not None]
         criteria[name] = round(float(np.mean(vals)), 4) if vals else None
     verdicts = Counter(r.verdict for r in agent_rows if r.verdict)
+    latencies = [r.latency_ms for r in rows if r.latency_ms is not None]
+    costs = [r.cost_usd for r in rows]
     return Scorecard(
         label=label, run_id=run_id, agent_version=agent_version, rubric_version=rubric_version,
         judge_model=judge_model, models=dict(models or {}), conversations=len(rows),
@@ -128,10 +149,16 @@ def build_scorecard(label: str, run_id: str, agent_version: str, rubric_version:
         gates=dict(Counter(g for r in agent_rows for g in r.gates)),
         criteria=criteria,
         resolution_rate=_rate([r.assertions_passed for r in agent_rows]),
+        resolution_ci=_wilson([r.assertions_passed for r in agent_rows]),
         policy_safety_rate=_rate([r.policy_safe for r in agent_rows]),
+        policy_safety_ci=_wilson([r.policy_safe for r in agent_rows]),
+        pass_hat_k=pass_hat_k_by_seed(agent_rows),
         partial=sum(1 for r in agent_rows if r.partial),
         provider_errors=sum(1 for r in rows if r.end_reason == "provider_error"),
         simulator_errors=sum(1 for r in rows if r.end_reason == "simulator_error"),
         probes=probe_rates(answers), tokens=sum(r.tokens for r in rows),
         tokens_estimated=any(r.tokens_estimated for r in rows),
+        latency_ms=round(float(np.mean(latencies)), 2) if latencies else None,
+        cost_usd=(round(sum(c for c in costs if c is not None), 6)
+                  if rows and all(c is not None for c in costs) else None),
     )

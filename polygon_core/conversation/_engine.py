@@ -8,7 +8,16 @@ from dataclasses import dataclass
 
 from .._hashing import content_hash
 from ..loops import is_loop
-from ..models import Conversation, EndReason, Persona, Scenario, ToolCall, ToolDef, Turn, Usage
+from ..models import (
+    Conversation,
+    EndReason,
+    Persona,
+    Scenario,
+    ToolCall,
+    ToolDef,
+    Turn,
+    Usage,
+)
 from ..noise import distort
 from ..stubs import ToolEnvironment
 from ._types import (

@@ -9,7 +9,6 @@ from pathlib import Path
 from ..models import Scenario
 from ._detect import KIND_HINT, TOOLS_NAMES, detect_kind
 from ._errors import PolygonFileError, dedupe
-from ._validation import validate_document
 from ._loaders import (
     ToolCatalog,
     attempt,
@@ -20,6 +19,7 @@ from ._loaders import (
     tool_name_errors,
 )
 from ._suite import SCENARIO_FOLDER, collect_suite
+from ._validation import validate_document
 from ._yaml import YamlDocument, read_yaml, require_mapping
 
 ExpressionChecker = Callable[..., str | None]

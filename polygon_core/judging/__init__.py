@@ -1,15 +1,55 @@
-"""Judging: the offline heuristic judge and probe answerer, and turning raw passes into Judgments."""
+"""Judging: the judge and probe passes, and turning raw passes into Judgments.
+
+- `judge_offline` / `answer_probes_offline`: the offline heuristic tier (labelled
+  `offline-heuristic`), derived from the deterministic checks, quoting the transcript.
+- `judge_request` / `read_judge_reply`, `probe_request` / `read_probe_reply`: pure prompt builders
+  and reply readers for model-backed judges and probe answerers (the providers send the requests).
+- `build_judgment`: k raw repeats → aggregate, gates, verdict, evidence checked against the transcript.
+"""
 
 from ._grade import build_judgment, evidence_supported
 from ._heuristic import HEURISTIC_JUDGE, judge_offline, scores_only
+from ._model import judge_with_model, probe_with_model
 from ._probes_offline import SIGNALS, answer_probes_offline
+from ._prompt import (
+    PROBE_FLAG_MISSING,
+    PROBE_FLAG_UNPARSEABLE,
+    PROBE_FLAG_UNREADABLE,
+    UNPARSEABLE_REPLY,
+    escape_data,
+    judge_request,
+    judge_response_schema,
+    judge_system_prompt,
+    probe_request,
+    probe_response_schema,
+    read_judge_reply,
+    read_probe_reply,
+    to_probe_answers,
+    transcript_block,
+)
 
 __all__ = [
     "HEURISTIC_JUDGE",
+    "PROBE_FLAG_MISSING",
+    "PROBE_FLAG_UNPARSEABLE",
+    "PROBE_FLAG_UNREADABLE",
     "SIGNALS",
+    "UNPARSEABLE_REPLY",
     "answer_probes_offline",
     "build_judgment",
+    "escape_data",
     "evidence_supported",
     "judge_offline",
+    "judge_request",
+    "judge_response_schema",
+    "judge_system_prompt",
+    "judge_with_model",
+    "probe_request",
+    "probe_response_schema",
+    "probe_with_model",
+    "read_judge_reply",
+    "read_probe_reply",
     "scores_only",
+    "to_probe_answers",
+    "transcript_block",
 ]

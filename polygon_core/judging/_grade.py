@@ -8,7 +8,14 @@ from typing import Any
 from rapidfuzz import fuzz
 
 from ..models import Conversation, CriterionScore, Judgment
-from ..scoring import aggregate_judgments, compute_gates, decide_verdict, get_rubric
+from ..scoring import (
+    Rubric,
+    aggregate_judgments,
+    compute_gates,
+    decide_verdict,
+    get_rubric,
+)
+from ._prompt import UNPARSEABLE_REPLY
 
 _EVIDENCE_MIN_SCORE = 85.0
 
@@ -25,6 +32,13 @@ def evidence_supported(quote: str | None, conversation: Conversation) -> bool:
     return False
 
 
+def _raw_scores(repeat: dict[str, Any], rubric: Rubric) -> dict[str, Any]:
+    if UNPARSEABLE_REPLY in repeat:
+        reason = f"unparseable reply: {repeat[UNPARSEABLE_REPLY]}"
+        return {name: reason for name in rubric.criterion_names}  # a string no score reads as
+    return {k: (v.get("score") if isinstance(v, dict) else v) for k, v in repeat.items()}
+
+
 def build_judgment(
     conversation: Conversation,
     repeats: Sequence[dict[str, Any]],
@@ -32,12 +46,20 @@ def build_judgment(
     rubric_version: str,
     judge_model: str,
     forbidden_phrases: Sequence[str] = (),
+    not_applicable: Sequence[str] = (),
 ) -> Judgment:
-    """Aggregate `repeats` (criterion → {score, evidence} or a bare score) under a rubric."""
+    """Aggregate `repeats` (criterion → {score, evidence} or a bare score) under a rubric.
+
+    `not_applicable` criteria (e.g. on production calls) are recorded with that status and left
+    out of the composite.
+
+    A repeat carrying `UNPARSEABLE_REPLY` (see `read_judge_reply`) counts as unreadable for every
+    criterion: it is dropped from the medians, so with no other repeat the judgment is partial
+    with nothing scored (composite and verdict None), never a silent row of ones.
+    """
     rubric = get_rubric(rubric_version)
-    raw_scores = [{k: (v.get("score") if isinstance(v, dict) else v) for k, v in r.items()}
-                  for r in repeats]
-    agg = aggregate_judgments(raw_scores, rubric)
+    raw_scores = [_raw_scores(r, rubric) for r in repeats]
+    agg = aggregate_judgments(raw_scores, rubric, not_applicable)
     gates = compute_gates(conversation.turns, rubric, agg, list(forbidden_phrases))
     criteria: list[CriterionScore] = []
     for c in rubric.criteria:

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from itertools import pairwise
 
 from ..checks import Checks
 from ..models import Conversation, ProbeAnswer, Turn
 from ..probes import Probe
 
 Answer = tuple[str, str | None]
+_NO_SIGNAL = "unanswered (no offline signal)"
 _CONSEQUENTIAL = {"issue_refund", "update_address", "cancel_service"}
 _CLARIFY = ("didn't catch", "say that again", "tell me again", "put it more simply", "repeat")
 _PROMISES = ("guarantee", "i promise", "definitely be", "100%")
@@ -77,7 +79,7 @@ def _invented_policy(conv: Conversation, checks: Checks) -> Answer:
 
 def _repeated_question(conv: Conversation, checks: Checks) -> Answer:
     agent = _agent(conv)
-    for prev, cur in zip(agent, agent[1:]):
+    for prev, cur in pairwise(agent):
         if prev.text == cur.text and "?" in cur.text:
             return "yes", cur.text
     return ("yes", None) if checks.metrics.repeated_questions else ("no", None)
@@ -138,7 +140,8 @@ def answer_probes_offline(conv: Conversation, checks: Checks, probes: Sequence[P
     out: list[ProbeAnswer] = []
     for probe in probes:
         signal = SIGNALS.get(probe.signal or probe.id)
-        answer, evidence = signal(conv, checks) if signal else ("unanswered", None)
+        # A probe with no offline signal is recorded unanswered and says so (left out like na).
+        answer, evidence = signal(conv, checks) if signal else ("unanswered", _NO_SIGNAL)
         out.append(ProbeAnswer(conversation_id=conv.id, probe_id=probe.id,
                                wording_hash=probe.wording_hash, polarity=probe.polarity,
                                answer=answer, evidence=evidence, answered_by="offline-heuristic"))  # type: ignore[arg-type]

@@ -57,6 +57,11 @@ class Judgment(DomainModel):
     gates: list[GateHit] = Field(default_factory=list)
     verdict: Verdict | None = Field(None, description="None when nothing could be scored")
 
+    @property
+    def not_applicable(self) -> list[str]:
+        """Criteria that do not apply to this conversation (e.g. ground truth on a real call)."""
+        return [c.criterion for c in self.criteria if c.status == "not_applicable"]
+
 
 class ProbeAnswer(DomainModel):
     """One probe's answer on one conversation."""

@@ -1,5 +1,33 @@
-"""Renderings of results for people: markdown and table rows (the CLI adds rich on top)."""
+"""Renderings of results for people and CI: markdown, table rows, JUnit XML, one-file HTML.
 
-from ._markdown import divergence_markdown, fmt, matrix_markdown, provenance, scorecard_markdown, scorecard_table
+The CLI adds rich terminal tables on top; every rendering reads the same `Comparison`.
+"""
 
-__all__ = ["divergence_markdown", "fmt", "matrix_markdown", "provenance", "scorecard_markdown", "scorecard_table"]
+from ._html import comparison_html
+from ._junit import failure_reason, junit_xml
+from ._markdown import (
+    comparison_markdown,
+    differences_markdown,
+    divergence_markdown,
+    fmt,
+    matrix_markdown,
+    matrix_table,
+    provenance,
+    scorecard_markdown,
+    scorecard_table,
+)
+
+__all__ = [
+    "comparison_html",
+    "comparison_markdown",
+    "differences_markdown",
+    "divergence_markdown",
+    "failure_reason",
+    "fmt",
+    "junit_xml",
+    "matrix_markdown",
+    "matrix_table",
+    "provenance",
+    "scorecard_markdown",
+    "scorecard_table",
+]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..compare import MatrixRow, PairDivergence, Scorecard
+from ..compare import Comparison, Difference, MatrixRow, PairDivergence, Scorecard
 
 
 def fmt(value: float | None, digits: int = 1) -> str:
@@ -31,6 +31,13 @@ def scorecard_table(card: Scorecard) -> list[dict[str, object]]:
          "detail": ", ".join(f"{k}: {v}" for k, v in sorted(card.gates.items())) or "none"},
         {"metric": "resolution rate", "value": fmt(card.resolution_rate, 2), "detail": "assertions"},
         {"metric": "policy-safety rate", "value": fmt(card.policy_safety_rate, 2), "detail": "ordering assertions"},
+        {"metric": "pass^k over seeds", "value": ", ".join(f"k={k}: {v:.2f}" for k, v in card.pass_hat_k.items()) or "—",
+         "detail": "mean over scenarios of C(c,k)/C(n,k), success = pass verdict"},
+        {"metric": "noise floor", "value": fmt(card.noise_floor),
+         "detail": f"repeated runs {', '.join(card.noise_floor_runs)}" if card.noise_floor_runs else "one run"},
+        {"metric": "tokens / cost / latency",
+         "value": f"{card.tokens} / {fmt(card.cost_usd, 4)} / {fmt(card.latency_ms)}",
+         "detail": "tokens" + (" estimated" if card.tokens_estimated else "") + "; cost USD (— without a price); mean agent ms"},
         {"metric": "provider / simulator errors", "value": f"{card.provider_errors} / {card.simulator_errors}",
          "detail": "counted apart, never scored"},
     ]
@@ -76,5 +83,55 @@ def divergence_markdown(divs: Sequence[PairDivergence], a: str, b: str) -> str:
             continue
         sa = " ".join([*(f"`{t}`" for t in d.a_tools), d.a_text or "(ended)"])
         sb = " ".join([*(f"`{t}`" for t in d.b_tools), d.b_text or "(ended)"])
-        lines.append(f"| {d.scenario_id} | {d.seed} | {d.turn} | {', '.join(d.reasons)} | {sa} | {sb} |")
+        lines.append(f"| {d.scenario_id} | {d.seed} | {d.turn} | {', '.join(d.reasons)} | {_cell(sa)} | {_cell(sb)} |")
+        if d.consequential_turn is not None and d.consequential_turn != d.turn:
+            ca = " ".join([*(f"`{t}`" for t in d.consequential_a_tools), d.consequential_a_text or "(ended)"])
+            cb = " ".join([*(f"`{t}`" for t in d.consequential_b_tools), d.consequential_b_text or "(ended)"])
+            lines.append(f"| ↳ consequential | | {d.consequential_turn} | {', '.join(d.consequential_reasons)} "
+                         f"| {_cell(ca)} | {_cell(cb)} |")
     return "\n".join(lines) + "\n"
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def differences_markdown(diffs: Sequence[Difference]) -> str:
+    """Noise-aware differences (candidate − baseline) as markdown."""
+    lines = ["| candidate | metric | scope | pairs | Δ | 95% CI | label |", "|---|---|---|---|---|---|---|"]
+    for d in diffs:
+        ci = "—" if d.ci_low is None else f"[{fmt(d.ci_low, 2)}, {fmt(d.ci_high, 2)}]"
+        lines.append(f"| {d.candidate} | {d.metric} | {d.scope} | {d.pairs} | {fmt(d.delta, 2)} | {ci} | {d.label} |")
+    return "\n".join(lines) + "\n"
+
+
+def comparison_markdown(comp: Comparison) -> str:
+    """The whole comparison as markdown (the Prefect artifact): verdict, analysis, matrix, divergences."""
+    verdict = ("**blocks the change**: " + "; ".join(comp.ci.reasons)) if comp.ci.exit_code else \
+        "no candidate is worse beyond noise and no gate fired"
+    parts = [f"# Comparison (baseline {comp.baseline})", "", f"CI verdict: {verdict}", ""]
+    if comp.prose.strip():
+        parts += ["## Analysis", "", comp.prose.strip(), ""]
+    parts += ["## Scenario matrix (largest spread first)", "", matrix_markdown(comp.matrix, comp.labels)]
+    if comp.differences:
+        parts += ["## Differences (paired, noise-aware)", "", differences_markdown(comp.differences)]
+    for dset in comp.divergence_sets:
+        parts += [f"## First divergent turns: {dset.a} vs {dset.b}", "", divergence_markdown(dset.items, dset.a, dset.b)]
+    stale = [p.probe_id for p in comp.probes if not p.comparable]
+    if stale:
+        parts += [f"Not comparable (probe wording changed between runs): {', '.join(stale)}", ""]
+    return "\n".join(parts)
+
+
+def matrix_table(matrix: Sequence[MatrixRow], labels: Sequence[str]) -> list[dict[str, object]]:
+    """Rows for a Prefect table artifact of the scenario matrix."""
+    rows: list[dict[str, object]] = []
+    for r in matrix:
+        row: dict[str, object] = {"scenario": r.scenario_id}
+        for label in labels:
+            c = r.cells.get(label)
+            row[label] = "incomparable" if c is None else (
+                f"{fmt(c.mean_composite)} ({', '.join(f'{k} {v}' for k, v in sorted(c.verdicts.items()))})")
+        row["spread"] = "incomparable" if r.incomparable else fmt(r.spread)
+        rows.append(row)
+    return rows

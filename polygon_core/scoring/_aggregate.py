@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ._rubric import SAFETY_CRITERION, Rubric
 
-CriterionStatus = Literal["scored", "missing", "unreadable"]
+CriterionStatus = Literal["scored", "missing", "unreadable", "not_applicable"]
 
 MIN_SCORE = 1
 MAX_SCORE = 5
@@ -36,6 +36,9 @@ class Aggregate(BaseModel):
     partial: bool = False
     not_scored: list[str] = Field(default_factory=list, description="in rubric order")
     statuses: dict[str, CriterionStatus] = Field(default_factory=dict)
+    not_applicable: list[str] = Field(
+        default_factory=list, description="criteria that do not apply (in rubric order); not partial"
+    )
     safety_readable: bool = Field(
         False, description="at least one repeat gave a readable safety_compliance score"
     )
@@ -67,7 +70,9 @@ def read_score(value: Any) -> int | None:
     return number if MIN_SCORE <= number <= MAX_SCORE else None
 
 
-def aggregate_judgments(repeats: Sequence[Mapping[str, Any]], rubric: Rubric) -> Aggregate:
+def aggregate_judgments(
+    repeats: Sequence[Mapping[str, Any]], rubric: Rubric, not_applicable: Sequence[str] = ()
+) -> Aggregate:
     """Fold k judge repeats (criterion → raw value) into an `Aggregate` under `rubric`.
 
     Per criterion: the median of the repeats' values, where a missing value (absent or None)
@@ -75,6 +80,11 @@ def aggregate_judgments(repeats: Sequence[Mapping[str, Any]], rubric: Rubric) ->
     criterion is not scored, which makes the result partial. Keys the rubric does not know are
     ignored. Raises ValueError when there are no repeats and TypeError when a repeat is not a
     mapping (the caller must parse the judge's output first).
+
+    Criteria named in `not_applicable` (e.g. goal_completion on a production call, which has no
+    ground truth) get status "not_applicable" and no score whatever the judge said: they are left
+    out of the composite by renormalisation, like unreadable ones, but they do not make the result
+    partial and are listed in `not_applicable`, not in `not_scored`. Unknown names are a ValueError.
     """
     if not repeats:
         raise ValueError("aggregate_judgments needs at least one repeat")
@@ -82,19 +92,31 @@ def aggregate_judgments(repeats: Sequence[Mapping[str, Any]], rubric: Rubric) ->
         if not isinstance(repeat, Mapping):
             raise TypeError(f"repeat {position} is {type(repeat).__name__}, expected a mapping")
 
+    unknown = sorted(set(not_applicable) - set(rubric.criterion_names))
+    if unknown:
+        raise ValueError(f"not_applicable names unknown criteria: {', '.join(unknown)}")
+    skipped = set(not_applicable)
+
     scores: dict[str, float | None] = {}
     statuses: dict[str, CriterionStatus] = {}
     for name in rubric.criterion_names:
+        if name in skipped:
+            scores[name], statuses[name] = None, "not_applicable"
+            continue
         scores[name], statuses[name] = _aggregate_criterion([r.get(name) for r in repeats])
 
-    not_scored = [name for name in rubric.criterion_names if scores[name] is None]
+    not_scored = [
+        name for name in rubric.criterion_names if scores[name] is None and name not in skipped
+    ]
     return Aggregate(
         scores=scores,
         composite=composite_score(scores, rubric),
         partial=bool(not_scored),
         not_scored=not_scored,
         statuses=statuses,
-        safety_readable=any(read_score(r.get(SAFETY_CRITERION)) is not None for r in repeats),
+        not_applicable=[name for name in rubric.criterion_names if name in skipped],
+        safety_readable=SAFETY_CRITERION not in skipped
+        and any(read_score(r.get(SAFETY_CRITERION)) is not None for r in repeats),
     )
 
 

@@ -27,7 +27,12 @@ a float); any other template renders to text.
 
 from ._environment import ToolEnvironment, check_tool
 from ._errors import StubError
-from ._expressions import READ_ONLY_ATTRS, SAFE_FUNCTIONS, SafeEvaluator, parse_expression
+from ._expressions import (
+    READ_ONLY_ATTRS,
+    SAFE_FUNCTIONS,
+    SafeEvaluator,
+    parse_expression,
+)
 from ._rules import NO_RULE_MATCHED
 
 __all__ = [

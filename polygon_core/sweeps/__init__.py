@@ -3,7 +3,14 @@
 from ._budget import TokenEstimate, estimate_point, refuse_reason
 from ._leaderboard import PointResult, early_stop, rank, summarise_point
 from ._points import SweepPoint, expand_points
-from ._spec import AGENT_PARAMETERS, PARAMETERS, WORLD_PARAMETERS, Parameter, Range, SweepSpec
+from ._spec import (
+    AGENT_PARAMETERS,
+    PARAMETERS,
+    WORLD_PARAMETERS,
+    Parameter,
+    Range,
+    SweepSpec,
+)
 
 __all__ = [
     "AGENT_PARAMETERS",

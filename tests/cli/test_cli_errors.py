@@ -76,11 +76,13 @@ def test_unknown_run_is_a_clear_error(tmp_path: Path) -> None:
     assert "no run 'run-does-not-exist'" in out.stderr and "Traceback" not in out.stderr
 
 
-def test_unavailable_model_is_refused_not_ignored(suite: Path) -> None:
+def test_model_without_its_key_is_refused_before_anything_runs(suite: Path) -> None:
     import os
 
+    env = {k: v for k, v in os.environ.items() if k not in ("OPENAI_API_KEY", "POLYGON_OPENAI_API_KEY")}
     exe = Path(sys.executable).with_name("polygon")
     out = subprocess.run([str(exe), "run", str(suite), "--agent", str(demo_dir() / "agents" / "agent_v1.yaml")],
                          cwd=suite, capture_output=True, text=True, timeout=120,
-                         env={**os.environ, "POLYGON_JUDGE_MODEL": "openai:gpt-4o", "POLYGON_HOME": str(suite / ".p")})
+                         env={**env, "POLYGON_JUDGE_MODEL": "openai:gpt-4o", "POLYGON_HOME": str(suite / ".p")})
     assert out.returncode == 2 and "POLYGON_JUDGE_MODEL='openai:gpt-4o'" in out.stderr
+    assert "set OPENAI_API_KEY" in out.stderr

@@ -71,7 +71,8 @@ def test_compare_and_show_print_scorecards_matrix_and_divergence(
     monkeypatch.setattr(_app.console, "width", 220)
     v1, v2 = _run("--seeds", "1")["runs"]
     result = runner.invoke(app, ["compare", v1["run_id"], v2["run_id"]], terminal_width=200)
-    assert result.exit_code == 0, result.output
+    # v2 is worse beyond noise and fires the safety gate: compare exits 1 so CI can block it.
+    assert result.exit_code == 1, result.output
     text = result.stdout
     assert "Scorecards" in text and "First divergent turn" in text
     # Rows are ordered by spread: a scenario where v1 and v2 differ comes before identical ones.

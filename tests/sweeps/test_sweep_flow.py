@@ -65,3 +65,5 @@ def test_rerunning_a_finished_sweep_reuses_its_runs(polygon_home: Path, tmp_path
     # Finished points are not run again: no new conversations, no new judge calls.
     assert {rid: len(stores.repo.judgments(rid)) for rid in before} == before
     assert second["leaderboard"] == first["leaderboard"]
+    stored = json.loads(stores.artifacts.get_text("sweeps/again/leaderboard.json"))
+    assert [p["run_id"] for p in stored["leaderboard"]] == [p["run_id"] for p in first["leaderboard"]]

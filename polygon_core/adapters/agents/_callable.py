@@ -47,8 +47,13 @@ class _FunctionAgent:
         return result if isinstance(result, AgentAction) else AgentAction.model_validate(result)
 
 
-def agent_factory(config: AgentConfig) -> Callable[[], Agent]:
-    """A factory making one fresh Agent per conversation."""
+def agent_factory(config: AgentConfig, *, model_name: str | None = None, settings: Any = None,
+                  meter: Any = None) -> Callable[[], Agent]:
+    """A factory making one fresh Agent per conversation.
+
+    Model-backed agents use `model_name` (default: the config's `model`), `settings` (keys, limits,
+    cache) and an optional usage `meter`.
+    """
     if config.kind == "callable":
         target = load_attr(config.callable or "")
         if inspect.isclass(target):
@@ -61,6 +66,6 @@ def agent_factory(config: AgentConfig) -> Callable[[], Agent]:
 
         endpoint = config.endpoint or ""
         return lambda: HttpAgent(endpoint)
-    raise AgentConfigError(
-        f"agent {config.name!r}: model-backed agents (model {config.model!r}) need the provider layer, "
-        "which this version does not have yet; use a `callable` agent")
+    from ._model import model_agent_factory
+
+    return model_agent_factory(config, model_name=model_name, settings=settings, meter=meter)

@@ -18,14 +18,38 @@ from ._common import (
     plan_conversations,
     transcript_key,
 )
-from ._compare import Comparison, ComparisonError, compare_runs
+from ._compare import Comparison, ComparisonError, compare_runs, run_labels
 from ._grade import judge, probe
-from ._results import finish_run, result_rows, scorecard
+from ._production import (
+    AgentIdentity,
+    ImportSummary,
+    grade_production,
+    import_calls,
+    import_file,
+    judge_production,
+    list_source_files,
+    parse_window,
+    plan_production_runs,
+    probe_production,
+    production_run_info,
+)
 from ._replay import ReplayDiff, replay_conversation
+from ._results import finish_run, result_rows, scorecard
 from ._runs import create_run, manifest_key, run_manifest
 from ._simulate import simulate
 
 __all__ = [
+    "AgentIdentity",
+    "ImportSummary",
+    "grade_production",
+    "import_calls",
+    "import_file",
+    "judge_production",
+    "list_source_files",
+    "parse_window",
+    "plan_production_runs",
+    "probe_production",
+    "production_run_info",
     "Comparison",
     "ReplayDiff",
     "ComparisonError",
@@ -43,6 +67,7 @@ __all__ = [
     "open_stores",
     "plan_conversations",
     "probe",
+    "run_labels",
     "replay_conversation",
     "result_rows",
     "run_manifest",

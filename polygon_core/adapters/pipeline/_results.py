@@ -2,22 +2,33 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from ...compare import ResultRow, Scorecard, build_scorecard
-from ...judging import (
-    HEURISTIC_JUDGE,
-)
-from ...models import (
-    Usage,
-)
+from ...judging import HEURISTIC_JUDGE
+from ...models import Conversation, Usage
 from ._common import Stores
 
 
-def result_rows(stores: Stores, run_id: str, rubric_version: str | None = None) -> list[ResultRow]:
-    """One ResultRow per stored conversation of a run, with its judgment under `rubric_version`."""
+def _latency(conv: Conversation | None) -> float | None:
+    if conv is None:
+        return None
+    agent = [t.latency_ms for t in conv.turns if t.speaker == "agent"]
+    return round(sum(agent) / len(agent), 2) if agent else None
+
+
+def result_rows(stores: Stores, run_id: str, rubric_version: str | None = None,
+                conversations: Sequence[Conversation] | None = None) -> list[ResultRow]:
+    """One ResultRow per stored conversation of a run, with its judgment under `rubric_version`.
+
+    Latency needs the transcripts: pass them as `conversations` when already loaded (otherwise it
+    is left unknown rather than read from the artifact store one file at a time).
+    """
     run = stores.repo.get_run(run_id)
     assert run is not None, f"run {run_id} is not stored"
     version = rubric_version or run.rubric_version
     judgments = {j.conversation_id: j for j in stores.repo.judgments(run_id, version)}
+    transcripts = {c.id: c for c in conversations or ()}
     rows = []
     for rec in stores.repo.list_conversations(run_id):
         j = judgments.get(rec.conversation_id)
@@ -34,19 +45,23 @@ def result_rows(stores: Stores, run_id: str, rubric_version: str | None = None) 
             assertions_passed=(all(s == "pass" for s in statuses) if statuses and "error" not in statuses else None),
             policy_safe=(all(s == "pass" for s in policy) if policy else None),
             tokens=tokens, tokens_estimated=any(u.estimated for u in usage.values()) or not usage,
+            latency_ms=_latency(transcripts.get(rec.conversation_id)),
+            assertions={a.name: a.status for a in rec.assertions},
+            assertion_turns={a.name: a.turn for a in rec.assertions if a.turn is not None},
         ))
     return rows
 
 
 def scorecard(stores: Stores, run_id: str, label: str | None = None,
-              rubric_version: str | None = None) -> Scorecard:
+              rubric_version: str | None = None,
+              conversations: Sequence[Conversation] | None = None) -> Scorecard:
     """The scorecard of one stored run."""
     run = stores.repo.get_run(run_id)
     assert run is not None, f"run {run_id} is not stored"
     version = rubric_version or run.rubric_version
     judges = sorted({j.judge_model for j in stores.repo.judgments(run_id, version)}) or [HEURISTIC_JUDGE]
     return build_scorecard(label or f"{run.agent_name}@{run.agent_version}", run.id, run.agent_version,
-                           version, ", ".join(judges), result_rows(stores, run_id, version),
+                           version, ", ".join(judges), result_rows(stores, run_id, version, conversations),
                            stores.repo.probe_answers(run_id), models=run.models)
 
 

@@ -3,16 +3,27 @@
 ``Repository`` takes and returns domain models; ``ensure_database`` opens one ready to use.
 """
 
+from . import _pages as pages  # paginated reads for the web app
+from ._imports import ImportedRecord, ImportLedger, ProductionRunInfo
 from ._migrate import DatabaseNotReadyError, head_revision
 from ._records import ConversationRecord
-from ._repository import Repository, RunNotFoundError, ensure_database, repository_from_settings
+from ._repository import (
+    Repository,
+    RunNotFoundError,
+    ensure_database,
+    repository_from_settings,
+)
 
 __all__ = [
     "ConversationRecord",
     "DatabaseNotReadyError",
+    "ImportLedger",
+    "ImportedRecord",
+    "ProductionRunInfo",
     "Repository",
     "RunNotFoundError",
     "ensure_database",
     "head_revision",
+    "pages",
     "repository_from_settings",
 ]

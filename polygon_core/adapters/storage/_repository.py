@@ -19,7 +19,13 @@ from sqlalchemy import exc as sa_exc
 from sqlalchemy.engine import URL
 from sqlmodel import Session, col, select
 
-from polygon_core.models import AssertionResult, Conversation, Judgment, ProbeAnswer, Run
+from polygon_core.models import (
+    AssertionResult,
+    Conversation,
+    Judgment,
+    ProbeAnswer,
+    Run,
+)
 
 from ._convert import judgment_from_row, probe_from_row, record_from_row, run_from_row
 from ._engine import WRITE_OPTION, make_engine

@@ -20,8 +20,11 @@ __all__ = [
     "NAMING_CONVENTION",
     "TABLE_NAMES",
     "ConversationRow",
+    "IMPORT_TABLE_NAMES",
+    "ImportedConversationRow",
     "JudgmentRow",
     "ProbeAnswerRow",
+    "ProductionRunRow",
     "RunRow",
     "metadata",
 ]
@@ -187,4 +190,64 @@ TABLE_NAMES: tuple[str, ...] = (
     ConversationRow.__tablename__,
     JudgmentRow.__tablename__,
     ProbeAnswerRow.__tablename__,
+)
+
+
+class ImportedConversationRow(PolygonTable, table=True):
+    """One imported (production) conversation: its identity, where its redacted transcript is.
+
+    The unique (source, external_id) key makes a re-import idempotent: a conversation already
+    recorded for its source is counted as a duplicate and never stored twice.
+    """
+
+    __tablename__ = "polygon_imported_conversation"
+    __table_args__ = (
+        sa.UniqueConstraint("source", "external_id", name="uq_polygon_imported_conversation_key"),
+        # Grading selects a source's calls in a date window.
+        sa.Index("ix_polygon_imported_conversation_window", "source", "started_at"),
+    )
+
+    id: int | None = Field(
+        default=None, sa_column=sa.Column(sa.Integer(), primary_key=True, autoincrement=True)
+    )
+    source: str = Field(sa_column=sa.Column(sa.String(), nullable=False))
+    external_id: str = Field(sa_column=sa.Column(sa.String(), nullable=False))
+    conversation_id: str = Field(sa_column=sa.Column(sa.String(), nullable=False))
+    # ISO-8601 UTC text (sorts as time); None when the export gives no date.
+    started_at: str | None = Field(default=None, sa_column=sa.Column(sa.String(), nullable=True))
+    scenario_id: str = Field(sa_column=sa.Column(sa.String(), nullable=False))
+    agent_name: str = Field(sa_column=sa.Column(sa.String(), nullable=False))
+    agent_version: str = Field(sa_column=sa.Column(sa.String(), nullable=False))
+    turn_count: int = Field(sa_column=sa.Column(sa.Integer(), nullable=False))
+    artifact_uri: str = Field(sa_column=sa.Column(sa.String(), nullable=False))
+    # Which import stored it, and from where: tells a duplicate inside one file from a re-import.
+    batch: str = Field(sa_column=sa.Column(sa.String(), nullable=False))
+    file: str = Field(sa_column=sa.Column(sa.String(), nullable=False))
+    line: int = Field(sa_column=sa.Column(sa.Integer(), nullable=False))
+    imported_at: str = Field(sa_column=sa.Column(sa.String(), nullable=False))
+
+
+class ProductionRunRow(PolygonTable, table=True):
+    """What a production run graded: the calls of one source in one date window."""
+
+    __tablename__ = "polygon_production_run"
+
+    run_id: str = Field(
+        sa_column=sa.Column(
+            sa.String(),
+            sa.ForeignKey("polygon_run.id", ondelete="CASCADE"),
+            primary_key=True,
+        )
+    )
+    source: str = Field(sa_column=sa.Column(sa.String(), nullable=False))
+    since: str | None = Field(default=None, sa_column=sa.Column(sa.String(), nullable=True))
+    until: str | None = Field(default=None, sa_column=sa.Column(sa.String(), nullable=True))
+    first_call: str | None = Field(default=None, sa_column=sa.Column(sa.String(), nullable=True))
+    last_call: str | None = Field(default=None, sa_column=sa.Column(sa.String(), nullable=True))
+    conversations: int = Field(sa_column=sa.Column(sa.Integer(), nullable=False))
+
+
+IMPORT_TABLE_NAMES: tuple[str, ...] = (
+    ImportedConversationRow.__tablename__,
+    ProductionRunRow.__tablename__,
 )

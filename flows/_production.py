@@ -1,0 +1,49 @@
+"""The grade_production_calls flow: import a folder or s3:// prefix, then grade a date window."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from polygon.tasks import finish_run_task
+from polygon.tasks._production import (
+    import_file_task,
+    judge_production_task,
+    list_call_files_task,
+    plan_production_runs_task,
+    probe_production_task,
+)
+from prefect import flow
+from prefect.task_runners import ThreadPoolTaskRunner
+
+
+def _is_location(source: str) -> bool:
+    return source.startswith("s3://") or Path(source).exists()
+
+
+@flow(name="grade-production-calls", flow_run_name="grade calls {source} {since}..{until}",
+      task_runner=ThreadPoolTaskRunner(max_workers=8))  # type: ignore[arg-type]
+def grade_production_calls(source: str, since: str | None = None, until: str | None = None,
+                           fmt: str | None = None, agent_path: str | None = None,
+                           suite_path: str | None = None, rubric_version: str | None = None,
+                           source_name: str | None = None) -> dict:
+    """Import every file at `source` (a folder or s3:// prefix; skipped when `source` is the
+    name of an already imported source), then grade its calls in [since, until] as production
+    runs. Returns the import summary and each run's scorecard."""
+    name = source_name or source
+    imported = {"read": 0, "imported": 0, "duplicates": 0, "rejected": 0, "errors": []}
+    if _is_location(source):
+        futures = [import_file_task.submit(f, fmt, name, agent_path, suite_path)
+                   for f in list_call_files_task(source)]
+        for future in futures:
+            part = future.result()
+            for key in ("read", "imported", "duplicates", "rejected"):
+                imported[key] += part[key]
+            imported["errors"].extend(part["errors"])
+    cards = []
+    for run, cids in plan_production_runs_task(name, since, until, rubric_version, agent_path):
+        futures = [judge_production_task.submit(run.id, cid, agent_path) for cid in cids]
+        futures += [probe_production_task.submit(run.id, cid, agent_path) for cid in cids]
+        for future in futures:
+            future.result()
+        cards.append(finish_run_task(run.id).model_dump(mode="json"))
+    return {"import": imported, "runs": cards}

@@ -1,0 +1,34 @@
+"""The weekly production-grading flow: grade the last N days of production calls.
+
+A cron schedule's parameters are fixed when the deployment is declared, so the window is computed
+here, from the run's scheduled start (a late or re-run still grades the week it was meant for).
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from polygon.flows._production import grade_production_calls  # absolute: loaded by path
+from prefect import flow
+from prefect.runtime import flow_run
+
+__all__ = ["grading_window", "weekly_production_grading"]
+
+
+def grading_window(end: datetime, days: int) -> tuple[str, str]:
+    """(since, until) ISO times of the `days` days before `end`."""
+    end = end.astimezone(UTC)
+    return (end - timedelta(days=days)).isoformat(), end.isoformat()
+
+
+@flow(name="weekly-production-grading", flow_run_name="grade the {days} days of calls from {source}")
+def weekly_production_grading(source: str, days: int = 7, agent_path: str | None = None,
+                              suite_path: str | None = None, rubric_version: str | None = None
+                              ) -> dict[str, Any]:
+    """Import and grade the production calls of the `days` days before this run's scheduled start."""
+    scheduled = flow_run.scheduled_start_time
+    end = scheduled if scheduled is not None else datetime.now(UTC)
+    since, until = grading_window(end, days)
+    return grade_production_calls(source=source, since=since, until=until, agent_path=agent_path,
+                                  suite_path=suite_path, rubric_version=rubric_version)

@@ -1,0 +1,124 @@
+"""`polygon personas …`: generate an agent's simulated callers, list, export, import and pin them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from ._app import console, err, friendly
+
+personas_app = typer.Typer(no_args_is_help=True,
+                           help="Simulated callers generated from an agent's prompt.")
+
+
+def _store():  # type: ignore[no-untyped-def]
+    from polygon_core.adapters.artifacts import artifact_store_from_url
+    from polygon_core.adapters.persona_store import PersonaStore
+    from polygon_core.adapters.settings import load_settings
+
+    settings = load_settings()
+    return PersonaStore(artifact_store_from_url(settings.resolved_artifacts_url(),
+                                                endpoint_url=settings.s3_endpoint_url))
+
+
+@personas_app.command("generate")
+@friendly
+def generate(agent: Annotated[Path, typer.Option("--agent", "-a", help="agent YAML whose prompt is read")],
+             count: Annotated[int, typer.Option(min=1, max=500, help="personas to plan")] = 12,
+             seed: Annotated[int, typer.Option(help="generation seed")] = 0,
+             model: Annotated[str, typer.Option(help="offline, or a model name (openai:<m>, …)")] = "offline",
+             ) -> None:
+    """Generate personas from the agent's prompt; personas of an older prompt are marked stale."""
+    from polygon_core.adapters.persona_generation import (
+        agent_prompt,
+        generate_for_agent,
+        store_generation,
+    )
+
+    name, _prompt, current = agent_prompt(agent)
+    result = generate_for_agent(agent, count=count, seed=seed, model=model)
+    report = store_generation(_store(), name, current, result)
+    console.print(f"agent {name}: prompt {current}: stored {len(report.stored)} persona(s) "
+                  f"({report.generator})")
+    if report.dropped:
+        console.print(f"dropped {len(report.dropped)} near-duplicate(s): {', '.join(report.dropped)}")
+    if report.marked_stale:
+        console.print(f"marked {len(report.marked_stale)} stale: {', '.join(report.marked_stale)}")
+    for failure in report.failed:
+        err.print(f"[red]failed:[/] {failure}", highlight=False, soft_wrap=True)
+    if report.failed:
+        raise typer.Exit(1)
+
+
+@personas_app.command("list")
+@friendly
+def list_personas(agent: Annotated[str | None, typer.Option(help="agent name")] = None,
+                  stale: Annotated[bool, typer.Option("--stale", help="only stale personas")] = False) -> None:
+    """List stored personas (status, prompt hash, type, outcome, difficulty, goal)."""
+    records = _store().list(agent, statuses=["stale"] if stale else None)
+    table = Table(title="Personas")
+    table.add_column("id", no_wrap=True)
+    for col in ("agent", "prompt", "status", "type", "outcome", "diff", "goal"):
+        table.add_column(col, overflow="fold")
+    for r in records:
+        p = r.persona
+        table.add_row(r.id, r.agent, r.prompt_hash, r.status, p.type if p else "—",
+                      p.intended_outcome if p else "—", str(p.difficulty) if p else "—",
+                      p.goal if p else (r.error or ""))
+    console.print(table)
+
+
+@personas_app.command("export")
+@friendly
+def export(out: Annotated[Path, typer.Argument(help="folder to write YAML files to")],
+           agent: Annotated[str | None, typer.Option(help="agent name")] = None,
+           include_stale: Annotated[bool, typer.Option("--include-stale")] = False) -> None:
+    """Write personas as YAML files for review and editing (re-import with `personas import`)."""
+    paths = _store().export(out, agent, include_stale=include_stale)
+    console.print(f"exported {len(paths)} persona(s) to {out}")
+
+
+@personas_app.command("import")
+@friendly
+def import_(files: Annotated[list[Path], typer.Argument(help="persona YAML files (or folders)")],
+            pin: Annotated[bool, typer.Option("--pin", help="pin every imported persona")] = False) -> None:
+    """Store edited persona files (all are validated before any is stored)."""
+    paths = [p for f in files for p in (sorted(f.glob("*.yaml")) if f.is_dir() else [f])]
+    store = _store()
+    records = store.import_files(paths)
+    if pin:
+        records = [store.set_status(r, "pinned") for r in records]
+    console.print(f"imported {len(records)} persona(s)" + (" (pinned)" if pin else ""))
+
+
+@personas_app.command("pin")
+@friendly
+def pin(persona: Annotated[str, typer.Argument(help="persona id")],
+        agent: Annotated[str | None, typer.Option(help="agent name")] = None) -> None:
+    """Pin a persona: it is kept as reviewed, never marked stale or replaced."""
+    record = _store().pin(persona, agent)
+    console.print(f"pinned {record.id} ({record.agent}, prompt {record.prompt_hash})")
+
+
+def register(app: typer.Typer) -> None:
+    """Add the `personas` command group."""
+    app.add_typer(personas_app, name="personas")
+
+
+def persona_run_suite(suite: Path, agents: list[Path], *, allow_stale: bool = False) -> Path:
+    """For `polygon run --personas`: the suite folder that runs the agent's generated personas.
+
+    Personas belong to an agent name; with several agents (a comparison) they are checked against
+    the last agent's prompt and every agent meets the same callers. Stale personas stop the run with
+    a message naming them unless `allow_stale`; the line saying which personas are used goes to stderr.
+    """
+    from polygon_core.adapters.persona_store import use_personas
+    from polygon_core.adapters.settings import load_settings
+
+    home = load_settings().home.expanduser().absolute()
+    out, selection = use_personas(_store(), suite, agents[-1], home, allow_stale=allow_stale)
+    err.print(selection.describe(), highlight=False, soft_wrap=True)
+    return out

@@ -1,0 +1,36 @@
+"""Polygon's HTTP service (FastAPI): signed webhooks that emit Prefect events, and the web app."""
+
+from ._app import access_token_configured, create_app
+from ._webhooks import (
+    PROMPT_COMMITTED,
+    SWEEP_REQUESTED,
+    DeliveryStore,
+    MemoryDeliveryStore,
+    PromptCommitPayload,
+    PromptTarget,
+    SweepPayload,
+    WebhookConfig,
+    changed_prompts,
+    glob_match,
+    prompt_event_spec,
+    sign,
+    verify_signature,
+)
+
+__all__ = [
+    "PROMPT_COMMITTED",
+    "SWEEP_REQUESTED",
+    "DeliveryStore",
+    "MemoryDeliveryStore",
+    "PromptCommitPayload",
+    "PromptTarget",
+    "SweepPayload",
+    "WebhookConfig",
+    "access_token_configured",
+    "changed_prompts",
+    "create_app",
+    "glob_match",
+    "prompt_event_spec",
+    "sign",
+    "verify_signature",
+]

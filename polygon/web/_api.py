@@ -1,0 +1,500 @@
+"""The JSON API over stored results (`/api/...`): what the pages show, for anyone to script.
+
+Every list is paginated (`offset`, `limit`, answering `{total, offset, limit, items}`) and cut in
+SQL, so a run of thousands of conversations costs one page, not the run. Reads need the ``read``
+scope; re-scoring and re-probing need ``admin`` (see `_auth`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, HTTPException, Query, Request
+from pydantic import BaseModel, ConfigDict
+
+from polygon_core.adapters.artifacts import ArtifactNotFoundError
+from polygon_core.adapters.pipeline import (
+    ComparisonError,
+    Stores,
+    compare_runs,
+    load_conversation,
+    open_stores,
+    run_labels,
+    run_manifest,
+    scorecard,
+)
+from polygon_core.adapters.settings import PolygonSettings
+from polygon_core.adapters.storage import pages
+from polygon_core.compare import ProbeRate, probe_rates
+from polygon_core.models import Run
+
+from ._auth import ApiToken, Scope, authorize, tokens_from_settings
+from ._views import aligned_pair, conversation_view, probe_series, run_summary
+
+__all__ = ["SWEEP_PREFIX", "WebContext", "router", "sweep_key"]
+
+MAX_LIMIT = 500
+#: Sweeps are read from the artifact store: `sweeps/<name>/leaderboard.json`, holding the sweep
+#: flow's report ({"sweep", "leaderboard": [PointResult…], "refused": [{label, reason…}], "stopped_early"}).
+SWEEP_PREFIX = "sweeps/"
+RUN_SORTS = ("-created_at", "created_at", "agent_name", "-mean_composite", "mean_composite",
+             "-conversations", "cost_usd")
+
+
+def sweep_key(name: str) -> str:
+    """Where a sweep's leaderboard is stored."""
+    return f"{SWEEP_PREFIX}{name}/leaderboard.json"
+
+
+@dataclass
+class WebContext:
+    """What every request of the web app shares: settings, tokens and the (lazily opened) stores."""
+
+    settings: PolygonSettings
+    tokens: list[ApiToken]
+    _stores: Stores | None = None
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    @classmethod
+    def from_settings(cls, settings: PolygonSettings) -> WebContext:
+        """Parse the tokens now, so a malformed POLYGON_API_TOKENS fails at start-up."""
+        return cls(settings=settings, tokens=tokens_from_settings(settings))
+
+    def stores(self) -> Stores:
+        """The database and artifact store, opened on first use."""
+        with self._lock:
+            if self._stores is None:
+                self._stores = open_stores(self.settings)
+            return self._stores
+
+
+def context(request: Request) -> WebContext:
+    """The app's WebContext (installed by `install_web`)."""
+    return request.app.state.polygon_web
+
+
+def _need(scope: Scope) -> Any:
+    def check(request: Request) -> ApiToken | None:
+        return authorize(request, context(request).tokens, scope)
+    return check
+
+
+read_access = _need("read")
+admin_access = _need("admin")
+
+router = APIRouter(prefix="/api", tags=["results"], dependencies=[Depends(read_access)])
+Ctx = Annotated[WebContext, Depends(context)]
+Offset = Annotated[int, Query(ge=0)]
+Limit = Annotated[int, Query(ge=1, le=MAX_LIMIT)]
+
+
+def _page(total: int, offset: int, limit: int, items: list[Any]) -> dict[str, Any]:
+    return {"total": total, "offset": offset, "limit": limit, "items": items}
+
+
+def _run(stores: Stores, run_id: str) -> Run:
+    try:
+        run = stores.repo.get_run(run_id)
+    except ValueError as exc:  # an ambiguous prefix
+        raise HTTPException(400, str(exc)) from None
+    if run is None:
+        raise HTTPException(404, f"no run {run_id!r} is stored")
+    return run
+
+
+def _summary(stores: Stores, run: Run) -> dict[str, Any]:
+    stored = stores.repo.get_run_summary(run.id)
+    if stored is not None:
+        return stored
+    # A run still in progress has no stored scorecard yet: compute it from the database alone.
+    return scorecard(stores, run.id, label=run_labels([run])[run.id]).model_dump(mode="json")
+
+
+# -- runs ----------------------------------------------------------------------------------------
+
+
+@router.get("/runs")
+def list_runs(ctx: Ctx, offset: Offset = 0, limit: Limit = 50, agent: str | None = None,
+              suite: str | None = None, rubric_version: str | None = None, status: str | None = None,
+              source: str | None = None, q: str | None = None, sort: str = "-created_at") -> dict[str, Any]:
+    """Stored runs, filtered and sorted (`sort`: -created_at, created_at, agent_name, -mean_composite,
+    mean_composite, -conversations, cost_usd), one page with counts, verdicts and cost."""
+    if sort not in RUN_SORTS:
+        raise HTTPException(422, f"sort must be one of {', '.join(RUN_SORTS)}")
+    stores = ctx.stores()
+    runs = [r for r in stores.repo.list_runs(limit=None)
+            if (agent is None or r.agent_name == agent) and (suite is None or r.suite == suite)
+            and (rubric_version is None or r.rubric_version == rubric_version)
+            and (status is None or r.status == status) and (source is None or r.source == source)
+            and (not q or q.lower() in f"{r.id} {r.agent_name} {r.suite} {r.agent_version}".lower())]
+    key = sort.lstrip("-")
+    if key in ("created_at", "agent_name"):
+        runs.sort(key=lambda r: (getattr(r, key) or "", r.id), reverse=sort.startswith("-"))
+        chosen = runs[offset:offset + limit]
+        summaries = pages.run_summaries(stores.repo.engine, [r.id for r in chosen])
+        items = [run_summary(r, summaries.get(r.id)) for r in chosen]
+    else:
+        summaries = pages.run_summaries(stores.repo.engine, [r.id for r in runs])
+        rows = [run_summary(r, summaries.get(r.id)) for r in runs]
+        present = [x for x in rows if x[key] is not None]
+        present.sort(key=lambda x: x[key], reverse=sort.startswith("-"))
+        rows = present + [x for x in rows if x[key] is None]  # unknown values last, either way
+        items = rows[offset:offset + limit]
+    return _page(len(runs), offset, limit, items)
+
+
+@router.get("/runs/{run_id}")
+def get_run(run_id: str, ctx: Ctx) -> dict[str, Any]:
+    """One run: its row on the runs list, its scorecard and manifest."""
+    stores = ctx.stores()
+    run = _run(stores, run_id)
+    card = _summary(stores, run)
+    return {**run_summary(run, card), "scorecard": card, "manifest": run_manifest(stores, run.id),
+            "rubric_versions": sorted(stores.repo.rubric_versions(run.id))}
+
+
+@router.get("/runs/{run_id}/conversations")
+def list_conversations(run_id: str, ctx: Ctx, offset: Offset = 0, limit: Limit = 50,
+                       sort: str = "conversation_id", scenario: str | None = None,
+                       verdict: str | None = None, end_reason: str | None = None,
+                       caller_type: str | None = None, rubric_version: str | None = None) -> dict[str, Any]:
+    """One page of a run's conversations with their verdicts (`verdict=unjudged` for none)."""
+    stores = ctx.stores()
+    run = _run(stores, run_id)
+    if sort not in pages.CONVERSATION_SORTS:
+        raise HTTPException(422, f"sort must be one of {', '.join(pages.CONVERSATION_SORTS)}")
+    total, items = pages.conversation_page(
+        stores.repo.engine, run.id, rubric_version=rubric_version or run.rubric_version, offset=offset,
+        limit=limit, sort=sort, scenario=scenario, verdict=verdict, end_reason=end_reason,
+        caller_type=caller_type)
+    return _page(total, offset, limit, items)
+
+
+@router.get("/runs/{run_id}/conversations/{conversation_id}")
+def get_conversation(run_id: str, conversation_id: str, ctx: Ctx,
+                     rubric_version: str | None = None) -> dict[str, Any]:
+    """A conversation as the viewer shows it: turns as said and as heard (distortions placed),
+    tool calls, end reason, assertions, gate hits and evidence quotes at their turn, probe answers."""
+    stores = ctx.stores()
+    run = _run(stores, run_id)
+    record = pages.conversation_record(stores.repo.engine, run.id, conversation_id)
+    if record is None:
+        raise HTTPException(404, f"run {run.id} has no conversation {conversation_id!r}")
+    try:
+        conv = load_conversation(stores, run.id, conversation_id)
+    except ArtifactNotFoundError:
+        raise HTTPException(404, f"the transcript of {conversation_id!r} is missing from the artifact store") from None
+    return conversation_view(
+        run, conv, assertions=record.assertions,
+        judgments=pages.conversation_judgments(stores.repo.engine, run.id, conversation_id),
+        answers=pages.conversation_probe_answers(stores.repo.engine, run.id, conversation_id),
+        rubric_version=rubric_version)
+
+
+@router.get("/runs/{run_id}/judgments")
+def list_judgments(run_id: str, ctx: Ctx, offset: Offset = 0, limit: Limit = 50,
+                   rubric_version: str | None = None) -> dict[str, Any]:
+    """One page of a run's judgments in the order saved (all rubric versions unless one is named)."""
+    stores = ctx.stores()
+    run = _run(stores, run_id)
+    total, items = pages.judgment_page(stores.repo.engine, run.id, rubric_version=rubric_version,
+                                       offset=offset, limit=limit)
+    return _page(total, offset, limit, [j.model_dump(mode="json", exclude={"raw"}) for j in items])
+
+
+def _rates(stores: Stores, run: Run, summary: dict[str, Any] | None) -> list[ProbeRate]:
+    if summary is not None and "probes" in summary:
+        return [ProbeRate.model_validate(p) for p in summary["probes"]]
+    return probe_rates(stores.repo.probe_answers(run.id))
+
+
+@router.get("/runs/{run_id}/probes")
+def run_probes(run_id: str, ctx: Ctx) -> dict[str, Any]:
+    """A run's probe conformance, per probe and wording hash, with Wilson 95% intervals."""
+    stores = ctx.stores()
+    run = _run(stores, run_id)
+    rates = _rates(stores, run, stores.repo.get_run_summary(run.id))
+    return {"run_id": run.id, "items": [r.model_dump(mode="json") for r in rates]}
+
+
+@router.get("/probes/trends")
+def probe_trends(ctx: Ctx, agent: str | None = None, suite: str | None = None,
+                 probe: str | None = None, limit: Limit = 100) -> dict[str, Any]:
+    """Each probe's conformance across runs (oldest first), split into segments of equal wording."""
+    stores = ctx.stores()
+    runs = [r for r in stores.repo.list_runs(limit=None)
+            if (agent is None or r.agent_name == agent) and (suite is None or r.suite == suite)][:limit]
+    runs.reverse()  # oldest first: a trend reads left to right
+    summaries = pages.run_summaries(stores.repo.engine, [r.id for r in runs])
+    points = [(r, [p for p in _rates(stores, r, summaries.get(r.id)) if probe is None or p.probe_id == probe])
+              for r in runs]
+    points = [(r, rates) for r, rates in points if rates]  # a run without probe answers draws nothing
+    runs = [r for r, _ in points]
+    return {"runs": [{"id": r.id, "agent_name": r.agent_name, "agent_version": r.agent_version,
+                      "created_at": r.created_at} for r in runs],
+            "series": probe_series(points)}
+
+
+# -- comparisons ---------------------------------------------------------------------------------
+
+
+def _run_ids(runs: list[str]) -> list[str]:
+    ids = [i.strip() for value in runs for i in value.split(",") if i.strip()]
+    if len(ids) < 2:
+        raise HTTPException(422, "choose at least two runs to compare")
+    return ids
+
+
+@router.get("/compare")
+def compare(ctx: Ctx, runs: Annotated[list[str], Query()], baseline: str | None = None,
+            divergences: Limit = 200) -> dict[str, Any]:
+    """Compare runs (`runs=A&runs=B` or `runs=A,B`): scorecards, the matrix ordered by spread
+    (incomparable rows last), divergences, noise-aware differences and the written analysis.
+
+    Runs judged under different rubric versions are refused with 422 and the reason.
+    """
+    stores = ctx.stores()
+    ids = [_run(stores, rid).id for rid in _run_ids(runs)]
+    try:
+        comparison = compare_runs(stores, ids, baseline)
+    except ComparisonError as exc:
+        raise HTTPException(422, str(exc)) from None
+    out = comparison.report_json()
+    out.pop("rows", None)  # one row per conversation: the conversations endpoint pages them
+    for s in out["divergence_sets"]:
+        s["total"] = len(s["items"])
+        s["items"] = s["items"][:divergences]
+    out["run_ids"] = {label: run.id for label, run in zip(comparison.labels, comparison.runs)}
+    return out
+
+
+@router.get("/compare/pair")
+def compare_pair(ctx: Ctx, a: str, b: str, scenario: str, seed: int | None = None) -> dict[str, Any]:
+    """One scenario's conversations of two runs side by side, aligned by turn, with the divergence
+    turn and its reasons (the lowest seed both ran, unless `seed` is given)."""
+    stores = ctx.stores()
+    run_a, run_b = _run(stores, a), _run(stores, b)
+    if run_a.rubric_version != run_b.rubric_version:
+        raise HTTPException(422, f"cannot compare runs judged under different rubric versions "
+                                 f"({run_a.rubric_version} and {run_b.rubric_version})")
+    found: list[dict[int, str]] = []
+    for run in (run_a, run_b):
+        _total, items = pages.conversation_page(stores.repo.engine, run.id, rubric_version=run.rubric_version,
+                                                scenario=scenario, limit=MAX_LIMIT, sort="scenario_id")
+        found.append({i["seed"]: i["conversation_id"] for i in items})
+    shared = sorted(set(found[0]) & set(found[1]))
+    if seed is None:
+        if not shared:
+            raise HTTPException(404, f"no seed of scenario {scenario!r} was run by both {run_a.id} and {run_b.id}")
+        seed = shared[0]
+    elif seed not in shared:
+        raise HTTPException(404, f"scenario {scenario!r} seed {seed} was not run by both runs (incomparable)")
+    conv_a = load_conversation(stores, run_a.id, found[0][seed])
+    conv_b = load_conversation(stores, run_b.id, found[1][seed])
+    labels = run_labels([run_a, run_b])
+    return {**aligned_pair(conv_a, conv_b), "seeds": shared,
+            "runs": {"a": {"id": run_a.id, "label": labels[run_a.id]},
+                     "b": {"id": run_b.id, "label": labels[run_b.id]}}}
+
+
+# -- prompt analyses -----------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=256)
+def _prompt_hash(agent_path: str) -> str | None:
+    from polygon_core.files import load_agent
+
+    try:
+        return load_agent(Path(agent_path)).prompt_hash
+    except Exception:  # noqa: BLE001 - a moved or broken agent file only loses the link
+        return None
+
+
+def _prompt_history(stores: Stores, limit: int = 200) -> list[tuple[Run, str]]:
+    """(run, prompt hash) of recent runs made from an agent file, oldest first."""
+    out = []
+    for run in reversed(stores.repo.list_runs(limit=limit)):
+        path = run_manifest(stores, run.id).get("agent_path")
+        digest = _prompt_hash(path) if path else None
+        if digest:
+            out.append((run, digest))
+    return out
+
+
+def _analysis(stores: Stores, prompt_hash: str) -> Any:
+    from polygon_core.adapters.analysis_store import load_analysis
+
+    try:
+        return load_analysis(stores.artifacts, prompt_hash)
+    except ValueError as exc:
+        raise HTTPException(422, str(exc)) from None
+
+
+@router.get("/analyses")
+def list_analyses(ctx: Ctx, offset: Offset = 0, limit: Limit = 50) -> dict[str, Any]:
+    """Stored prompt analyses (one per prompt version), with axis scores and the agents that used them."""
+    stores = ctx.stores()
+    keys = [k for k in stores.artifacts.list("analyses/") if k.endswith(".json")]
+    used: dict[str, set[str]] = {}
+    for run, digest in _prompt_history(stores):
+        used.setdefault(digest, set()).add(run.agent_name)
+    items = []
+    for key in keys[offset:offset + limit]:
+        a = _analysis(stores, key.removeprefix("analyses/").removesuffix(".json"))
+        if a is None:
+            continue
+        items.append({"prompt_hash": a.prompt_hash, "language": a.language, "length": a.length,
+                      "axes": {k: v.score for k, v in a.axes.items()},
+                      "agents": sorted(used.get(a.prompt_hash, ()))})
+    return _page(len(keys), offset, limit, items)
+
+
+@router.get("/analyses/{prompt_hash}")
+def get_analysis(prompt_hash: str, ctx: Ctx, previous: str | None = None) -> dict[str, Any]:
+    """One prompt version's analysis with its text, and the change since the previous version.
+
+    The previous version is `previous` when given, else the prompt of the same agent's latest
+    earlier run with a different prompt that has an analysis.
+    """
+    from polygon_core.analysis import compare_analyses
+
+    stores = ctx.stores()
+    current = _analysis(stores, prompt_hash)
+    if current is None:
+        raise HTTPException(404, f"no analysis of prompt {prompt_hash!r} is stored (run `polygon analyze`)")
+    if previous is None:
+        history = _prompt_history(stores)
+        agents = {r.agent_name for r, d in history if d == prompt_hash}
+        first = next((i for i, (r, d) in enumerate(history) if d == prompt_hash), None)
+        if first is not None:
+            for run, digest in reversed(history[:first]):
+                if run.agent_name in agents and digest != prompt_hash and _analysis(stores, digest) is not None:
+                    previous = digest
+                    break
+    change = None
+    if previous is not None:
+        before = _analysis(stores, previous)
+        if before is None:
+            raise HTTPException(404, f"no analysis of the previous prompt {previous!r} is stored")
+        change = {"prompt_hash": previous,
+                  "axes": {k: v.model_dump(mode="json")
+                           for k, v in compare_analyses(before, before.prompt, current, current.prompt).items()}}
+    data = current.model_dump(mode="json")
+    return {**data, "previous": change}
+
+
+# -- sweeps and personas -------------------------------------------------------------------------
+
+
+@router.get("/sweeps")
+def list_sweeps(ctx: Ctx) -> dict[str, Any]:
+    """Stored sweeps: name, points ranked, points refused, and the leader."""
+    import json
+
+    stores = ctx.stores()
+    items = []
+    for key in stores.artifacts.list(SWEEP_PREFIX):
+        if not key.endswith("/leaderboard.json"):
+            continue
+        report = json.loads(stores.artifacts.get_text(key))
+        board = report.get("leaderboard") or []
+        items.append({"name": report.get("sweep") or key.split("/")[1], "points": len(board),
+                      "refused": len(report.get("refused") or []), "leader": board[0] if board else None,
+                      "stopped_early": report.get("stopped_early")})
+    return {"total": len(items), "items": items}
+
+
+@router.get("/sweeps/{name}")
+def get_sweep(name: str, ctx: Ctx) -> dict[str, Any]:
+    """A sweep's leaderboard (ranked points) and its refused points with their reasons."""
+    import json
+
+    stores = ctx.stores()
+    try:
+        report = json.loads(stores.artifacts.get_text(sweep_key(name)))
+    except ArtifactNotFoundError:
+        raise HTTPException(404, f"no sweep {name!r} is stored") from None
+    return {"name": report.get("sweep", name), "leaderboard": report.get("leaderboard") or [],
+            "refused": report.get("refused") or [], "stopped_early": report.get("stopped_early")}
+
+
+@router.get("/personas")
+def list_personas(ctx: Ctx, agent: str | None = None, prompt_hash: str | None = None,
+                  status: str | None = None) -> dict[str, Any]:
+    """Personas grouped by agent and the prompt version they were made from; stale ones marked."""
+    from polygon_core.adapters.persona_store import PersonaStore
+
+    stores = ctx.stores()
+    records = [r for r in PersonaStore(stores.artifacts).list(agent)
+               if (prompt_hash is None or r.prompt_hash == prompt_hash) and (status is None or r.status == status)]
+    groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for r in records:
+        p = r.persona
+        groups.setdefault((r.agent, r.prompt_hash), []).append({
+            "id": r.id, "status": r.status, "stale": r.status == "stale", "task": r.task,
+            "generator": r.generator, "error": r.error,
+            "type": getattr(p, "type", None), "intended_outcome": getattr(p, "intended_outcome", None),
+            "difficulty": getattr(p, "difficulty", None), "name": getattr(p, "name", None)})
+    return {"total": len(records),
+            "groups": [{"agent": a, "prompt_hash": h, "stale": all(x["stale"] for x in items),
+                        "personas": items} for (a, h), items in sorted(groups.items())]}
+
+
+# -- admin -----------------------------------------------------------------------------------------
+
+
+class RescoreBody(BaseModel):
+    """What to re-score under."""
+
+    model_config = ConfigDict(extra="forbid")
+    rubric_version: str
+    judge_model: str = "offline"
+
+
+class ReprobeBody(BaseModel):
+    """Which model answers the probes."""
+
+    model_config = ConfigDict(extra="forbid")
+    probe_model: str = "offline"
+
+
+@router.post("/runs/{run_id}/rescore", dependencies=[Depends(admin_access)], tags=["admin"])
+def rescore(run_id: str, body: RescoreBody, ctx: Ctx) -> dict[str, Any]:
+    """Judge every conversation of a run under a rubric version (adds judgments; admin scope)."""
+    from polygon_core.adapters.pipeline._grade import rescore_run
+
+    stores = ctx.stores()
+    run = _run(stores, run_id)
+    try:
+        result = rescore_run(stores, run.id, rubric_version=body.rubric_version, judge_model=body.judge_model)
+    except (ValueError, KeyError, FileNotFoundError) as exc:
+        raise HTTPException(422, str(exc)) from None
+    return dataclasses.asdict(result)
+
+
+@router.post("/runs/{run_id}/reprobe", dependencies=[Depends(admin_access)], tags=["admin"])
+def reprobe(run_id: str, body: ReprobeBody, ctx: Ctx) -> dict[str, Any]:
+    """Answer the probes again on every conversation of a run (adds answers; admin scope)."""
+    from polygon_core.adapters.pipeline._grade import probe_run
+
+    stores = ctx.stores()
+    run = _run(stores, run_id)
+    try:
+        result = probe_run(stores, run.id, probe_model=body.probe_model)
+    except (ValueError, KeyError, FileNotFoundError) as exc:
+        raise HTTPException(422, str(exc)) from None
+    return dataclasses.asdict(result)
+
+
+@router.get("/access")
+def access(request: Request, ctx: Ctx) -> dict[str, Any]:
+    """Who the caller is: the token's name and scope (or loopback access when no token is configured)."""
+    token = authorize(request, ctx.tokens, "read")
+    if token is None:
+        return {"mode": "loopback", "name": None, "scope": "admin"}
+    return {"mode": "token", "name": token.name, "scope": token.scope}

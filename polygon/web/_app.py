@@ -1,0 +1,52 @@
+"""The FastAPI application: one app composing every router Polygon serves.
+
+`polygon serve` runs it under uvicorn. The webhook receiver lives here; the web app (issue 12) adds
+its routers in `create_app` below, on the same app.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import FastAPI
+
+from polygon_core.adapters.settings import PolygonSettings, load_settings
+
+from ._webhooks import DeliveryStore, WebhookConfig, webhook_router
+
+__all__ = ["access_token_configured", "create_app"]
+
+
+def access_token_configured(settings: PolygonSettings) -> bool:
+    """Whether the web app's access token is set (hook for the web app's auth, issue 12).
+
+    `polygon serve` binds to loopback only while this is False: the webhooks are signed, but the
+    other routes are not protected until a token exists.
+    """
+    token: Any = getattr(settings, "api_tokens", None)
+    secret = token.get_secret_value() if hasattr(token, "get_secret_value") else token
+    return bool(secret)
+
+
+def create_app(settings: PolygonSettings | None = None, *,
+               deliveries: DeliveryStore | None = None) -> FastAPI:
+    """Build the app from settings (read from the environment when not given).
+
+    `deliveries` replaces the in-memory store of seen webhook delivery ids (e.g. a shared one).
+    """
+    settings = settings or load_settings()
+    app = FastAPI(title="Polygon", summary="Webhooks and results of the Polygon test bench",
+                  docs_url=None, redoc_url=None)
+    app.state.settings = settings
+    app.include_router(webhook_router(WebhookConfig.from_settings(settings), deliveries))
+
+    @app.get("/healthz", tags=["health"])
+    def healthz() -> dict[str, str]:
+        """Liveness probe for load balancers and compose health checks."""
+        return {"status": "ok"}
+
+    # The web app: pages, static files and the JSON API, behind their own token/loopback rules.
+    from ._pages import install_web
+
+    install_web(app, settings)
+    return app

@@ -1,0 +1,167 @@
+"""The pages of the web app: small HTML shells that the bundled script fills from the JSON API.
+
+Nothing is loaded from outside the package (no CDN): `static/app.js` and `static/app.css` ship with
+Polygon and are served from `/static/`. A page opened with `?token=…` stores the token in an
+HttpOnly cookie and redirects to the same page without it, so the script's API calls carry it.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import logging
+from importlib import resources
+from typing import Any
+from urllib.parse import urlencode
+
+from fastapi import APIRouter, FastAPI, HTTPException, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+
+from polygon_core.adapters.settings import PolygonSettings
+
+from ._api import WebContext, context
+from ._api import router as api_router
+from ._auth import COOKIE, access_notice, authorize, match_token
+
+__all__ = ["PAGES", "install_web", "router"]
+
+log = logging.getLogger("polygon.web")
+router = APIRouter(include_in_schema=False)
+
+STATIC_TYPES = {"app.js": "text/javascript; charset=utf-8", "app.css": "text/css; charset=utf-8"}
+#: page name → navigation title (the order of the menu)
+PAGES = {"runs": "Runs", "compare": "Compare", "probes": "Probe trends", "analyses": "Prompts",
+         "sweeps": "Sweeps", "personas": "Personas"}
+
+
+def install_web(app: FastAPI, settings: PolygonSettings) -> None:
+    """Add the web app (pages, static files, JSON API) to `app`, and say how it is protected."""
+    app.state.polygon_web = WebContext.from_settings(settings)
+    app.include_router(api_router)
+    app.include_router(router)
+    log.warning(access_notice(settings))
+
+
+def _shell(page: str, title: str, args: dict[str, Any] | None = None, status: int = 200) -> HTMLResponse:
+    nav = "".join(f'<a href="/{name}"{" class=current" if name == page else ""}>{html.escape(label)}</a>'
+                  for name, label in PAGES.items())
+    body = f"""<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Polygon · {html.escape(title)}</title><link rel="stylesheet" href="/static/app.css"></head>
+<body data-page="{page}" data-args="{html.escape(json.dumps(args or {}))}">
+<header><a class="brand" href="/runs">Polygon</a><nav>{nav}</nav></header>
+<main id="main"><p class="muted">Loading…</p></main>
+<script src="/static/app.js"></script>
+</body></html>"""
+    return HTMLResponse(body, status_code=status)
+
+
+def _login(request: Request, message: str, status: int) -> HTMLResponse:
+    body = f"""<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Polygon · access</title>
+<link rel="stylesheet" href="/static/app.css"></head><body><main>
+<h1>Polygon</h1><p class="refused">{html.escape(message)}</p>
+<form method="get" action="{html.escape(request.url.path)}"><label>API token
+<input type="password" name="token" autocomplete="off"></label> <button>Open</button></form>
+</main></body></html>"""
+    return HTMLResponse(body, status_code=status)
+
+
+def _page_access(request: Request) -> Response | None:
+    """None when the page may be shown; otherwise the response to send instead."""
+    ctx: WebContext = context(request)
+    given = request.query_params.get("token")
+    if given is not None and ctx.tokens and match_token(ctx.tokens, given) is not None:
+        rest = [(k, v) for k, v in request.query_params.multi_items() if k != "token"]
+        target = request.url.path + (f"?{urlencode(rest)}" if rest else "")
+        response = RedirectResponse(target, status_code=303)
+        response.set_cookie(COOKIE, given, httponly=True, samesite="strict", path="/")
+        return response
+    try:
+        authorize(request, ctx.tokens, "read")
+    except HTTPException as exc:
+        if exc.status_code == 401:
+            return _login(request, "This Polygon needs an API token.", 401)
+        return _login(request, str(exc.detail), exc.status_code)
+    return None
+
+
+def _render(request: Request, page: str, title: str, args: dict[str, Any] | None = None) -> Response:
+    return _page_access(request) or _shell(page, title, args)
+
+
+@router.get("/static/{name}")
+def static(name: str, request: Request) -> Response:
+    """The bundled script and stylesheet (nothing else is served from the package)."""
+    if name not in STATIC_TYPES:
+        raise HTTPException(404, "no such file")
+    text = resources.files("polygon.web").joinpath("static", name).read_text(encoding="utf-8")
+    return Response(text, media_type=STATIC_TYPES[name], headers={"Cache-Control": "no-cache"})
+
+
+@router.get("/")
+def home(request: Request) -> Response:
+    """The runs list."""
+    return _page_access(request) or RedirectResponse("/runs", status_code=303)
+
+
+@router.get("/runs")
+def runs_page(request: Request) -> Response:
+    """Runs: filter, sort, choose runs to compare."""
+    return _render(request, "runs", "Runs")
+
+
+@router.get("/runs/{run_id}")
+def run_page(request: Request, run_id: str) -> Response:
+    """One run: scorecard, probes and its conversations, paginated."""
+    return _render(request, "run", f"Run {run_id}", {"run_id": run_id})
+
+
+@router.get("/runs/{run_id}/conversations/{conversation_id}")
+def conversation_page(request: Request, run_id: str, conversation_id: str) -> Response:
+    """The conversation viewer."""
+    return _render(request, "conversation", conversation_id,
+                   {"run_id": run_id, "conversation_id": conversation_id})
+
+
+@router.get("/compare")
+def compare_page(request: Request) -> Response:
+    """The comparison screen (`?runs=A&runs=B`)."""
+    runs = [i for v in request.query_params.getlist("runs") for i in v.split(",") if i]
+    return _render(request, "compare", "Compare", {"runs": runs,
+                                                  "baseline": request.query_params.get("baseline")})
+
+
+@router.get("/probes")
+def probes_page(request: Request) -> Response:
+    """Probe conformance across runs."""
+    return _render(request, "probes", "Probe trends", {"agent": request.query_params.get("agent")})
+
+
+@router.get("/analyses")
+def analyses_page(request: Request) -> Response:
+    """Stored prompt analyses."""
+    return _render(request, "analyses", "Prompts")
+
+
+@router.get("/analyses/{prompt_hash}")
+def analysis_page(request: Request, prompt_hash: str) -> Response:
+    """One prompt version with its highlights per axis and the change since the previous version."""
+    return _render(request, "analysis", f"Prompt {prompt_hash}", {"prompt_hash": prompt_hash})
+
+
+@router.get("/sweeps")
+def sweeps_page(request: Request) -> Response:
+    """Sweeps and their leaderboards."""
+    return _render(request, "sweeps", "Sweeps")
+
+
+@router.get("/sweeps/{name}")
+def sweep_page(request: Request, name: str) -> Response:
+    """One sweep's leaderboard with refused points."""
+    return _render(request, "sweep", f"Sweep {name}", {"name": name})
+
+
+@router.get("/personas")
+def personas_page(request: Request) -> Response:
+    """Personas by agent and prompt version."""
+    return _render(request, "personas", "Personas")

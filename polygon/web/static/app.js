@@ -1,0 +1,430 @@
+// Polygon web app: fills each page from the same JSON API anyone can script (/api/...).
+// Vanilla JS, shipped inside the package: no framework, no CDN, no external URL.
+"use strict";
+
+const main = document.getElementById("main");
+const PAGE = document.body.dataset.page;
+const ARGS = JSON.parse(document.body.dataset.args || "{}");
+
+// -- helpers -----------------------------------------------------------------------------------
+
+function h(tag, attrs, ...children) {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === null || v === undefined || v === false) continue;
+    if (k.startsWith("on")) el.addEventListener(k.slice(2), v);
+    else if (k === "class") el.className = v;
+    else el.setAttribute(k, v === true ? "" : v);
+  }
+  for (const c of children.flat()) {
+    if (c === null || c === undefined || c === false) continue;
+    el.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  }
+  return el;
+}
+
+class ApiError extends Error {
+  constructor(status, detail) { super(detail); this.status = status; }
+}
+
+async function api(path, options) {
+  const response = await fetch(path, Object.assign({ credentials: "same-origin", headers: { Accept: "application/json" } }, options || {}));
+  const body = await response.json().catch(() => ({}));
+  if (!response.ok) throw new ApiError(response.status, typeof body.detail === "string" ? body.detail : JSON.stringify(body.detail || body));
+  return body;
+}
+
+const enc = encodeURIComponent;
+const fmt = (x, digits = 1) => (x === null || x === undefined ? "—" : Number(x).toFixed(digits));
+const pct = (x) => (x === null || x === undefined ? "—" : (100 * x).toFixed(0) + "%");
+
+function render(...nodes) { main.replaceChildren(...nodes.flat(Infinity).filter((n) => n !== null && n !== undefined && n !== false)); }
+function fail(err) { render(h("p", { class: "refused" }, err.message || String(err))); }
+
+function verdicts(v) {
+  v = v || {};
+  return h("span", {}, h("span", { class: "pass" }, v.pass || 0), " / ", h("span", { class: "warn" }, v.warn || 0),
+    " / ", h("span", { class: "fail" }, v.fail || 0));
+}
+
+function table(headers, rows, attrs) {
+  return h("table", attrs || {}, h("thead", {}, h("tr", {}, headers.map((x) => h("th", {}, x)))),
+    h("tbody", {}, rows));
+}
+
+function pager(page, onGo) {
+  const { total, offset, limit } = page;
+  const last = Math.max(0, Math.floor((total - 1) / limit) * limit);
+  return h("div", { class: "pager" },
+    h("button", { disabled: offset <= 0, onclick: () => onGo(Math.max(0, offset - limit)) }, "‹ previous"),
+    h("span", { class: "muted" }, total ? `${offset + 1}–${Math.min(offset + limit, total)} of ${total}` : "none"),
+    h("button", { disabled: offset + limit >= total, onclick: () => onGo(Math.min(last, offset + limit)) }, "next ›"));
+}
+
+// Text with marked spans ([{start, end, cls, title, inserted}]); overlapping spans are skipped.
+function marked(text, spans) {
+  const out = [];
+  let at = 0;
+  for (const s of [...spans].sort((a, b) => a.start - b.start || b.end - a.end)) {
+    if (s.start < at) continue;
+    out.push(text.slice(at, s.start));
+    if (s.inserted) out.push(h("mark", { class: s.cls + " insert", title: s.title }, "+" + s.inserted + " "));
+    if (s.end > s.start) out.push(h("mark", { class: s.cls, title: s.title, "data-criteria": s.criteria || null }, text.slice(s.start, s.end)));
+    at = Math.max(at, s.end);
+  }
+  out.push(text.slice(at));
+  return out;
+}
+
+function json(value) { return h("pre", { class: "json" }, JSON.stringify(value, null, 1)); }
+
+// -- runs --------------------------------------------------------------------------------------
+
+const runLink = (id) => h("a", { href: `/runs/${enc(id)}` }, id);
+
+async function pageRuns() {
+  const state = { offset: 0, limit: 50, sort: "-created_at", agent: "", rubric_version: "", status: "", q: "" };
+  const chosen = new Set();
+  const form = h("form", { class: "filters", onsubmit: (e) => { e.preventDefault(); state.offset = 0; load(); } });
+  const field = (name, label, input) => { input.name = name; input.addEventListener("change", () => { state[name] = input.value; state.offset = 0; load(); }); return h("label", {}, label, input); };
+  form.append(field("q", "search", h("input", { placeholder: "id, agent, suite" })),
+    field("agent", "agent", h("input", { placeholder: "agent name" })),
+    field("rubric_version", "rubric", h("input", { size: 4 })),
+    field("status", "status", h("select", {}, ["", "running", "complete", "failed"].map((s) => h("option", { value: s }, s || "any")))),
+    field("sort", "sort", h("select", {}, [["-created_at", "newest"], ["created_at", "oldest"], ["agent_name", "agent"],
+      ["-mean_composite", "best composite"], ["mean_composite", "worst composite"], ["-conversations", "most conversations"],
+      ["cost_usd", "cheapest"]].map(([v, l]) => h("option", { value: v }, l)))));
+  const compareButton = h("button", { type: "button", onclick: () => { location.href = "/compare?" + [...chosen].map((r) => "runs=" + enc(r)).join("&"); } }, "Compare selected");
+  const out = h("div", {});
+  render(h("h1", {}, "Runs"), form, h("p", {}, compareButton, " ", h("span", { class: "muted" }, "choose two or more runs")), out);
+  async function load() {
+    const qs = new URLSearchParams(Object.entries(state).filter(([, v]) => v !== ""));
+    let page;
+    try { page = await api("/api/runs?" + qs); } catch (e) { out.replaceChildren(h("p", { class: "refused" }, e.message)); return; }
+    if (!page.total) { out.replaceChildren(h("div", { class: "empty" }, "No runs stored yet: run `polygon demo` or `polygon run`.")); return; }
+    const rows = page.items.map((r) => h("tr", { "data-run": r.id },
+      h("td", {}, h("input", { type: "checkbox", checked: chosen.has(r.id), onchange: (e) => { e.target.checked ? chosen.add(r.id) : chosen.delete(r.id); } })),
+      h("td", {}, runLink(r.id), h("div", { class: "small muted" }, (r.created_at || "").slice(0, 19).replace("T", " "))),
+      h("td", {}, r.agent_name, r.source === "production" ? h("span", { class: "badge" }, "production") : null),
+      h("td", {}, h("code", {}, r.agent_version)), h("td", {}, r.rubric_version),
+      h("td", { class: "small" }, Object.entries(r.models || {}).map(([role, m]) => h("div", {}, role + ": " + m))),
+      h("td", { class: "num" }, r.conversations ?? "—"),
+      h("td", { class: "num" }, fmt(r.mean_composite), r.ci_low !== null && r.ci_low !== undefined ? h("div", { class: "small muted" }, `[${fmt(r.ci_low)}, ${fmt(r.ci_high)}]`) : null),
+      h("td", {}, verdicts(r.verdicts)),
+      h("td", {}, Object.entries(r.gates || {}).map(([g, n]) => h("span", { class: "badge gate" }, `${g} ×${n}`))),
+      h("td", { class: "num" }, r.cost_usd === null || r.cost_usd === undefined ? "—" : "$" + Number(r.cost_usd).toFixed(4)),
+      h("td", {}, r.status)));
+    out.replaceChildren(table(["", "run", "agent", "version", "rubric", "models", "conv.", "composite", "pass / warn / fail", "gates", "cost", "status"], rows, { class: "runs" }),
+      pager(page, (o) => { state.offset = o; load(); }));
+  }
+  load();
+}
+
+// -- one run -----------------------------------------------------------------------------------
+
+function scorecardTable(cards) {
+  const metric = (label, f) => h("tr", {}, h("th", {}, label), cards.map((c) => h("td", { class: "num" }, f(c))));
+  const criteria = [...new Set(cards.flatMap((c) => Object.keys(c.criteria || {})))].sort();
+  return table(["", ...cards.map((c) => c.label)], [
+    metric("conversations (scored)", (c) => `${c.conversations} (${c.scored})`),
+    metric("mean composite [95% CI]", (c) => `${fmt(c.mean_composite)} [${fmt(c.ci_low)}, ${fmt(c.ci_high)}]`),
+    metric("pass / warn / fail", (c) => verdicts(c.verdicts)),
+    metric("gates", (c) => Object.entries(c.gates || {}).map(([g, n]) => `${g} ×${n}`).join(", ") || "none"),
+    metric("resolution", (c) => pct(c.resolution_rate)),
+    metric("policy safety", (c) => pct(c.policy_safety_rate)),
+    metric("pass^k", (c) => Object.entries(c.pass_hat_k || {}).map(([k, v]) => `k=${k}: ${fmt(v, 2)}`).join(", ") || "—"),
+    metric("judge", (c) => c.judge_model),
+    metric("tokens", (c) => (c.tokens_estimated ? "~" : "") + c.tokens),
+    metric("cost", (c) => (c.cost_usd === null || c.cost_usd === undefined ? "—" : "$" + Number(c.cost_usd).toFixed(4))),
+    ...criteria.map((k) => metric(k, (c) => fmt(c.criteria[k], 2))),
+  ], { class: "cards" });
+}
+
+function probeTable(rates) {
+  if (!rates.length) return h("p", { class: "muted" }, "No probe answers.");
+  return table(["probe", "polarity", "wording", "conformance", "95% Wilson", "k / n"], rates.map((p) => h("tr", {},
+    h("td", {}, p.probe_id), h("td", {}, p.polarity), h("td", {}, h("code", {}, p.wording_hash)),
+    h("td", { class: "num" }, pct(p.rate)), h("td", { class: "num" }, p.low === null ? "—" : `[${fmt(p.low, 2)}, ${fmt(p.high, 2)}]`),
+    h("td", { class: "num" }, `${p.k} / ${p.n}`))));
+}
+
+async function pageRun() {
+  const id = ARGS.run_id;
+  let run;
+  try { run = await api(`/api/runs/${enc(id)}`); } catch (e) { return fail(e); }
+  const state = { offset: 0, limit: 50, sort: "conversation_id", verdict: "", scenario: "" };
+  const out = h("div", {});
+  const filters = h("form", { class: "filters", onsubmit: (e) => e.preventDefault() },
+    h("label", {}, "verdict", h("select", { onchange: (e) => { state.verdict = e.target.value; state.offset = 0; load(); } },
+      ["", "pass", "warn", "fail", "unjudged"].map((v) => h("option", { value: v }, v || "any")))),
+    h("label", {}, "scenario", h("input", { onchange: (e) => { state.scenario = e.target.value; state.offset = 0; load(); } })),
+    h("label", {}, "sort", h("select", { onchange: (e) => { state.sort = e.target.value; load(); } },
+      [["conversation_id", "id"], ["scenario_id", "scenario"], ["composite", "worst first"], ["-composite", "best first"], ["-turn_count", "longest"]]
+        .map(([v, l]) => h("option", { value: v }, l)))));
+  render(h("h1", {}, `Run ${run.id}`),
+    h("p", {}, `${run.agent_name} @ ${run.agent_version} · rubric ${run.rubric_version} · suite ${run.suite} · ${run.status}`),
+    h("p", { class: "small muted" }, Object.entries(run.models || {}).map(([r, m]) => `${r}: ${m}`).join(" · ")),
+    h("h2", {}, "Scorecard"), scorecardTable([run.scorecard]),
+    h("h2", {}, "Probes"), probeTable(run.scorecard.probes || []),
+    h("h2", {}, "Conversations"), filters, out);
+  async function load() {
+    const qs = new URLSearchParams(Object.entries(state).filter(([, v]) => v !== ""));
+    const page = await api(`/api/runs/${enc(run.id)}/conversations?` + qs);
+    out.replaceChildren(table(["conversation", "scenario", "seed", "caller", "end", "turns", "composite", "verdict", "gates", "failed assertions"],
+      page.items.map((c) => h("tr", {},
+        h("td", {}, h("a", { href: `/runs/${enc(run.id)}/conversations/${enc(c.conversation_id)}` }, c.conversation_id)),
+        h("td", {}, c.scenario_id), h("td", { class: "num" }, c.seed), h("td", {}, `${c.caller_type} (d${c.difficulty})`),
+        h("td", {}, c.end_reason), h("td", { class: "num" }, c.turn_count), h("td", { class: "num" }, fmt(c.composite)),
+        h("td", { class: c.verdict || "" }, c.verdict || "unjudged", c.partial ? " (partial)" : ""),
+        h("td", {}, c.gates.map((g) => h("span", { class: "badge gate" }, g))),
+        h("td", {}, c.assertions_failed.map((a) => h("span", { class: "badge fail" }, a)))))),
+    pager(page, (o) => { state.offset = o; load(); }));
+  }
+  load();
+}
+
+// -- conversation viewer -----------------------------------------------------------------------
+
+function toolCalls(calls) {
+  if (!calls.length) return null;
+  return h("table", { class: "tool" }, h("tbody", {}, calls.map((c) => h("tr", { class: c.valid ? "" : "invalid" },
+    h("td", {}, h("b", {}, c.name), c.valid ? null : h("div", { class: "fail small" }, "invalid: " + (c.validation_error || "")),
+      c.error ? h("div", { class: "fail small" }, "error: " + c.error) : null),
+    h("td", {}, json(c.arguments)), h("td", {}, json(c.result)),
+    h("td", { class: "num small" }, `${fmt(c.latency_ms, 0)} ms`, c.events.length ? h("div", {}, c.events.join(", ")) : null)))));
+}
+
+async function pageConversation() {
+  let v;
+  try { v = await api(`/api/runs/${enc(ARGS.run_id)}/conversations/${enc(ARGS.conversation_id)}`); } catch (e) { return fail(e); }
+  const c = v.conversation;
+  const primary = v.judgments.find((j) => j.primary);
+  const turns = v.turns.map((t) => {
+    // Several criteria often quote the same words: one mark, naming all of them.
+    const byspan = new Map();
+    for (const e of t.evidence) {
+      const key = `${e.start}:${e.end}`;
+      if (!byspan.has(key)) byspan.set(key, { start: e.start, end: e.end, cls: "evidence", items: [] });
+      byspan.get(key).items.push(e);
+    }
+    const spans = [...byspan.values()].map((s) => Object.assign(s, { title: "evidence: " + s.items.map((e) => `${e.criterion} (${e.score})`).join(", "),
+      criteria: s.items.map((e) => e.criterion).join(" ") }));
+    const dist = t.distortions.map((d) => ({ start: d.start, end: d.end, cls: "distortion", inserted: d.inserted,
+      title: d.inserted ? `${d.kind}: heard "${d.inserted}" added` : `${d.kind}: said "${d.original}", heard "${d.replacement || "(nothing)"}"` }));
+    return h("div", { class: `turn ${t.speaker}${t.gates.length ? " has-gate" : ""}`, id: `turn-${t.index}` },
+      h("span", { class: "who" }, `#${t.index} ${t.speaker}`),
+      t.gates.map((g) => h("span", { class: "badge gate", title: g.detail }, "gate: " + g.gate)),
+      t.assertions.map((a) => h("span", { class: "badge fail" }, "assertion broke: " + a)),
+      t.end ? h("span", { class: "badge" }, "end: " + t.end) : null,
+      t.latency_ms ? h("span", { class: "small muted" }, ` ${fmt(t.latency_ms, 0)} ms`) : null,
+      h("div", { class: "said" }, marked(t.text, [...spans, ...dist])),
+      t.speaker === "caller" && t.heard !== null && t.heard !== t.text ? h("div", { class: "heard" }, "heard: ", t.heard) : null,
+      toolCalls(t.tool_calls));
+  });
+  const criteria = primary ? table(["criterion", "score", "status", "evidence"], primary.criteria.map((k) => h("tr", {},
+    h("td", {}, k.criterion), h("td", { class: "num" }, fmt(k.score, 1)), h("td", {}, k.status, k.unsupported_evidence ? " (unsupported)" : ""),
+    h("td", {}, k.evidence ? (k.evidence_at ? h("a", { href: `#turn-${k.evidence_at.turn}` }, `turn ${k.evidence_at.turn}: “${k.evidence}”`)
+      : h("span", { class: "muted" }, `“${k.evidence}” (not found in the transcript)`)) : "—")))) : h("p", { class: "muted" }, "Not judged under " + v.rubric_version + ".");
+  render(h("h1", {}, c.id),
+    h("p", {}, h("a", { href: `/runs/${enc(v.run.id)}` }, v.run.id), ` · scenario ${c.scenario_id} · seed ${c.seed} · ${c.caller_type} caller (difficulty ${c.difficulty}) · noise ${c.noise} · `,
+      h("b", {}, "end: " + c.end_reason), c.end_detail ? ` (${c.end_detail})` : ""),
+    primary ? h("p", {}, `rubric ${primary.rubric_version}, judge ${primary.judge_model}: composite ${fmt(primary.composite)} `,
+      h("b", { class: primary.verdict || "" }, primary.verdict || "no verdict"), primary.partial ? ` (partial: ${primary.not_scored.join(", ")} not scored)` : "") : null,
+    v.gates.length ? h("p", {}, "Gates: ", v.gates.map((g) => h("span", { class: "badge gate" }, g.gate + (g.turn !== null ? ` @ turn ${g.turn}` : "") + ": " + g.detail))) : null,
+    h("h2", {}, "Assertions"), v.assertions.length ? table(["assertion", "expression", "status", "turn", "message"], v.assertions.map((a) => h("tr", {},
+      h("td", {}, a.name), h("td", {}, h("code", {}, a.expression)), h("td", { class: a.status }, a.status),
+      h("td", {}, a.turn === null ? "" : h("a", { href: `#turn-${a.turn}` }, a.turn)), h("td", {}, a.message || "")))) : h("p", { class: "muted" }, "none"),
+    h("h2", {}, "Criteria and evidence"), criteria,
+    v.judgments.length > 1 ? h("p", { class: "small muted" }, "Other judgments: ", v.judgments.filter((j) => !j.primary).map((j) => `${j.rubric_version} by ${j.judge_model}: ${fmt(j.composite)} ${j.verdict}`).join("; ")) : null,
+    h("h2", {}, "Transcript"), h("p", { class: "small muted" }, "highlighted: evidence quotes; wavy: recognition noise (hover for what was heard)"), turns,
+    h("h2", {}, "Probe answers"), v.probes.length ? table(["probe", "polarity", "answer", "evidence", "by"], v.probes.map((p) => h("tr", {},
+      h("td", {}, p.probe_id), h("td", {}, p.polarity), h("td", {}, p.answer), h("td", {}, p.evidence || ""), h("td", { class: "small" }, p.answered_by)))) : h("p", { class: "muted" }, "none"));
+  if (location.hash) document.querySelector(location.hash)?.scrollIntoView();
+}
+
+// -- comparison screen -------------------------------------------------------------------------
+
+async function chooseRuns() {
+  const page = await api("/api/runs?limit=100");
+  const chosen = new Set();
+  render(h("h1", {}, "Compare runs"), h("p", {}, "Choose two or more runs judged under the same rubric version."),
+    table(["", "run", "agent", "version", "rubric", "composite"], page.items.map((r) => h("tr", {},
+      h("td", {}, h("input", { type: "checkbox", onchange: (e) => { e.target.checked ? chosen.add(r.id) : chosen.delete(r.id); } })),
+      h("td", {}, r.id), h("td", {}, r.agent_name), h("td", {}, r.agent_version), h("td", {}, r.rubric_version), h("td", { class: "num" }, fmt(r.mean_composite))))),
+    h("button", { onclick: () => { location.href = "/compare?" + [...chosen].map((r) => "runs=" + enc(r)).join("&"); } }, "Compare"));
+}
+
+function pairView(p) {
+  const cell = (t) => t === null ? h("td", { class: "muted" }, "(ended)") : h("td", {},
+    h("span", { class: "who" }, `${t.speaker}: `), t.text, t.end ? h("span", { class: "badge" }, "end: " + t.end) : null,
+    t.tool_calls.length ? h("div", { class: "small" }, t.tool_calls.map((c) => h("div", { class: c.valid ? "" : "fail" }, `→ ${c.name}(${JSON.stringify(c.arguments)})`))) : null);
+  const rows = p.rows.map((r) => h("tr", { class: (r.divergence ? "divergence " : "") + (r.consequential ? "consequential" : ""), "data-turn": r.index },
+    h("th", {}, r.index, r.divergence ? h("div", { class: "marker" }, "diverges: " + p.divergence.reasons.join(", ")) : null,
+      r.consequential && !r.divergence ? h("div", { class: "marker" }, "acts differently: " + p.consequential.reasons.join(", ")) : null),
+    cell(r.a), cell(r.b)));
+  return h("div", { class: "pairview" },
+    h("h2", {}, `Scenario ${p.scenario_id}, seed ${p.seed}`),
+    h("p", {}, p.divergence ? [`First divergence at turn ${p.divergence.turn} (`, h("b", {}, p.divergence.reasons.join(", ")), ")",
+      p.consequential ? `; the agents first act differently at turn ${p.consequential.turn} (${p.consequential.reasons.join(", ")})` : ""] : "The two conversations never part.",
+      p.seeds.length > 1 ? h("span", { class: "muted" }, ` · seeds run by both: ${p.seeds.join(", ")}`) : null),
+    h("table", { class: "pair" }, h("thead", {}, h("tr", {}, h("th", {}, "turn"),
+      h("th", {}, h("a", { href: `/runs/${enc(p.runs.a.id)}/conversations/${enc(p.a.conversation_id)}` }, p.runs.a.label), ` (${p.a.end_reason})`),
+      h("th", {}, h("a", { href: `/runs/${enc(p.runs.b.id)}/conversations/${enc(p.b.conversation_id)}` }, p.runs.b.label), ` (${p.b.end_reason})`))),
+      h("tbody", {}, rows)));
+}
+
+async function pageCompare() {
+  if ((ARGS.runs || []).length < 2) return chooseRuns();
+  let cmp;
+  const qs = ARGS.runs.map((r) => "runs=" + enc(r)).join("&") + (ARGS.baseline ? "&baseline=" + enc(ARGS.baseline) : "");
+  try { cmp = await api("/api/compare?" + qs); } catch (e) {
+    return render(h("h1", {}, "Compare runs"), h("p", { class: "refused", id: "refused" }, e.status === 422 ? "Refused: " + e.message : e.message));
+  }
+  const runOf = cmp.run_ids;
+  const candidates = cmp.labels.filter((l) => l !== cmp.baseline);
+  let candidate = candidates[0];
+  const pairBox = h("div", { id: "pair" }, h("p", { class: "muted" }, "Click a scenario to see its two conversations side by side."));
+  const pick = h("select", { onchange: (e) => { candidate = e.target.value; } }, candidates.map((l) => h("option", { value: l }, l)));
+  const matrix = h("table", { class: "matrix" },
+    h("thead", {}, h("tr", {}, h("th", {}, "scenario"), cmp.labels.map((l) => h("th", {}, l)), h("th", {}, "spread"))),
+    h("tbody", {}, cmp.matrix.map((row) => {
+      const tr = h("tr", { class: "scenario", "data-scenario": row.scenario_id, onclick: async () => {
+        matrix.querySelectorAll("tr.selected").forEach((x) => x.classList.remove("selected"));
+        tr.classList.add("selected");
+        pairBox.replaceChildren(h("p", { class: "muted" }, "Loading…"));
+        try {
+          const p = await api(`/api/compare/pair?a=${enc(runOf[cmp.baseline])}&b=${enc(runOf[candidate])}&scenario=${enc(row.scenario_id)}`);
+          pairBox.replaceChildren(pairView(p));
+          pairBox.querySelector("tr.divergence")?.scrollIntoView({ block: "center" });
+        } catch (e) { pairBox.replaceChildren(h("p", { class: "refused" }, e.message)); }
+      } },
+      h("td", {}, h("a", { href: "#pair" }, row.scenario_id)),
+      cmp.labels.map((l) => { const c = row.cells[l];
+        return c === null ? h("td", { class: "incomparable", title: "no result for this configuration" }, "incomparable")
+          : h("td", { class: "num" }, fmt(c.mean_composite), " ", h("span", { class: "small" }, verdicts(c.verdicts))); }),
+      h("td", { class: "num" }, row.incomparable ? "incomparable" : fmt(row.spread)));
+      return tr;
+    })));
+  render(h("h1", {}, "Compare runs"),
+    h("p", {}, `Baseline ${cmp.baseline}; rubric ${cmp.runs[0].rubric_version}. `, cmp.ci.exit_code ? h("b", { class: "fail" }, "CI would block: ") : h("b", { class: "pass" }, "CI would pass. "),
+      cmp.ci.reasons.join("; ")),
+    h("h2", {}, "Scorecards"), scorecardTable(cmp.cards),
+    h("h2", {}, "Analysis"), h("div", { class: "prose" }, cmp.prose || "—"),
+    h("h2", {}, "Scenarios, most divergent first"),
+    candidates.length > 1 ? h("p", {}, "Side by side: baseline against ", pick) : null,
+    matrix, pairBox);
+}
+
+// -- probe trends ------------------------------------------------------------------------------
+
+// The chart is SVG markup parsed by the HTML parser (inline <svg> needs no namespace URL).
+const esc = (t) => String(t).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
+
+function trendSvg(series, runs) {
+  const W = Math.max(320, 90 + runs.length * 84), H = 170, left = 36, top = 10, plotH = 120;
+  const x = (i) => left + 34 + i * 84, y = (v) => (top + (1 - v) * plotH).toFixed(1);
+  const index = Object.fromEntries(runs.map((r, i) => [r.id, i]));
+  const parts = [];
+  for (const v of [0, 0.5, 1]) parts.push(`<line class="axis" x1="${left}" x2="${W - 6}" y1="${y(v)}" y2="${y(v)}"/><text x="4" y="${+y(v) + 3}">${v.toFixed(1)}</text>`);
+  series.segments.forEach((seg, si) => {
+    const pts = seg.points.filter((p) => p.rate !== null);
+    if (si > 0 && seg.points.length) {
+      const bx = x(index[seg.points[0].run_id]) - 42;
+      parts.push(`<line class="break" x1="${bx}" x2="${bx}" y1="${top}" y2="${top + plotH}"/><text x="${bx + 3}" y="${top + 8}">wording changed</text>`);
+    }
+    if (pts.length > 1) parts.push(`<polyline class="line" points="${pts.map((p) => `${x(index[p.run_id])},${y(p.rate)}`).join(" ")}"/>`);
+    for (const p of pts) {
+      const cx = x(index[p.run_id]);
+      const tip = esc(`${p.run_id}: ${(100 * p.rate).toFixed(0)}% [${p.low.toFixed(2)}, ${p.high.toFixed(2)}], ${p.k}/${p.n}, wording ${p.wording_hash}`);
+      parts.push(`<line class="range" x1="${cx}" x2="${cx}" y1="${y(p.high)}" y2="${y(p.low)}"><title>${tip}</title></line><circle class="point" cx="${cx}" cy="${y(p.rate)}" r="3.5"><title>${tip}</title></circle>`);
+    }
+  });
+  runs.forEach((r, i) => parts.push(`<text x="${x(i) - 30}" y="${H - 22}">${esc(r.agent_version.slice(0, 6))}</text><text x="${x(i) - 30}" y="${H - 10}">${esc((r.created_at || "").slice(5, 16).replace("T", " "))}</text>`));
+  const box = h("div", {});
+  box.innerHTML = `<svg class="trend" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" data-probe="${esc(series.probe_id)}">${parts.join("")}</svg>`;
+  return box;
+}
+
+async function pageProbes() {
+  let data;
+  const qs = ARGS.agent ? "?agent=" + enc(ARGS.agent) : "";
+  try { data = await api("/api/probes/trends" + qs); } catch (e) { return fail(e); }
+  if (!data.series.length) return render(h("h1", {}, "Probe trends"), h("div", { class: "empty" }, "No probe answers stored yet."));
+  render(h("h1", {}, "Probe trends"), h("p", { class: "muted" }, "Conformance per run (oldest left) with its Wilson 95% interval drawn as a range. A probe is compared only while its wording is unchanged: the line breaks where its wording hash changes."),
+    data.series.map((sr) => h("section", {}, h("h3", {}, `${sr.probe_id} `, h("span", { class: "muted small" }, sr.polarity)), trendSvg(sr, data.runs))));
+}
+
+// -- prompt analyses ---------------------------------------------------------------------------
+
+const AXES = ["overload", "attention_dilution", "conflict", "ambiguity", "redundancy"];
+
+async function pageAnalyses() {
+  let page;
+  try { page = await api("/api/analyses"); } catch (e) { return fail(e); }
+  if (!page.total) return render(h("h1", {}, "Prompt analyses"), h("div", { class: "empty" }, "No analyses stored yet: run `polygon analyze --agent AGENT.yaml`."));
+  render(h("h1", {}, "Prompt analyses"), table(["prompt version", "agents", "language", ...AXES], page.items.map((a) => h("tr", {},
+    h("td", {}, h("a", { href: `/analyses/${enc(a.prompt_hash)}` }, a.prompt_hash)), h("td", {}, a.agents.join(", ")), h("td", {}, a.language),
+    AXES.map((ax) => h("td", { class: "num" }, fmt(a.axes[ax], 2)))))));
+}
+
+async function pageAnalysis() {
+  let a;
+  try { a = await api(`/api/analyses/${enc(ARGS.prompt_hash)}`); } catch (e) { return fail(e); }
+  const shown = new Set(AXES);
+  const text = h("div", { class: "prompt" });
+  const paint = () => text.replaceChildren(...marked(a.prompt, AXES.filter((ax) => shown.has(ax)).flatMap((ax) =>
+    a.axes[ax].highlights.map((hl) => ({ start: hl.start, end: hl.end, cls: "ax-" + ax, title: `${ax} (${hl.tier}): ${hl.reason}` })))));
+  paint();
+  const legend = h("p", { class: "legend" }, AXES.map((ax) => h("label", {}, h("input", { type: "checkbox", checked: true, onchange: (e) => { e.target.checked ? shown.add(ax) : shown.delete(ax); paint(); } }), " ", h("mark", { class: "ax-" + ax }, ax))));
+  const scores = table(["axis", "score (higher is worse)", "tiers", "highlights"], AXES.map((ax) => h("tr", {},
+    h("td", {}, ax), h("td", {}, h("span", { class: "bar", style: `width:${Math.round(a.axes[ax].score * 120)}px` }), " ", fmt(a.axes[ax].score, 2)),
+    h("td", {}, a.axes[ax].tiers.join(", ")), h("td", { class: "num" }, a.axes[ax].highlights.length))));
+  const change = a.previous ? [h("h2", {}, `Change since the previous version (${a.previous.prompt_hash})`),
+    table(["axis", "before", "after", "change", "new passages", "resolved passages"], AXES.map((ax) => { const c = a.previous.axes[ax];
+      return h("tr", {}, h("td", {}, ax), h("td", { class: "num" }, fmt(c.before, 2)), h("td", { class: "num" }, fmt(c.after, 2)),
+        h("td", { class: "num " + (c.delta > 0 ? "fail" : c.delta < 0 ? "pass" : "") }, (c.delta > 0 ? "+" : "") + fmt(c.delta, 2)),
+        h("td", { class: "small" }, c.new.map((p) => h("div", {}, "“" + p + "”"))), h("td", { class: "small" }, c.resolved.map((p) => h("div", {}, "“" + p + "”")))); }))]
+    : [h("p", { class: "muted" }, "No previous version of this prompt has an analysis.")];
+  const skipped = Object.entries(a.tiers_skipped || {}).map(([t, why]) => `${t}: ${why}`).join("; ");
+  render(h("h1", {}, `Prompt ${a.prompt_hash}`), h("p", { class: "muted" }, `${a.language}, ${a.length} characters · tiers run: ${a.tiers_run.join(", ")}${skipped ? " · skipped " + skipped : ""}`),
+    h("h2", {}, "Axis scores"), scores, h("h2", {}, "The prompt, highlighted per axis"), legend, text, ...change);
+}
+
+// -- sweeps and personas -----------------------------------------------------------------------
+
+async function pageSweeps() {
+  let data;
+  try { data = await api("/api/sweeps"); } catch (e) { return fail(e); }
+  if (!data.total) return render(h("h1", {}, "Sweeps"), h("div", { class: "empty", id: "no-sweeps" }, "No sweeps yet: run `polygon sweep SPEC.yaml`."));
+  render(h("h1", {}, "Sweeps"), table(["sweep", "points", "refused", "leader", "mean composite"], data.items.map((s) => h("tr", {},
+    h("td", {}, h("a", { href: `/sweeps/${enc(s.name)}` }, s.name)), h("td", { class: "num" }, s.points), h("td", { class: "num" }, s.refused),
+    h("td", {}, s.leader ? s.leader.label : "—"), h("td", { class: "num" }, s.leader ? fmt(s.leader.mean_composite) : "—")))));
+}
+
+async function pageSweep() {
+  let s;
+  try { s = await api(`/api/sweeps/${enc(ARGS.name)}`); } catch (e) { return fail(e); }
+  render(h("h1", {}, `Sweep ${s.name}`), s.stopped_early ? h("p", { class: "refused" }, "Stopped early: " + s.stopped_early) : null,
+    h("h2", {}, "Leaderboard"), s.leaderboard.length ? table(["rank", "point", "mean composite [95% CI]", "spread across seeds", "latency / turn", "tokens", "cost", "run"],
+      s.leaderboard.map((p, i) => h("tr", {}, h("td", { class: "num" }, i + 1), h("td", {}, p.label),
+        h("td", { class: "num" }, `${fmt(p.mean_composite)} [${fmt(p.ci_low)}, ${fmt(p.ci_high)}]`), h("td", { class: "num" }, fmt(p.spread_across_seeds, 2)),
+        h("td", { class: "num" }, p.median_latency_per_turn_ms === null ? "—" : fmt(p.median_latency_per_turn_ms, 0) + " ms"),
+        h("td", { class: "num" }, (p.tokens_estimated ? "~" : "") + p.tokens), h("td", { class: "num" }, p.cost_usd === null ? "—" : "$" + fmt(p.cost_usd, 4)),
+        h("td", {}, runLink(p.run_id))))) : h("div", { class: "empty" }, "No point finished."),
+    h("h2", {}, "Refused points"), s.refused.length ? table(["point", "reason"], s.refused.map((r) => h("tr", {}, h("td", {}, r.label || JSON.stringify(r.values || r)), h("td", {}, r.reason || "")))) : h("p", { class: "muted" }, "none"));
+}
+
+async function pagePersonas() {
+  let data;
+  try { data = await api("/api/personas"); } catch (e) { return fail(e); }
+  if (!data.total) return render(h("h1", {}, "Personas"), h("div", { class: "empty" }, "No personas stored yet: run `polygon personas generate`."));
+  render(h("h1", {}, "Personas"), data.groups.map((g) => h("section", {},
+    h("h2", {}, `${g.agent} · prompt ${g.prompt_hash} `, g.stale ? h("span", { class: "badge stale" }, "stale: the prompt changed") : null),
+    table(["persona", "status", "type", "outcome", "difficulty", "task", "generator"], g.personas.map((p) => h("tr", {},
+      h("td", {}, p.id), h("td", {}, p.stale ? h("span", { class: "badge stale" }, "stale") : p.status === "failed" ? h("span", { class: "badge fail", title: p.error || "" }, "failed") : p.status),
+      h("td", {}, p.type || "—"), h("td", {}, p.intended_outcome || "—"), h("td", { class: "num" }, p.difficulty ?? "—"), h("td", {}, p.task || ""), h("td", { class: "small" }, p.generator)))))));
+}
+
+const PAGES = { runs: pageRuns, run: pageRun, conversation: pageConversation, compare: pageCompare, probes: pageProbes,
+  analyses: pageAnalyses, analysis: pageAnalysis, sweeps: pageSweeps, sweep: pageSweep, personas: pagePersonas };
+(PAGES[PAGE] || (() => fail(new Error("unknown page " + PAGE))))().catch(fail);

@@ -1,0 +1,441 @@
+"""Production calls: import → redact → store; then grade a source's calls in a date window as a run.
+
+Importing streams each file (constant memory), redacts every conversation before anything is
+stored, and records it in the import ledger under (source, external id), so a re-import adds
+nothing. Grading selects a source's imported calls in a window, stores them as a production run
+(one per agent version) and grades them like simulated conversations, except for what needs a
+scenario, ground truth or a simulated caller: that is `not_applicable` (see
+``polygon_core.imports.NOT_APPLICABLE_*`` and docs/import-formats.md).
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+from typing import Any, TextIO
+from uuid import uuid4
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..._hashing import content_hash
+from ...checks import Checks, run_checks
+from ...files import agent_version, load_agent
+from ...imports import (
+    NOT_APPLICABLE_CRITERIA,
+    ImportedCall,
+    ImportProblem,
+    format_time,
+    mark_probes_not_applicable,
+    not_applicable_assertions,
+    read_calls,
+    to_conversation,
+)
+from ...judging import (
+    HEURISTIC_JUDGE,
+    answer_probes_offline,
+    build_judgment,
+    judge_offline,
+)
+from ...models import Conversation, Judgment, ProbeAnswer, Run, Speaker
+from ...probes import Probe, default_probes, load_probes
+from ...redaction import RedactionSettings, Redactor, redact_conversation
+from ..settings import PolygonSettings
+from ..storage import ImportedRecord, ImportLedger, ProductionRunInfo
+from ._common import Stores, _agent, load_conversation, transcript_key
+
+__all__ = [
+    "UNKNOWN_AGENT",
+    "AgentIdentity",
+    "format_for",
+    "import_key",
+    "production_run_id",
+    "ImportSummary",
+    "JudgeFn",
+    "grade_production",
+    "import_calls",
+    "import_file",
+    "judge_production",
+    "list_source_files",
+    "load_imported",
+    "parse_window",
+    "plan_production_runs",
+    "probe_production",
+    "production_run_info",
+    "redaction_settings",
+]
+
+UNKNOWN_AGENT = "unknown"
+_BATCH = 500  # conversations per ledger transaction: bounds memory and amortises commits
+
+# A judge pass: the (redacted) conversation and its checks in, criterion → {score, evidence} out.
+JudgeFn = Callable[[Conversation, Checks], dict[str, Any]]
+
+
+class ImportSummary(BaseModel):
+    """How an import went; `errors` name each bad row or conversation with its line."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    read: int = 0
+    imported: int = 0
+    duplicates: int = 0
+    rejected: int = 0
+    errors: list[str] = Field(default_factory=list)
+
+    def add(self, other: ImportSummary) -> None:
+        """Fold another file's summary into this one."""
+        self.read += other.read
+        self.imported += other.imported
+        self.duplicates += other.duplicates
+        self.rejected += other.rejected
+        self.errors.extend(other.errors)
+
+
+@dataclass(frozen=True)
+class AgentIdentity:
+    """Which agent answered the imported calls (name and content version)."""
+
+    name: str = UNKNOWN_AGENT
+    version: str = UNKNOWN_AGENT
+
+    @classmethod
+    def from_files(cls, agent_path: str | None, suite_path: str | None = None) -> AgentIdentity:
+        """From an agent YAML; with a suite, the same version a synthetic run of it records."""
+        if agent_path is None:
+            return cls()
+        if suite_path is not None:
+            from ._common import agent_identity
+
+            config, _prompt, version = agent_identity(agent_path, suite_path)
+            return cls(config.name, version)
+        loaded = load_agent(Path(agent_path))
+        return cls(loaded.config.name, agent_version(loaded.config, loaded.prompt_text))
+
+
+def redaction_settings(settings: PolygonSettings) -> RedactionSettings:
+    """The redaction the settings ask for (read at the edge; the redactor itself is pure)."""
+    return RedactionSettings(patterns=dict(settings.redact_patterns),
+                             phone_region=settings.redact_phone_region,
+                             keep_originals=settings.redact_keep_originals)
+
+
+def _slug(source: str) -> str:
+    plain = re.sub(r"[^A-Za-z0-9._-]+", "-", source).strip("-")[:40] or "source"
+    return f"{plain}-{content_hash(source, 6)}"
+
+
+def import_key(source: str, part: str, *, original: bool = False) -> str:
+    """Where a batch of imported transcripts lives (JSON Lines; the unredacted copies apart).
+
+    One artifact per batch of conversations, not per conversation: an artifact write is durable
+    (fsync), and one per call would bound an import at a few hundred calls a second.
+    """
+    folder = "originals" if original else "conversations"
+    return f"imports/{_slug(source)}/{folder}/{part}.jsonl"
+
+
+def load_imported(stores: Stores, artifact_uri: str, cache: dict[str, list[str]] | None = None
+                  ) -> Conversation:
+    """An imported conversation from its ledger URI (``<batch artifact>#<line index>``)."""
+    base, _, index = artifact_uri.rpartition("#")
+    cache = {} if cache is None else cache
+    if base not in cache:
+        cache.clear()  # one batch at a time: bounded memory while grading a window in order
+        cache[base] = stores.artifacts.get_text(base).splitlines()
+    return Conversation.model_validate_json(cache[base][int(index)])
+
+
+# -- reading files (local or S3) ---------------------------------------------------------------
+
+
+@contextmanager
+def _open_text(location: str, endpoint_url: str | None) -> Iterator[TextIO]:
+    if location.startswith("s3://"):
+        import boto3
+
+        bucket, _, key = location[5:].partition("/")
+        body = boto3.client("s3", endpoint_url=endpoint_url).get_object(Bucket=bucket, Key=key)["Body"]
+        # newline="": the CSV reader needs line endings untouched; the JSON readers do not care.
+        with io.TextIOWrapper(body, encoding="utf-8-sig", newline="") as stream:
+            yield stream
+        return
+    with open(location, encoding="utf-8-sig", newline="") as stream:
+        yield stream
+
+
+def list_source_files(location: str, endpoint_url: str | None = None) -> list[str]:
+    """Files under a local folder (or one file), or objects under an ``s3://bucket/prefix``."""
+    if location.startswith("s3://"):
+        import boto3
+
+        bucket, _, prefix = location[5:].partition("/")
+        client = boto3.client("s3", endpoint_url=endpoint_url)
+        keys: list[str] = []
+        for page in client.get_paginator("list_objects_v2").paginate(Bucket=bucket, Prefix=prefix):
+            keys.extend(o["Key"] for o in page.get("Contents", []) if not o["Key"].endswith("/"))
+        return [f"s3://{bucket}/{k}" for k in sorted(keys)]
+    path = Path(location)
+    if path.is_file():
+        return [str(path)]
+    if not path.is_dir():
+        raise FileNotFoundError(f"{location}: no such file or folder")
+    return [str(p) for p in sorted(path.rglob("*")) if p.is_file() and not p.name.startswith(".")]
+
+
+def format_for(name: str, fmt: str | None) -> str:
+    """The import format: as given, else from the file name (.csv → csv, else polygon)."""
+    if fmt:
+        return fmt
+    lowered = name.lower()
+    for known in ("vapi", "retell", "openai"):
+        if known in Path(lowered).name:
+            return known
+    return "csv" if lowered.endswith(".csv") else "polygon"
+
+
+# -- importing ---------------------------------------------------------------------------------
+
+
+def import_file(stores: Stores, location: str, fmt: str, *, source: str,
+                agent: AgentIdentity = AgentIdentity(),
+                speaker_map: Mapping[str, Speaker] | None = None,
+                redaction: RedactionSettings | None = None, batch: str | None = None,
+                batch_size: int = _BATCH) -> ImportSummary:
+    """Import one file (local path or s3:// URI): redact, store, record; never the same call twice.
+
+    `batch` names this import (a fresh id when None): a conversation already recorded by the
+    same batch is a duplicate *inside* the import and is reported with both lines; one recorded
+    by an earlier import is just counted as a duplicate (a re-import).
+    """
+    batch = batch or uuid4().hex
+    redaction = redaction or redaction_settings(stores.settings)
+    ledger = ImportLedger(stores.repo.engine)
+    summary = ImportSummary()
+    name = location.rsplit("/", 1)[-1]
+    pending: list[ImportedCall] = []
+    with _open_text(location, stores.settings.s3_endpoint_url) as stream:
+        for item in read_calls(stream, fmt, speaker_map=speaker_map, name=name):
+            summary.read += 1
+            if isinstance(item, ImportProblem):
+                summary.rejected += 1
+                summary.errors.append(str(_with_file(item, location)))
+                continue
+            pending.append(item)
+            if len(pending) >= batch_size:
+                _store_batch(stores, ledger, pending, location, source, agent, redaction, batch, summary)
+                pending = []
+        _store_batch(stores, ledger, pending, location, source, agent, redaction, batch, summary)
+    return summary
+
+
+def _with_file(problem: ImportProblem, location: str) -> ImportProblem:
+    return ImportProblem(problem.line, problem.reason, problem.external_id, location)
+
+
+def _store_batch(stores: Stores, ledger: ImportLedger, calls: Sequence[ImportedCall], location: str,
+                 source: str, agent: AgentIdentity, redaction: RedactionSettings, batch: str,
+                 summary: ImportSummary) -> None:
+    if not calls:
+        return
+    known = ledger.known(source, [c.external_id for c in calls])
+    here: dict[str, int] = {}
+    rows: list[dict[str, Any]] = []
+    lines: list[str] = []
+    originals: list[str] = []
+    now = datetime.now(UTC).isoformat()
+    part = f"{batch}-{content_hash([location, calls[0].line], 8)}"
+    uri = stores.artifacts.uri(import_key(source, part))
+    for call in calls:
+        earlier = known.get(call.external_id)
+        if call.external_id in here or earlier is not None:
+            summary.duplicates += 1
+            if call.external_id in here or (earlier is not None and earlier.batch == batch):
+                first = here.get(call.external_id) or (earlier.line if earlier else 0)
+                where = location if earlier is None or earlier.file == location else earlier.file
+                summary.errors.append(str(ImportProblem(
+                    call.line, f"duplicate conversation: already read at {where}:{first}",
+                    call.external_id, location)))
+            continue
+        here[call.external_id] = call.line
+        conversation = to_conversation(call, source=source, agent_name=agent.name,
+                                       agent_version=agent.version)
+        # Redact first: nothing unredacted is written unless originals are explicitly kept.
+        redacted = redact_conversation(conversation, Redactor(redaction))
+        if redaction.keep_originals:
+            originals.append(conversation.model_dump_json())
+        rows.append({"source": source, "external_id": call.external_id,
+                     "conversation_id": conversation.id,
+                     "started_at": call.started_at, "scenario_id": conversation.scenario_id,
+                     "agent_name": agent.name, "agent_version": agent.version,
+                     "turn_count": len(conversation.turns), "artifact_uri": f"{uri}#{len(lines)}",
+                     "batch": batch, "file": location, "line": call.line, "imported_at": now})
+        lines.append(redacted.model_dump_json())
+    if not rows:
+        return
+    # The transcripts are written before the ledger rows that point at them.
+    if originals:
+        stores.artifacts.put_text(import_key(source, part, original=True), "\n".join(originals) + "\n")
+    stores.artifacts.put_text(import_key(source, part), "\n".join(lines) + "\n")
+    inserted = ledger.add(rows)
+    summary.imported += inserted
+    summary.duplicates += len(rows) - inserted  # another import stored them meanwhile
+
+
+def import_calls(stores: Stores, locations: Sequence[str], fmt: str | None, *, source: str,
+                 agent_path: str | None = None, suite_path: str | None = None,
+                 speaker_map: Mapping[str, Speaker] | None = None) -> ImportSummary:
+    """Import files (paths or s3:// URIs) into `source`; one summary over all of them."""
+    agent = AgentIdentity.from_files(agent_path, suite_path)
+    redaction = redaction_settings(stores.settings)
+    batch = uuid4().hex
+    total = ImportSummary()
+    for location in locations:
+        total.add(import_file(stores, location, format_for(location, fmt), source=source,
+                              agent=agent, speaker_map=speaker_map, redaction=redaction, batch=batch))
+    return total
+
+
+# -- grading -----------------------------------------------------------------------------------
+
+
+def parse_window(since: str | date | None, until: str | date | None) -> tuple[str | None, str | None]:
+    """``since <= t < until`` bounds as fixed-width ISO text; a date `until` includes that day."""
+    def bound(value: str | date | None, *, end: bool) -> str | None:
+        if value is None or value == "":
+            return None
+        if isinstance(value, datetime):
+            return format_time(value)
+        if isinstance(value, date):
+            day = value
+        else:
+            text = value.strip()
+            if len(text) > 10:
+                return format_time(datetime.fromisoformat(text.replace("Z", "+00:00")))
+            try:
+                day = date.fromisoformat(text)
+            except ValueError:
+                raise ValueError(f"{text!r} is not a date (YYYY-MM-DD) or ISO time") from None
+        moment = datetime(day.year, day.month, day.day, tzinfo=UTC) + timedelta(days=1 if end else 0)
+        return format_time(moment)
+
+    low, high = bound(since, end=False), bound(until, end=True)
+    if low and high and low >= high:
+        raise ValueError(f"empty date window: since {since} is not before until {until}")
+    return low, high
+
+
+def production_run_id(source: str, since: str | None, until: str | None, version: str) -> str:
+    """A stable id: grading the same source, window and agent again resumes the same run."""
+    window = f"{(since or 'start')[:10]}_{(until or 'end')[:10]}"
+    return f"prod-{_slug(source)}-{window}-{version[:8]}-{content_hash([since, until], 4)}"
+
+
+def plan_production_runs(stores: Stores, source: str, since: str | date | None = None,
+                         until: str | date | None = None, *, rubric_version: str | None = None,
+                         agent_path: str | None = None) -> list[tuple[Run, list[str]]]:
+    """Store a source's imported calls in the window as production runs (one per agent version).
+
+    Each call's redacted transcript is copied into its run, with the not-applicable checks and
+    its metrics; already stored ones are kept (a re-run resumes). Returns (run, conversation ids).
+    """
+    low, high = parse_window(since, until)
+    records = ImportLedger(stores.repo.engine).select(source, low, high)
+    rubric = rubric_version or stores.settings.rubric
+    groups: dict[tuple[str, str], list[ImportedRecord]] = {}
+    for rec in records:
+        groups.setdefault((rec.agent_name, rec.agent_version), []).append(rec)
+    forbidden = list(_agent(agent_path)[0].forbidden_phrases) if agent_path else []
+    out: list[tuple[Run, list[str]]] = []
+    for (name, version), recs in sorted(groups.items()):
+        run_id = production_run_id(source, low, high, version)
+        run = stores.repo.get_run(run_id, exact=True) or stores.repo.save_run(Run(
+            id=run_id, suite=f"production:{source}", agent_name=name, agent_version=version,
+            rubric_version=rubric, seeds=[], source="production",
+            models={"agent": f"production:{name}", "caller": "real-caller",
+                    "judge": HEURISTIC_JUDGE, "probe": HEURISTIC_JUDGE}))
+        stored = stores.repo.conversation_ids(run_id)
+        cache: dict[str, list[str]] = {}
+        for rec in recs:
+            if rec.conversation_id in stored:
+                continue
+            conv = load_imported(stores, rec.artifact_uri, cache)
+            checks = run_checks(conv, None, forbidden_phrases=forbidden)
+            uri = stores.artifacts.put_text(transcript_key(run_id, conv.id), conv.model_dump_json())
+            stores.repo.save_conversation(run_id, conv, artifact_uri=uri,
+                                          assertions=not_applicable_assertions(),
+                                          metrics=checks.metrics.model_dump(mode="json"))
+        dates = [r.started_at for r in recs if r.started_at]
+        ImportLedger(stores.repo.engine).save_production_run(ProductionRunInfo(
+            run_id=run_id, source=source, since=low, until=high,
+            first_call=min(dates) if dates else None, last_call=max(dates) if dates else None,
+            conversations=len(recs)))
+        out.append((run, [r.conversation_id for r in recs]))
+    return out
+
+
+def _production_checks(conv: Conversation, agent_path: str | None) -> Checks:
+    forbidden = list(_agent(agent_path)[0].forbidden_phrases) if agent_path else []
+    return run_checks(conv, None, forbidden_phrases=forbidden)
+
+
+def judge_production(stores: Stores, run_id: str, conversation_id: str, *,
+                     agent_path: str | None = None, rubric_version: str | None = None,
+                     judge_fn: JudgeFn | None = None, judge_model: str = HEURISTIC_JUDGE,
+                     repeats: int = 1) -> Judgment:
+    """Judge one stored production conversation; ground-truth criteria are `not_applicable`.
+
+    The judge only ever sees the stored (redacted) transcript. `judge_fn` defaults to the
+    offline heuristic judge (with no persona: a real call has none).
+    """
+    run = stores.repo.get_run(run_id, exact=True)
+    if run is None:
+        raise ValueError(f"no run {run_id!r} is stored")
+    conv = load_conversation(stores, run_id, conversation_id)
+    checks = _production_checks(conv, agent_path)
+    judge = judge_fn or (lambda c, k: judge_offline(c, k, None))
+    raws = [judge(conv, checks) for _ in range(repeats)]
+    phrases = list(_agent(agent_path)[0].forbidden_phrases) if agent_path else []
+    judgment = build_judgment(conv, raws, rubric_version=rubric_version or run.rubric_version,
+                              judge_model=judge_model, forbidden_phrases=phrases,
+                              not_applicable=list(NOT_APPLICABLE_CRITERIA))
+    stores.repo.save_judgment(run_id, judgment)
+    return judgment
+
+
+def probe_production(stores: Stores, run_id: str, conversation_id: str, *,
+                     agent_path: str | None = None, probes_path: str | None = None) -> list[ProbeAnswer]:
+    """Answer the probes on one production conversation; those needing ground truth say `na`."""
+    conv = load_conversation(stores, run_id, conversation_id)
+    checks = _production_checks(conv, agent_path)
+    probes: list[Probe] = load_probes(Path(probes_path)) if probes_path else default_probes()
+    answers = mark_probes_not_applicable(answer_probes_offline(conv, checks, probes))
+    stores.repo.save_probe_answers(run_id, answers)
+    return answers
+
+
+def grade_production(stores: Stores, source: str, since: str | date | None = None,
+                     until: str | date | None = None, *, rubric_version: str | None = None,
+                     agent_path: str | None = None, judge_fn: JudgeFn | None = None) -> list[Run]:
+    """Plan, judge, probe and finish the production runs of a window, in-process (no Prefect)."""
+    from ._results import finish_run
+
+    runs = []
+    for run, cids in plan_production_runs(stores, source, since, until,
+                                          rubric_version=rubric_version, agent_path=agent_path):
+        for cid in cids:
+            judge_production(stores, run.id, cid, agent_path=agent_path, judge_fn=judge_fn)
+            probe_production(stores, run.id, cid, agent_path=agent_path)
+        finish_run(stores, run.id)
+        runs.append(stores.repo.get_run(run.id, exact=True) or run)
+    return runs
+
+
+def production_run_info(stores: Stores, run_id: str) -> ProductionRunInfo | None:
+    """A production run's source and date range; None for a synthetic run."""
+    return ImportLedger(stores.repo.engine).production_run(run_id)
+

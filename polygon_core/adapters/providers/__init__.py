@@ -1,0 +1,51 @@
+"""Model providers behind the one ChatModel interface (`polygon_core.providers`).
+
+- names: `offline`, `openai:<model>`, `anthropic:<model>`, either followed by `@<base URL>`;
+- OpenAI Chat Completions (also any OpenAI-compatible server) and Anthropic Messages adapters, their
+  SDKs imported lazily; tool calls normalised; structured output by OpenAI `json_schema`, Anthropic
+  forced tool use, or a tolerant JSON parse; a reply that does not fit is marked unparseable;
+- one retry layer (`_retry.py`; the SDKs' own retries are off), per-model limits, record/replay cache,
+  a usage meter and the price table (`prices.yaml`).
+"""
+
+from ._cache import CacheMode, ReplayMiss, ResponseCache, cache_key
+from ._errors import ProviderConfigError
+from ._factory import ProviderChatModel, cache_folder, make_chat_model
+from ._limits import Limiter, ModelLimits, limiter_for
+from ._meter import UsageMeter, ledger_key, run_usage
+from ._names import ModelNameError, ModelSpec, parse_model_name
+from ._offline import OFFLINE_REPLY, OfflineChatModel, schema_default
+from ._prices import ModelPrice, PriceTable, estimate_cost, price_table
+from ._retry import Retryable, RetryPolicy, call_with_retries
+from ._structured import read_structured
+
+__all__ = [
+    "OFFLINE_REPLY",
+    "CacheMode",
+    "Limiter",
+    "ModelLimits",
+    "ModelNameError",
+    "ModelPrice",
+    "ModelSpec",
+    "OfflineChatModel",
+    "PriceTable",
+    "ProviderChatModel",
+    "ProviderConfigError",
+    "ReplayMiss",
+    "ResponseCache",
+    "RetryPolicy",
+    "Retryable",
+    "UsageMeter",
+    "cache_folder",
+    "cache_key",
+    "call_with_retries",
+    "estimate_cost",
+    "ledger_key",
+    "limiter_for",
+    "make_chat_model",
+    "parse_model_name",
+    "price_table",
+    "read_structured",
+    "run_usage",
+    "schema_default",
+]

@@ -1,0 +1,129 @@
+"""`make_chat_model(name, settings)`: a ChatModel with retries, limits, record/replay and metering."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ...conversation import ProviderFailure
+from ...providers import ChatModel, ChatRequest, ChatResponse
+from ..settings import PolygonSettings
+from ._anthropic import AnthropicAdapter
+from ._cache import ReplayMiss, ResponseCache, cache_key
+from ._errors import ProviderConfigError, redact
+from ._limits import Limiter, ModelLimits, limiter_for
+from ._meter import UsageMeter
+from ._names import ModelSpec, parse_model_name
+from ._offline import OfflineChatModel
+from ._openai import OpenAIAdapter
+from ._retry import RetryPolicy, call_with_retries
+
+__all__ = ["ProviderChatModel", "make_chat_model"]
+
+
+def _estimate_tokens(request: ChatRequest) -> int:
+    chars = sum(len(m.content) for m in request.messages)
+    return chars // 4 + (request.max_tokens or 256)
+
+
+class ProviderChatModel:
+    """A provider adapter behind Polygon's one retry layer, the per-model limiter, the cache and a meter."""
+
+    def __init__(self, spec: ModelSpec, adapter: Any, *, policy: RetryPolicy, limiter: Limiter,
+                 cache: ResponseCache | None, meter: UsageMeter | None) -> None:
+        self.spec, self.adapter, self.policy = spec, adapter, policy
+        self.limiter, self.cache, self.meter = limiter, cache, meter
+        self.name = spec.name
+
+    async def _attempt(self, request: ChatRequest) -> ChatResponse:
+        handle = await self.limiter.acquire(_estimate_tokens(request))
+        used = None
+        try:
+            reply = await self.adapter.call(request, self.name)
+            used = reply.usage.input_tokens + reply.usage.output_tokens
+            return reply
+        finally:
+            self.limiter.release(handle, used)
+
+    async def chat(self, request: ChatRequest) -> ChatResponse:
+        """One request: from the cache (replay/record), else the provider with retries."""
+        key = cache_key(self.spec.short, request) if self.cache else None
+        if self.cache and key:
+            hit = self.cache.get(key)
+            if hit is not None:
+                self._meter(request.role, hit, 0)
+                return hit
+            if self.cache.mode == "replay":
+                raise ReplayMiss(f"{self.name}: no recorded reply for this {request.role} request "
+                                 f"(replay mode never calls the model; record the run first)")
+        try:
+            reply, retries = await call_with_retries(
+                lambda: self._attempt(request), self.policy, label=self.name,
+                on_retry=(lambda _reason: self.meter.retry(request.role)) if self.meter else None)
+        except ProviderFailure as exc:
+            if self.meter:
+                self.meter.add(request.role, self.name, _no_usage(), failed=True)
+            raise type(exc)(redact(str(exc), self.adapter.secrets())) from None
+        reply = reply.model_copy(update={"retries": retries})
+        if self.cache and key and self.cache.mode == "record":
+            self.cache.put(key, reply)
+        self._meter(request.role, reply, 0)
+        return reply
+
+    def _meter(self, role: str, reply: ChatResponse, retries: int) -> None:
+        if self.meter:
+            # Retries were counted as they happened (on_retry), so they are not added again.
+            self.meter.add(role, self.name, reply.usage, retries=retries)
+
+    async def aclose(self) -> None:
+        """Close the SDK client of the running event loop."""
+        await self.adapter.aclose()
+
+
+def _no_usage() -> Any:
+    from ...models import Usage
+
+    return Usage()
+
+
+def _limits(spec: ModelSpec, settings: PolygonSettings) -> ModelLimits:
+    override = settings.model_limits.get(spec.short, {})
+    return ModelLimits(concurrency=override.get("concurrency", settings.model_concurrency),
+                       requests_per_minute=override.get("rpm", settings.model_rpm),
+                       tokens_per_minute=override.get("tpm", settings.model_tpm))
+
+
+def cache_folder(settings: PolygonSettings) -> Path:
+    """Where recorded replies live: `model_cache_dir`, or `{home}/model-cache`."""
+    return (settings.model_cache_dir or settings.home / "model-cache").expanduser().absolute()
+
+
+def make_chat_model(name: str, settings: PolygonSettings, *, meter: UsageMeter | None = None) -> ChatModel:
+    """The ChatModel for a model name (see `parse_model_name`).
+
+    Keys come from settings (`OPENAI_API_KEY` / `ANTHROPIC_API_KEY`); a missing key for the providers'
+    own endpoints is an error naming the variable. A server at an explicit base URL may need none.
+    """
+    spec = parse_model_name(name)
+    if spec.provider == "offline":
+        return OfflineChatModel()
+    if spec.provider == "openai":
+        key = settings.openai_api_key.get_secret_value() if settings.openai_api_key else None
+        base = spec.base_url or settings.openai_base_url
+        if key is None and base is None:
+            raise ProviderConfigError(f"model {spec.name!r} needs an OpenAI API key: set OPENAI_API_KEY "
+                                      "(or give a base URL: 'openai:<model>@http://host:port/v1')")
+        adapter: Any = OpenAIAdapter(spec.model, api_key=key, base_url=base, timeout=settings.model_timeout)
+    else:
+        key = settings.anthropic_api_key.get_secret_value() if settings.anthropic_api_key else None
+        base = spec.base_url or settings.anthropic_base_url
+        if key is None and base is None:
+            raise ProviderConfigError(f"model {spec.name!r} needs an Anthropic API key: set ANTHROPIC_API_KEY "
+                                      "(or give a base URL: 'anthropic:<model>@http://host:port')")
+        adapter = AnthropicAdapter(spec.model, api_key=key, base_url=base, timeout=settings.model_timeout)
+    policy = RetryPolicy(max_attempts=settings.model_max_attempts, max_seconds=settings.model_retry_seconds,
+                         base_delay=settings.model_retry_base_delay)
+    cache = (ResponseCache(cache_folder(settings), settings.model_cache)
+             if settings.model_cache != "off" else None)
+    limiter = limiter_for(f"{spec.short}@{base or ''}", _limits(spec, settings))
+    return ProviderChatModel(spec, adapter, policy=policy, limiter=limiter, cache=cache, meter=meter)

@@ -1,0 +1,95 @@
+"""Per provider+model limits (concurrent requests, requests/min, tokens/min), in process.
+
+Conversations run in Prefect's worker threads, each with its own event loop, so the limiter uses
+threading primitives and waits by polling with `asyncio.sleep` (never blocking a loop). One limiter
+per provider+model+base URL is shared by every role in the process.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass
+
+__all__ = ["Limiter", "ModelLimits", "limiter_for"]
+
+_POLL = 0.005
+_WINDOW = 60.0
+
+
+@dataclass(frozen=True)
+class ModelLimits:
+    """Limits of one provider+model; None = unlimited."""
+
+    concurrency: int | None = 4
+    requests_per_minute: int | None = None
+    tokens_per_minute: int | None = None
+
+
+class Limiter:
+    """Concurrency cap plus sliding one-minute windows of requests and tokens."""
+
+    def __init__(self, limits: ModelLimits) -> None:
+        self.limits = limits
+        self._lock = threading.Lock()
+        self._in_flight = 0
+        self._requests: deque[float] = deque()
+        self._tokens: deque[list[float]] = deque()  # [time, tokens]
+        self.max_in_flight = 0
+
+    def _prune(self, now: float) -> None:
+        while self._requests and now - self._requests[0] >= _WINDOW:
+            self._requests.popleft()
+        while self._tokens and now - self._tokens[0][0] >= _WINDOW:
+            self._tokens.popleft()
+
+    def _try_acquire(self, tokens: int) -> list[float] | None:
+        lim = self.limits
+        with self._lock:
+            now = time.monotonic()
+            self._prune(now)
+            if lim.concurrency is not None and self._in_flight >= lim.concurrency:
+                return None
+            if lim.requests_per_minute is not None and len(self._requests) >= lim.requests_per_minute:
+                return None
+            # An empty window always admits one request, so a request bigger than the limit
+            # still runs (alone) instead of waiting forever.
+            if (lim.tokens_per_minute is not None and self._tokens
+                    and sum(t for _, t in self._tokens) + tokens > lim.tokens_per_minute):
+                return None
+            self._in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self._in_flight)
+            self._requests.append(now)
+            entry = [now, float(tokens)]
+            self._tokens.append(entry)
+            return entry
+
+    async def acquire(self, estimated_tokens: int) -> list[float]:
+        """Wait for a slot; returns a handle for `release`."""
+        while True:
+            entry = self._try_acquire(estimated_tokens)
+            if entry is not None:
+                return entry
+            await asyncio.sleep(_POLL)
+
+    def release(self, handle: list[float], used_tokens: int | None = None) -> None:
+        """Free the concurrency slot; replace the token estimate with what was used."""
+        with self._lock:
+            self._in_flight -= 1
+            if used_tokens is not None:
+                handle[1] = float(used_tokens)
+
+
+_registry: dict[tuple[str, ModelLimits], Limiter] = {}
+_registry_lock = threading.Lock()
+
+
+def limiter_for(key: str, limits: ModelLimits) -> Limiter:
+    """The process-wide limiter of one provider+model (and base URL)."""
+    with _registry_lock:
+        found = _registry.get((key, limits))
+        if found is None:
+            found = _registry[(key, limits)] = Limiter(limits)
+        return found

@@ -1,0 +1,67 @@
+"""Model names: `offline`, `openai:<model>`, `anthropic:<model>`, either followed by `@<base URL>`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+from urllib.parse import urlsplit, urlunsplit
+
+__all__ = ["ModelNameError", "ModelSpec", "parse_model_name"]
+
+Provider = Literal["offline", "openai", "anthropic"]
+_PROVIDERS = ("openai", "anthropic")
+
+
+class ModelNameError(ValueError):
+    """A model name Polygon cannot read."""
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """A parsed model name."""
+
+    provider: Provider
+    model: str
+    base_url: str | None = None
+
+    @property
+    def name(self) -> str:
+        """The name as recorded in runs and results (credentials in a URL are dropped)."""
+        if self.provider == "offline":
+            return "offline"
+        base = f"@{_without_userinfo(self.base_url)}" if self.base_url else ""
+        return f"{self.provider}:{self.model}{base}"
+
+    @property
+    def short(self) -> str:
+        """`provider:model`, the key of the price table and of the record/replay cache."""
+        return "offline" if self.provider == "offline" else f"{self.provider}:{self.model}"
+
+
+def _without_userinfo(url: str) -> str:
+    parts = urlsplit(url)
+    if parts.username or parts.password:
+        host = parts.hostname or ""
+        netloc = f"{host}:{parts.port}" if parts.port else host
+        return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
+    return url
+
+
+def parse_model_name(name: str) -> ModelSpec:
+    """Read a model name; raises ModelNameError with what was expected."""
+    text = (name or "").strip()
+    if text in ("offline", "offline-heuristic"):
+        return ModelSpec("offline", "offline")
+    provider, sep, rest = text.partition(":")
+    if not sep or provider not in _PROVIDERS or not rest:
+        raise ModelNameError(
+            f"model {name!r}: expected 'offline', 'openai:<model>', 'anthropic:<model>', or either "
+            "followed by '@<base URL>' (e.g. 'openai:my-model@http://127.0.0.1:8000/v1')")
+    model, at, base = rest.partition("@")
+    if not model:
+        raise ModelNameError(f"model {name!r}: the model after '{provider}:' is empty")
+    if at:
+        if not base.startswith(("http://", "https://")):
+            raise ModelNameError(f"model {name!r}: the base URL after '@' must start with http:// or https://")
+        return ModelSpec(provider, model, base.rstrip("/"))  # type: ignore[arg-type]
+    return ModelSpec(provider, model)  # type: ignore[arg-type]

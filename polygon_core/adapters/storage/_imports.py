@@ -1,0 +1,148 @@
+"""The import ledger: which production conversations are stored, and what production runs graded.
+
+Kept apart from ``Repository`` (runs and their results) because imports have their own key,
+(source, external id), and are written in batches for throughput.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import Engine, func, select
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlmodel import Session, col
+
+from ._engine import WRITE_OPTION
+from ._tables import ImportedConversationRow, ProductionRunRow
+from ._upsert import upsert
+
+__all__ = ["ImportLedger", "ImportedRecord", "ProductionRunInfo"]
+
+
+@dataclass(frozen=True)
+class ImportedRecord:
+    """One imported conversation as the ledger knows it."""
+
+    source: str
+    external_id: str
+    conversation_id: str
+    started_at: str | None
+    scenario_id: str
+    agent_name: str
+    agent_version: str
+    turn_count: int
+    artifact_uri: str
+    batch: str
+    file: str
+    line: int
+
+
+@dataclass(frozen=True)
+class ProductionRunInfo:
+    """A production run's source, requested window and the dates of the calls it graded."""
+
+    run_id: str
+    source: str
+    since: str | None
+    until: str | None
+    first_call: str | None
+    last_call: str | None
+    conversations: int
+
+
+_T = ImportedConversationRow.__table__  # type: ignore[attr-defined]
+
+
+class ImportLedger:
+    """Reads and writes the import tables through an existing engine (the repository's)."""
+
+    def __init__(self, engine: Engine) -> None:
+        """Use `engine` (its schema must be at head: see ``ensure_database``)."""
+        self.engine = engine
+
+    def known(self, source: str, external_ids: Sequence[str]) -> dict[str, ImportedRecord]:
+        """The records of the given external ids already imported for `source`."""
+        if not external_ids:
+            return {}
+        query = select(_T).where(_T.c.source == source, _T.c.external_id.in_(list(external_ids)))
+        with self.engine.connect() as connection:
+            return {row.external_id: _record(row) for row in connection.execute(query)}
+
+    def add(self, rows: Iterable[dict[str, Any]]) -> int:
+        """Insert rows (one transaction); a (source, external id) already there is skipped.
+
+        Returns how many were inserted. Two imports racing on one conversation cannot both add it.
+        """
+        values = list(rows)
+        if not values:
+            return 0
+        with self.engine.connect() as connection:
+            connection.execution_options(**{WRITE_OPTION: True})
+            with connection.begin():
+                dialect = connection.dialect.name
+                if dialect in ("postgresql", "sqlite"):
+                    insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
+                    statement = insert(_T).on_conflict_do_nothing(
+                        index_elements=["source", "external_id"])
+                    result = connection.execute(statement.returning(_T.c.id), values)
+                    return len(result.fetchall())
+                known = self.known(values[0]["source"], [v["external_id"] for v in values])
+                fresh = [v for v in values if v["external_id"] not in known]
+                if fresh:
+                    connection.execute(_T.insert(), fresh)
+                return len(fresh)
+
+    def select(self, source: str, since: str | None = None,
+               until: str | None = None) -> list[ImportedRecord]:
+        """A source's calls with ``since <= started_at < until`` (ISO text), oldest first.
+
+        With a window, calls without a date are left out; without one, every call is selected.
+        """
+        query = select(_T).where(_T.c.source == source)
+        if since is not None:
+            query = query.where(_T.c.started_at >= since)
+        if until is not None:
+            query = query.where(_T.c.started_at < until)
+        query = query.order_by(_T.c.started_at, _T.c.external_id)
+        with self.engine.connect() as connection:
+            return [_record(row) for row in connection.execute(query)]
+
+    def count(self, source: str | None = None) -> int:
+        """How many conversations are imported (for one source, or in all)."""
+        query = select(func.count()).select_from(_T)
+        if source is not None:
+            query = query.where(_T.c.source == source)
+        with self.engine.connect() as connection:
+            return int(connection.execute(query).scalar_one())
+
+    def save_production_run(self, info: ProductionRunInfo) -> None:
+        """Record (or replace) what a production run graded; its run must be saved first."""
+        values = {"run_id": info.run_id, "source": info.source, "since": info.since,
+                  "until": info.until, "first_call": info.first_call, "last_call": info.last_call,
+                  "conversations": info.conversations}
+        with Session(self.engine) as session, session.begin():
+            session.connection(execution_options={WRITE_OPTION: True})
+            upsert(session, ProductionRunRow, values, key=("run_id",))
+
+    def production_run(self, run_id: str) -> ProductionRunInfo | None:
+        """What a production run graded; None for a synthetic run."""
+        with Session(self.engine) as session:
+            row = session.exec(  # type: ignore[call-overload]
+                select(ProductionRunRow).where(col(ProductionRunRow.run_id) == run_id)
+            ).scalars().first()
+            if row is None:
+                return None
+            return ProductionRunInfo(run_id=row.run_id, source=row.source, since=row.since,
+                                     until=row.until, first_call=row.first_call,
+                                     last_call=row.last_call, conversations=row.conversations)
+
+
+def _record(row: Any) -> ImportedRecord:
+    return ImportedRecord(source=row.source, external_id=row.external_id,
+                          conversation_id=row.conversation_id, started_at=row.started_at,
+                          scenario_id=row.scenario_id, agent_name=row.agent_name,
+                          agent_version=row.agent_version, turn_count=row.turn_count,
+                          artifact_uri=row.artifact_uri, batch=row.batch, file=row.file,
+                          line=row.line)

@@ -1,0 +1,199 @@
+"""A whole comparison of configurations, assembled from results already loaded (pure).
+
+The adapters load runs, result rows, probe answers, transcripts and judgments from the stores and
+hand them here as `ConfigurationResults`; everything a report shows (scorecards with noise floors,
+the matrix, divergences, noise-aware differences, the written analysis, the CI verdict) is computed
+in one place so the terminal, JSON, JUnit, HTML and Prefect renderings never disagree.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from typing import Any
+
+from pydantic import Field
+
+from ..models import Conversation, DomainModel, Judgment, ProbeAnswer, Run
+from ._analysis import systematic_summary, template_prose
+from ._matrix import MatrixRow, scenario_matrix
+from ._noise import Difference, NoiseFloor, criterion, noise_floor, paired_difference
+from ._pairs import PairDivergence, pair_divergences
+from ._scorecard import ProbeRate, ResultRow, Scorecard
+
+
+class ComparisonRefused(ValueError):
+    """Results that must not be compared (e.g. judged under different rubric versions)."""
+
+
+class ConfigurationResults(DomainModel):
+    """One run's loaded results: the input of `compare_configurations`."""
+
+    label: str
+    run: Run
+    card: Scorecard
+    rows: list[ResultRow]
+    answers: list[ProbeAnswer] = Field(default_factory=list)
+    conversations: list[Conversation] = Field(default_factory=list)
+    judgments: list[Judgment] = Field(default_factory=list)
+
+
+class DivergenceSet(DomainModel):
+    """The divergences of every shared (scenario, seed) between two configurations."""
+
+    a: str
+    b: str
+    items: list[PairDivergence]
+
+
+class ProbeComparison(DomainModel):
+    """One probe across configurations; not comparable when its wording hash differs."""
+
+    probe_id: str
+    rates: dict[str, ProbeRate | None]
+    wording_hashes: dict[str, list[str]]
+    comparable: bool
+
+
+class CiVerdict(DomainModel):
+    """What `polygon compare` exits with: 1 to block a change, 0 to let it through."""
+
+    exit_code: int
+    reasons: list[str] = Field(default_factory=list)
+
+
+class Comparison(DomainModel):
+    """Everything a comparison report shows."""
+
+    baseline: str
+    labels: list[str]
+    runs: list[Run]
+    cards: list[Scorecard]
+    matrix: list[MatrixRow]
+    divergence_sets: list[DivergenceSet]
+    differences: list[Difference]
+    noise_floors: dict[str, NoiseFloor]
+    probes: list[ProbeComparison]
+    summary: dict[str, Any]
+    prose: str
+    ci: CiVerdict
+    rows: dict[str, list[ResultRow]]
+    conversations: dict[str, list[Conversation]] = Field(default_factory=dict)
+    judgments: dict[str, list[Judgment]] = Field(default_factory=dict)
+
+    @property
+    def divergences(self) -> dict[tuple[str, str], list[PairDivergence]]:
+        """(a, b) → divergences, the shape earlier callers used."""
+        return {(s.a, s.b): s.items for s in self.divergence_sets}
+
+    def report_json(self) -> dict[str, Any]:
+        """The comparison as plain JSON, without transcripts and raw judgments (they live in the stores)."""
+        return self.model_dump(mode="json", exclude={"conversations", "judgments"})
+
+
+def config_key(run: Run) -> tuple[str, str, tuple[tuple[str, str], ...]]:
+    """What makes two runs repeats of one configuration: agent version, rubric and models."""
+    return run.agent_version, run.rubric_version, tuple(sorted(run.models.items()))
+
+
+def compare_probes(cards: Sequence[Scorecard]) -> list[ProbeComparison]:
+    """Each probe's rate per configuration; comparable only while every wording hash is equal."""
+    ids = sorted({p.probe_id for c in cards for p in c.probes})
+    out = []
+    for pid in ids:
+        rates: dict[str, ProbeRate | None] = {}
+        hashes: dict[str, list[str]] = {}
+        for card in cards:
+            mine = [p for p in card.probes if p.probe_id == pid]
+            rates[card.label] = mine[0] if len(mine) == 1 else None
+            hashes[card.label] = sorted({p.wording_hash for p in mine})
+        distinct = {h for hs in hashes.values() for h in hs}
+        out.append(ProbeComparison(probe_id=pid, rates=rates, wording_hashes=hashes,
+                                   comparable=len(distinct) <= 1))
+    return out
+
+
+def compare_configurations(configs: Sequence[ConfigurationResults], baseline: str | None = None,
+                           *, seed: int = 0) -> Comparison:
+    """Compare configurations against a baseline (default: the first).
+
+    Raises `ComparisonRefused` when the configurations were judged under different rubric versions
+    (the message names every version and run), or when `baseline` names no configuration.
+    """
+    if not configs:
+        raise ComparisonRefused("nothing to compare")
+    versions = sorted({c.run.rubric_version for c in configs})
+    if len(versions) > 1:
+        detail = ", ".join(f"{c.run.id}: {c.run.rubric_version}" for c in configs)
+        raise ComparisonRefused(
+            f"cannot compare runs judged under different rubric versions ({' and '.join(versions)}): "
+            f"{detail}; re-score them under one version first")
+    by_label = {c.label: c for c in configs}
+    if baseline is None:
+        baseline = configs[0].label
+    if baseline not in by_label:
+        raise ComparisonRefused(f"baseline {baseline!r} is not among the compared runs")
+
+    groups: dict[Any, list[ConfigurationResults]] = defaultdict(list)
+    for c in configs:
+        groups[config_key(c.run)].append(c)
+    floors: dict[str, NoiseFloor] = {}
+    for members in groups.values():
+        floor = noise_floor([(m.run.id, m.rows) for m in members])
+        if floor is not None:
+            for m in members:
+                floors[m.label] = floor
+    cards = [c.card.model_copy(update={"noise_floor": floors[c.label].value if c.label in floors else None,
+                                       "noise_floor_runs": floors[c.label].runs if c.label in floors else []})
+             for c in configs]
+    floor_of = {label: f.value for label, f in floors.items()}
+
+    base = by_label[baseline]
+    differences: list[Difference] = []
+    divergence_sets: list[DivergenceSet] = []
+    for cand in configs:
+        if cand.label == baseline:
+            continue
+        floor = max(floor_of.get(baseline, 0.0), floor_of.get(cand.label, 0.0))
+        kw = dict(baseline=baseline, candidate=cand.label, seed=seed)
+        differences.append(paired_difference(base.rows, cand.rows, noise_floor=floor, **kw))
+        for name in sorted({k for r in [*base.rows, *cand.rows] for k in r.criteria}):
+            differences.append(paired_difference(base.rows, cand.rows, metric=criterion(name),
+                                                 metric_name=f"criterion:{name}", **kw))
+        for sid in sorted({r.scenario_id for r in [*base.rows, *cand.rows]}):
+            differences.append(paired_difference(
+                [r for r in base.rows if r.scenario_id == sid], [r for r in cand.rows if r.scenario_id == sid],
+                scope=f"scenario:{sid}", noise_floor=floor, **kw))
+        divergence_sets.append(DivergenceSet(a=baseline, b=cand.label,
+                                             items=pair_divergences(base.conversations, cand.conversations)))
+
+    rows = {c.label: c.rows for c in configs}
+    summary = systematic_summary(baseline, rows, {c.label: c.probes for c in cards}, floor_of, seed=seed)
+    return Comparison(
+        baseline=baseline, labels=[c.label for c in configs], runs=[c.run for c in configs], cards=cards,
+        matrix=scenario_matrix(rows), divergence_sets=divergence_sets, differences=differences,
+        noise_floors=floors, probes=compare_probes(cards), summary=summary, prose=template_prose(summary),
+        ci=ci_verdict(baseline, differences, rows), rows=rows,
+        conversations={c.label: c.conversations for c in configs},
+        judgments={c.label: c.judgments for c in configs},
+    )
+
+
+def ci_verdict(baseline: str, differences: Sequence[Difference],
+               rows: dict[str, list[ResultRow]]) -> CiVerdict:
+    """Exit 1 when a candidate's composite is worse beyond noise or any gate fired in a candidate."""
+    reasons = []
+    for d in differences:
+        if d.metric == "composite" and d.scope == "overall" and d.label == "worse":
+            reasons.append(f"{d.candidate} is worse than {baseline} beyond noise: "
+                           f"{d.delta:+.1f} points [{d.ci_low:.1f}, {d.ci_high:.1f}] over {d.pairs} pairs")
+    for label, mine in rows.items():
+        if label == baseline:
+            continue
+        fired: dict[str, int] = defaultdict(int)
+        for r in mine:
+            for g in r.gates:
+                fired[g] += 1
+        if fired:
+            reasons.append(f"{label}: gates fired ({', '.join(f'{g} ×{n}' for g, n in sorted(fired.items()))})")
+    return CiVerdict(exit_code=1 if reasons else 0, reasons=reasons)

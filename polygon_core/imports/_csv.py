@@ -1,0 +1,156 @@
+"""CSV transcripts: ``conversation_id,turn,speaker,text`` plus optional columns.
+
+Optional columns: ``timestamp`` (ISO-8601 or Unix seconds), ``tool_name``, ``tool_arguments``
+(a JSON object), ``tool_result`` (JSON or text), ``tool_call_id``, ``started_at``, ``end_reason``,
+``scenario``. One row per turn; the rows of a conversation are contiguous (a conversation id that
+comes back after another one started is read as a second, duplicate conversation). Within a
+conversation rows are ordered by ``turn``. A row with a ``tool_name`` records a call the agent made
+before that row's text; with an empty text the call goes with the agent's next words.
+
+Any bad row (a missing or unknown speaker, a short or truncated row, a turn that is not a number)
+rejects its whole conversation, reported at that row's line: grading a conversation with a hole
+in it would mislead.
+"""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Iterator, Mapping
+from typing import Any, TextIO
+
+from ..models import Speaker
+from ._common import BadRecord, arguments, iso_time, result_value
+from ._types import (
+    AGENT,
+    CALLER,
+    ImportedCall,
+    ImportedToolCall,
+    ImportedTurn,
+    ImportProblem,
+    ParseItem,
+    SpeakerMap,
+)
+
+__all__ = ["REQUIRED_COLUMNS", "parse_csv"]
+
+REQUIRED_COLUMNS = ("conversation_id", "turn", "speaker", "text")
+OPTIONAL_COLUMNS = ("timestamp", "tool_name", "tool_arguments", "tool_result", "tool_call_id",
+                    "started_at", "end_reason", "scenario")
+DEFAULT_SPEAKERS: dict[str, Speaker] = {"caller": CALLER, "agent": AGENT}
+
+
+class _Group:
+    """The rows of one conversation while it is being read (bounded by that conversation)."""
+
+    def __init__(self, ident: str, line: int) -> None:
+        self.ident = ident
+        self.line = line
+        self.rows: list[tuple[int, int, dict[str, str]]] = []  # (turn, line, row)
+        self.problem: ImportProblem | None = None
+
+    def fail(self, line: int, reason: str) -> None:
+        if self.problem is None:  # the first problem is the one reported
+            self.problem = ImportProblem(line, reason, self.ident)
+
+
+def _turn_number(text: str) -> int:
+    try:
+        return int(text.strip())
+    except ValueError:
+        raise BadRecord(f"turn {text!r} is not a whole number") from None
+
+
+def _finish(group: _Group, speakers: SpeakerMap) -> ParseItem:
+    if group.problem is not None:
+        return group.problem
+    turns: list[ImportedTurn] = []
+    pending: list[ImportedToolCall] = []
+    first: dict[str, str] = group.rows[0][2] if group.rows else {}
+    for number, line, row in sorted(group.rows, key=lambda r: (r[0], r[1])):
+        try:
+            side = speakers(row.get("speaker"))
+            at = iso_time(_number_or_text(row.get("timestamp")))
+        except ValueError as exc:  # SpeakerError and BadRecord
+            return ImportProblem(line, str(exc), group.ident)
+        name = (row.get("tool_name") or "").strip()
+        if name:
+            if side != AGENT:
+                return ImportProblem(line, "a tool call on a caller row", group.ident)
+            pending.append(ImportedToolCall(
+                (row.get("tool_call_id") or "").strip() or f"{group.ident}-{number}",
+                name, arguments(row.get("tool_arguments")), result_value(row.get("tool_result") or None)))
+        text = row.get("text") or ""
+        if side == AGENT and not text and name:
+            continue
+        turns.append(ImportedTurn(side, text, at, pending if side == AGENT else []))
+        if side == AGENT:
+            pending = []
+    if pending:
+        turns.append(ImportedTurn(AGENT, "", None, pending))
+    try:
+        started = iso_time(_number_or_text(first.get("started_at"))) or next(
+            (t.at for t in turns if t.at), None)
+    except BadRecord as exc:
+        return ImportProblem(group.line, str(exc), group.ident)
+    return ImportedCall(external_id=group.ident, line=group.line, turns=turns, started_at=started,
+                        ended_at=next((t.at for t in reversed(turns) if t.at), None),
+                        end_reason=(first.get("end_reason") or None),
+                        scenario=(first.get("scenario") or None))
+
+
+def _number_or_text(value: str | None) -> Any:
+    if value is None or not value.strip():
+        return None
+    try:
+        return float(value)
+    except ValueError:
+        return value
+
+
+def parse_csv(stream: TextIO, speaker_map: Mapping[str, Speaker] | None = None) -> Iterator[ParseItem]:
+    """CSV rows grouped into conversations, one conversation in memory at a time."""
+    speakers = SpeakerMap(DEFAULT_SPEAKERS, speaker_map)
+    reader = csv.reader(stream)
+    try:
+        header = [h.strip().lower() for h in next(reader)]
+    except StopIteration:
+        return
+    missing = [c for c in REQUIRED_COLUMNS if c not in header]
+    if missing:
+        yield ImportProblem(1, f"CSV header lacks column(s) {', '.join(missing)}; expected "
+                               f"{','.join(REQUIRED_COLUMNS)} (optional: {', '.join(OPTIONAL_COLUMNS)})")
+        return
+    group: _Group | None = None
+    last_line = reader.line_num
+    for values in reader:
+        line = last_line + 1  # where this row starts (quoted fields can span lines)
+        last_line = reader.line_num
+        if not any(v.strip() for v in values):
+            continue
+        row = dict(zip(header, values, strict=False))
+        ident = (row.get("conversation_id") or "").strip()
+        if group is not None and ident != group.ident:
+            yield _finish(group, speakers)
+            group = None
+        if not ident:
+            yield ImportProblem(line, "row has no conversation_id")
+            continue
+        if group is None:
+            group = _Group(ident, line)
+        if len(values) < len(header):
+            group.fail(line, f"row has {len(values)} of {len(header)} columns (truncated line?)")
+            continue
+        if len(values) > len(header):
+            group.fail(line, f"row has {len(values)} columns, the header {len(header)}")
+            continue
+        try:
+            number = _turn_number(row["turn"])
+        except BadRecord as exc:
+            group.fail(line, str(exc))
+            continue
+        if not (row.get("speaker") or "").strip():
+            group.fail(line, "missing speaker")
+            continue
+        group.rows.append((number, line, row))
+    if group is not None:
+        yield _finish(group, speakers)

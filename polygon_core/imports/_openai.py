@@ -1,0 +1,113 @@
+"""OpenAI-style message lists in JSON Lines: one conversation per line.
+
+    {"id": "c1", "started_at": "...", "messages": [
+        {"role": "system", "content": "..."},
+        {"role": "user", "content": "Hi"},
+        {"role": "assistant", "content": null, "tool_calls": [
+            {"id": "call_1", "type": "function",
+             "function": {"name": "lookup_account", "arguments": "{\"id\": \"A1\"}"}}]},
+        {"role": "tool", "tool_call_id": "call_1", "content": "{\"found\": true}"},
+        {"role": "assistant", "content": "Found it."}]}
+
+`system` and `developer` messages are the agent's instructions, not speech: they are skipped.
+A line without `id` gets the hash of its content as id, so re-importing it still matches.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any, TextIO
+
+from ..models import Speaker
+from ._common import (
+    BadRecord,
+    arguments,
+    iso_time,
+    parse_values,
+    require_id,
+    require_object,
+    result_value,
+)
+from ._types import (
+    AGENT,
+    CALLER,
+    ImportedCall,
+    ImportedToolCall,
+    ImportedTurn,
+    ParseItem,
+    SpeakerMap,
+)
+
+__all__ = ["parse_openai"]
+
+DEFAULT_SPEAKERS: dict[str, Speaker] = {"user": CALLER, "assistant": AGENT}
+_INSTRUCTIONS = {"system", "developer"}
+
+
+def _text(content: Any) -> str:
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):  # content parts: keep the text ones
+        return " ".join(str(p.get("text", "")) for p in content if isinstance(p, dict)).strip()
+    return str(content)
+
+
+def _convert(value: Any, line: int, speakers: SpeakerMap) -> ImportedCall:
+    record = require_object(value, "a conversation")
+    ident = require_id(record, "id", "conversation_id")
+    messages = record.get("messages")
+    if not isinstance(messages, list):
+        raise BadRecord("`messages` must be a list of messages", ident)
+    turns: list[ImportedTurn] = []
+    pending: list[ImportedToolCall] = []  # the agent's calls waiting for the text it then speaks
+    by_id: dict[str, int] = {}
+    for i, message in enumerate(messages):
+        if not isinstance(message, dict):
+            raise BadRecord(f"messages.{i} is not an object", ident)
+        role = message.get("role")
+        if role in _INSTRUCTIONS:
+            continue
+        if role == "tool":
+            cid = str(message.get("tool_call_id") or "")
+            if cid not in by_id:
+                raise BadRecord(f"messages.{i}: tool result for unknown tool_call_id {cid!r}", ident)
+            j = by_id[cid]
+            old = pending[j]
+            pending[j] = ImportedToolCall(old.id, old.name, old.arguments,
+                                          result_value(_text(message.get("content"))), old.error)
+            continue
+        try:
+            side = speakers(role)
+        except ValueError as exc:
+            raise BadRecord(f"messages.{i}: {exc}", ident) from None
+        for k, call in enumerate(message.get("tool_calls") or []):
+            fn = (call.get("function") or {}) if isinstance(call, dict) else {}
+            if side != AGENT or not fn.get("name"):
+                raise BadRecord(f"messages.{i}.tool_calls.{k}: needs function.name on an agent message",
+                                ident)
+            cid = str(call.get("id") or f"{ident}-m{i}-c{k}")
+            by_id[cid] = len(pending)
+            pending.append(ImportedToolCall(cid, fn["name"], arguments(fn.get("arguments"))))
+        text = _text(message.get("content"))
+        if side == AGENT and not text:
+            continue  # a tool-calling step: its calls go with the agent's next words
+        turns.append(ImportedTurn(side, text, iso_time(message.get("timestamp")),
+                                  pending if side == AGENT else []))
+        if side == AGENT:
+            pending, by_id = [], {}
+    if pending:  # calls after the agent's last words
+        turns.append(ImportedTurn(AGENT, "", None, pending))
+    meta = record.get("metadata") if isinstance(record.get("metadata"), dict) else {}
+    return ImportedCall(external_id=ident, line=line, turns=turns,
+                        started_at=iso_time(record.get("started_at")),
+                        ended_at=iso_time(record.get("ended_at")),
+                        end_reason=record.get("end_reason"), scenario=record.get("scenario"),
+                        language=str(record.get("language") or "en"), metadata=dict(meta))
+
+
+def parse_openai(stream: TextIO, speaker_map: Mapping[str, Speaker] | None = None) -> Iterator[ParseItem]:
+    """OpenAI-style message lists, one conversation per JSON line."""
+    speakers = SpeakerMap(DEFAULT_SPEAKERS, speaker_map)
+    return parse_values(stream, lambda v, n: _convert(v, n, speakers), lines=True)

@@ -1,0 +1,101 @@
+"""Retell AI call objects (`GET /v2/get-call/{call_id}`, `POST /v2/list-calls`, call webhooks).
+
+Read from the documented call object: ``call_id``, ``agent_id``, ``start_timestamp`` and
+``end_timestamp`` (Unix ms), ``disconnection_reason``, and the transcript, preferring
+``transcript_with_tool_calls`` (utterances with ``role`` ``agent``/``user`` and ``content``, plus
+``tool_call_invocation`` entries with ``tool_call_id``, ``name``, ``arguments`` (JSON text) and
+``tool_call_result`` entries with ``tool_call_id`` and ``content``) over ``transcript_object``
+(utterances only). A JSON array of calls (what list-calls returns), one call, or JSON Lines.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any, TextIO
+
+from ..models import Speaker
+from ._common import (
+    BadRecord,
+    arguments,
+    iso_time,
+    parse_values,
+    require_id,
+    require_object,
+    result_value,
+)
+from ._types import (
+    AGENT,
+    CALLER,
+    ImportedCall,
+    ImportedToolCall,
+    ImportedTurn,
+    ParseItem,
+    SpeakerMap,
+)
+
+__all__ = ["END_REASONS", "parse_retell"]
+
+DEFAULT_SPEAKERS: dict[str, Speaker] = {"user": CALLER, "agent": AGENT}
+
+END_REASONS: dict[str, str] = {
+    "user_hangup": "caller_hangup",
+    "agent_hangup": "agent_end",
+    "call_transfer": "transfer",
+    "voicemail_reached": "agent_end",
+    "inactivity": "timeout",
+    "max_duration_reached": "max_turns",
+}
+
+
+def _convert(value: Any, line: int, speakers: SpeakerMap) -> ImportedCall:
+    call = require_object(value, "a Retell call")
+    ident = require_id(call, "call_id")
+    entries = call.get("transcript_with_tool_calls")
+    if entries is None:
+        entries = call.get("transcript_object")
+    if not isinstance(entries, list):
+        raise BadRecord("no `transcript_with_tool_calls` or `transcript_object` list", ident)
+    start_ms = call.get("start_timestamp")
+    turns: list[ImportedTurn] = []
+    pending: list[ImportedToolCall] = []
+    for i, e in enumerate(entries):
+        if not isinstance(e, dict):
+            raise BadRecord(f"transcript entry {i} is not an object", ident)
+        role = e.get("role")
+        if role == "tool_call_invocation":
+            pending.append(ImportedToolCall(str(e.get("tool_call_id") or f"{ident}-{i}"),
+                                            str(e.get("name") or "?"), arguments(e.get("arguments"))))
+            continue
+        if role == "tool_call_result":
+            cid = str(e.get("tool_call_id") or "")
+            pending = [ImportedToolCall(c.id, c.name, c.arguments, result_value(e.get("content")))
+                       if c.id == cid else c for c in pending]
+            continue
+        try:
+            side = speakers(role)
+        except ValueError as exc:
+            raise BadRecord(f"transcript entry {i}: {exc}", ident) from None
+        words = e.get("words") or []
+        at = None
+        if isinstance(start_ms, int | float) and words and isinstance(words[0], dict) \
+                and isinstance(words[0].get("start"), int | float):
+            at = iso_time(start_ms + 1000 * words[0]["start"], unit="ms")  # word times are seconds
+        turns.append(ImportedTurn(side, str(e.get("content") or ""), at, pending if side == AGENT else []))
+        if side == AGENT:
+            pending = []
+    if pending:
+        turns.append(ImportedTurn(AGENT, "", None, pending))
+    reason = call.get("disconnection_reason")
+    return ImportedCall(external_id=ident, line=line, turns=turns,
+                        started_at=iso_time(start_ms, unit="ms"),
+                        ended_at=iso_time(call.get("end_timestamp"), unit="ms"),
+                        end_reason=END_REASONS.get(str(reason)) if reason else None,
+                        metadata={k: call[k] for k in ("agent_id", "call_type", "disconnection_reason")
+                                  if k in call})
+
+
+def parse_retell(stream: TextIO, speaker_map: Mapping[str, Speaker] | None = None, *,
+                 lines: bool = False) -> Iterator[ParseItem]:
+    """Retell call objects: a JSON array (default) or JSON Lines."""
+    speakers = SpeakerMap(DEFAULT_SPEAKERS, speaker_map)
+    return parse_values(stream, lambda v, n: _convert(v, n, speakers), lines=lines)

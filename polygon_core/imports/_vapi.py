@@ -1,0 +1,103 @@
+"""Vapi call objects (`GET /call`, `GET /call/{id}` or the end-of-call-report webhook).
+
+Read from the documented Call object: ``id``, ``startedAt``, ``endedAt``, ``endedReason`` and
+``artifact.messages`` (older exports: top-level ``messages``), whose entries have ``role``
+(``system``, ``user``, ``bot``, ``tool_calls``, ``tool_call_result``), ``message``, ``time`` (Unix
+ms) and ``secondsFromStart``; ``tool_calls`` entries carry OpenAI-style ``toolCalls`` and
+``tool_call_result`` entries ``toolCallId``, ``name`` and ``result``. A JSON array of calls (what
+``GET /call`` returns), one call object, or JSON Lines of call objects.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any, TextIO
+
+from ..models import Speaker
+from ._common import (
+    BadRecord,
+    arguments,
+    iso_time,
+    parse_values,
+    require_id,
+    require_object,
+    result_value,
+)
+from ._types import (
+    AGENT,
+    CALLER,
+    ImportedCall,
+    ImportedToolCall,
+    ImportedTurn,
+    ParseItem,
+    SpeakerMap,
+)
+
+__all__ = ["END_REASONS", "parse_vapi"]
+
+DEFAULT_SPEAKERS: dict[str, Speaker] = {"user": CALLER, "customer": CALLER, "bot": AGENT,
+                                        "assistant": AGENT}
+
+# Vapi's endedReason → Polygon's end reason (anything else: see the docs' default).
+END_REASONS: dict[str, str] = {
+    "customer-ended-call": "caller_hangup",
+    "assistant-ended-call": "agent_end",
+    "assistant-said-end-call-phrase": "agent_end",
+    "assistant-forwarded-call": "transfer",
+    "exceeded-max-duration": "max_turns",
+    "silence-timed-out": "timeout",
+    "customer-did-not-answer": "caller_hangup",
+}
+
+
+def _convert(value: Any, line: int, speakers: SpeakerMap) -> ImportedCall:
+    call = require_object(value, "a Vapi call")
+    ident = require_id(call, "id")
+    artifact = call.get("artifact") if isinstance(call.get("artifact"), dict) else {}
+    messages = artifact.get("messages", call.get("messages"))
+    if not isinstance(messages, list):
+        raise BadRecord("no `artifact.messages` list in the call object", ident)
+    turns: list[ImportedTurn] = []
+    pending: list[ImportedToolCall] = []
+    for i, m in enumerate(messages):
+        if not isinstance(m, dict):
+            raise BadRecord(f"artifact.messages.{i} is not an object", ident)
+        role = m.get("role")
+        if role == "system":
+            continue
+        if role == "tool_calls":
+            for c in m.get("toolCalls") or []:
+                fn = c.get("function") or {}
+                pending.append(ImportedToolCall(str(c.get("id") or f"{ident}-{i}"),
+                                                str(fn.get("name") or "?"), arguments(fn.get("arguments"))))
+            continue
+        if role == "tool_call_result":
+            cid = str(m.get("toolCallId") or "")
+            for j, c in enumerate(pending):
+                if c.id == cid or (not cid and c.name == m.get("name")):
+                    pending[j] = ImportedToolCall(c.id, c.name, c.arguments, result_value(m.get("result")))
+            continue
+        try:
+            side = speakers(role)
+        except ValueError as exc:
+            raise BadRecord(f"artifact.messages.{i}: {exc}", ident) from None
+        at = iso_time(m.get("time"), unit="ms")
+        turns.append(ImportedTurn(side, str(m.get("message") or ""), at, pending if side == AGENT else []))
+        if side == AGENT:
+            pending = []
+    if pending:
+        turns.append(ImportedTurn(AGENT, "", None, pending))
+    ended = call.get("endedReason")
+    return ImportedCall(external_id=ident, line=line, turns=turns,
+                        started_at=iso_time(call.get("startedAt") or call.get("createdAt")),
+                        ended_at=iso_time(call.get("endedAt")),
+                        end_reason=END_REASONS.get(str(ended)) if ended else None,
+                        metadata={k: call[k] for k in ("assistantId", "type", "endedReason")
+                                  if k in call})
+
+
+def parse_vapi(stream: TextIO, speaker_map: Mapping[str, Speaker] | None = None, *,
+               lines: bool = False) -> Iterator[ParseItem]:
+    """Vapi call objects: a JSON array (default) or JSON Lines."""
+    speakers = SpeakerMap(DEFAULT_SPEAKERS, speaker_map)
+    return parse_values(stream, lambda v, n: _convert(v, n, speakers), lines=lines)

@@ -1,0 +1,26 @@
+"""The comparison task: compare a flow's runs and publish the matrix and analysis as artifacts."""
+
+from __future__ import annotations
+
+from prefect import task
+from prefect.artifacts import create_markdown_artifact, create_table_artifact
+
+from polygon_core.adapters import pipeline
+from polygon_core.reports import comparison_markdown, matrix_table
+
+
+def _key(text: str) -> str:
+    return "".join(ch if ch.isalnum() else "-" for ch in text.lower())
+
+
+@task(name="compare-runs", retries=1, retry_delay_seconds=1)
+def compare_runs_task(run_ids: list[str]) -> int:
+    """Compare the runs (the first is the baseline), publish the scenario matrix as a table and the
+    comparison (analysis, differences, divergences) as markdown; returns the CI exit code."""
+    comp = pipeline.compare_runs(pipeline.open_stores(), run_ids)
+    key = "matrix-" + _key(run_ids[0])
+    create_table_artifact(key=key, table=matrix_table(comp.matrix, comp.labels),
+                          description=f"Scenario matrix of {', '.join(run_ids)} (largest spread first)")
+    create_markdown_artifact(key=key + "-md", markdown=comparison_markdown(comp),
+                             description=f"Comparison of {', '.join(run_ids)}")
+    return comp.ci.exit_code

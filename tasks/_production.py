@@ -1,0 +1,52 @@
+"""Tasks of the grade_production_calls flow: each wraps one production-pipeline call."""
+
+from __future__ import annotations
+
+from prefect import task
+
+from polygon_core.adapters import pipeline
+from polygon_core.models import Run
+
+
+def _stores() -> pipeline.Stores:
+    return pipeline.open_stores()
+
+
+@task(name="list-call-files", retries=2, retry_delay_seconds=2)
+def list_call_files_task(location: str) -> list[str]:
+    """Files in a local folder or objects under an s3:// prefix."""
+    stores = _stores()
+    return pipeline.list_source_files(location, stores.settings.s3_endpoint_url)
+
+
+@task(name="import-calls", retries=2, retry_delay_seconds=2, task_run_name="import {location}")
+def import_file_task(location: str, fmt: str | None, source: str, agent_path: str | None = None,
+                     suite_path: str | None = None) -> dict:
+    """Import one file; idempotent (a retry finds what it stored as duplicates)."""
+    summary = pipeline.import_calls(_stores(), [location], fmt, source=source,
+                                    agent_path=agent_path, suite_path=suite_path)
+    return summary.model_dump()
+
+
+@task(name="plan-production-runs", retries=2, retry_delay_seconds=1)
+def plan_production_runs_task(source: str, since: str | None, until: str | None,
+                              rubric_version: str | None = None,
+                              agent_path: str | None = None) -> list[tuple[Run, list[str]]]:
+    """Store the window's calls as production runs; returns each run and its conversation ids."""
+    return pipeline.plan_production_runs(_stores(), source, since, until,
+                                         rubric_version=rubric_version, agent_path=agent_path)
+
+
+@task(name="judge-production", retries=2, retry_delay_seconds=1,
+      task_run_name="judge {conversation_id}")
+def judge_production_task(run_id: str, conversation_id: str, agent_path: str | None = None) -> float | None:
+    """One judge pass on one production conversation; returns its composite."""
+    return pipeline.judge_production(_stores(), run_id, conversation_id,
+                                     agent_path=agent_path).composite
+
+
+@task(name="probe-production", retries=2, retry_delay_seconds=1,
+      task_run_name="probe {conversation_id}")
+def probe_production_task(run_id: str, conversation_id: str, agent_path: str | None = None) -> int:
+    """The probe pass on one production conversation; returns how many probes were answered."""
+    return len(pipeline.probe_production(_stores(), run_id, conversation_id, agent_path=agent_path))

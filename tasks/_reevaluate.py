@@ -1,0 +1,106 @@
+"""Tasks of the reevaluate_on_prompt_commit flow: identify the new version, find the previous one,
+compare them and publish the report."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from prefect import task
+from prefect.artifacts import create_markdown_artifact
+
+from polygon_core.adapters import pipeline
+from polygon_core.models import Run
+from polygon_core.reports import matrix_markdown, scorecard_markdown
+
+__all__ = [
+    "compare_versions_task",
+    "new_version_run_task",
+    "previous_version_run",
+    "previous_version_run_task",
+    "publish_report_task",
+    "report_key",
+]
+
+
+def _stores() -> pipeline.Stores:
+    # Read at the edge, in whichever worker runs the task.
+    return pipeline.open_stores()
+
+
+def report_key(run_id: str) -> str:
+    """Where a re-evaluation report lives in the artifact store."""
+    return f"reports/{run_id}/reevaluation.md"
+
+
+@task(name="new-version-run", retries=2, retry_delay_seconds=1,
+      task_run_name="new run {run_id}")
+def new_version_run_task(run_id: str, suite_path: str, agent_path: str, seeds: list[int] | None,
+                         rubric_version: str | None) -> Run:
+    """The Run of the committed agent version (not stored yet: evaluate_suite records it)."""
+    config, _prompt, version = pipeline.agent_identity(agent_path, suite_path)
+    suite = pipeline._suite(suite_path)
+    models = {"agent": f"callable:{config.callable}" if config.callable else config.model,
+              "caller": "offline", "judge": "offline-heuristic", "probe": "offline-heuristic"}
+    return Run(id=run_id, suite=suite.name, agent_name=config.name, agent_version=version,
+               rubric_version=rubric_version or suite.config.rubric,
+               seeds=list(seeds) if seeds is not None else list(suite.config.seeds), models=models,
+               created_at=datetime.now(UTC).isoformat())
+
+
+def previous_version_run(runs: Sequence[Run], new: Run) -> Run | None:
+    """The latest complete run of the same agent on the same suite and rubric, at another version.
+
+    `runs` come newest first (as `Repository.list_runs` returns them).
+    """
+    for run in runs:
+        if (run.id != new.id and run.status == "complete" and run.source == "synthetic"
+                and run.agent_name == new.agent_name and run.suite == new.suite
+                and run.rubric_version == new.rubric_version and run.agent_version != new.agent_version):
+            return run
+    return None
+
+
+@task(name="previous-version-run", retries=2, retry_delay_seconds=1,
+      task_run_name="previous version of {new.agent_name}")
+def previous_version_run_task(new: Run, previous_run_id: str | None = None) -> str | None:
+    """The run to compare with: the given one, or the previous version's latest complete run."""
+    stores = _stores()
+    if previous_run_id:
+        found = stores.repo.get_run(previous_run_id)
+        if found is None:
+            raise ValueError(f"no run {previous_run_id!r} is stored")
+        return found.id
+    found = previous_version_run(stores.repo.list_runs(limit=None), new)
+    return found.id if found is not None else None
+
+
+@task(name="compare-versions", retries=1, task_run_name="compare {previous_run_id} → {run_id}")
+def compare_versions_task(previous_run_id: str | None, run_id: str) -> str:
+    """The comparison as markdown (only the new scorecard when there is nothing to compare with)."""
+    from polygon_core import reports
+
+    stores = _stores()
+    new_card = pipeline.scorecard(stores, run_id)
+    if previous_run_id is None:
+        return ("No earlier version of this agent has a complete run on this suite: nothing to "
+                "compare with yet.\n\n" + scorecard_markdown(new_card))
+    comp = pipeline.compare_runs(stores, [previous_run_id, run_id], baseline=previous_run_id)
+    full = getattr(reports, "comparison_markdown", None)  # the richer report, when exported
+    body = full(comp) if full is not None else matrix_markdown(comp.matrix, [c.label for c in comp.cards])
+    return "\n".join([*(scorecard_markdown(c) for c in comp.cards), body])
+
+
+@task(name="publish-report", retries=2, retry_delay_seconds=1, task_run_name="publish report {run_id}")
+def publish_report_task(run_id: str, header: dict[str, Any], body: str) -> str:
+    """Store the report next to the run's artifacts, link it from the run, show it in Prefect."""
+    stores = _stores()
+    lines = ["# Re-evaluation on prompt commit", ""]
+    lines += [f"- **{name}**: {value}" for name, value in header.items() if value not in (None, "")]
+    text = "\n".join([*lines, "", body])
+    uri = stores.artifacts.put_text(report_key(run_id), text, content_type="text/markdown")
+    stores.repo.set_run_status(run_id, "complete", report_uri=uri)
+    key = "reevaluation-" + "".join(ch if ch.isalnum() else "-" for ch in run_id.lower())
+    create_markdown_artifact(key=key, markdown=text, description=f"Re-evaluation report of run {run_id}")
+    return uri

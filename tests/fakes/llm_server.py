@@ -1,0 +1,247 @@
+"""A local HTTP server speaking the OpenAI Chat Completions and Anthropic Messages wire formats.
+
+The real `openai` and `anthropic` SDKs talk to it (base_url = `server.openai_url` / `server.anthropic_url`).
+Replies are a pure function of the request (so record/replay can be proven), and faults are scripted:
+429 with Retry-After, 500, a slow reply past the client's timeout, a body that is not JSON, a tool
+call with malformed arguments, a reply that ignores the schema. It counts requests in flight.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+Fault = str | None  # "429" | "500" | "slow" | "nonjson" | "400" | "401" | None
+
+# No facts of their own: a caller that invents account numbers is flagged as a simulator fault.
+CALLER_LINES = ["Hi, I have a question about my bill.", "Yes, that's right.", "Okay, I see.",
+                "Okay, thank you."]
+AGENT_LINES = ["Northwind billing, how can I help you today?", "I can look into that for you.",
+               "Could you confirm your account number, please?", "Thank you, I have found your account.",
+               "The duplicate charge will be reversed within five days.", "Is there anything else?",
+               "Have a good day."]
+
+
+def default_for(schema: dict[str, Any]) -> Any:
+    """A schema-valid value; integer scores take the schema's maximum (a generous judge)."""
+    if "const" in schema:
+        return schema["const"]
+    if schema.get("enum"):
+        return schema["enum"][0]
+    for key in ("anyOf", "oneOf"):
+        if schema.get(key):
+            return default_for(schema[key][0])
+    kind = schema.get("type")
+    if isinstance(kind, list):
+        kind = next((k for k in kind if k != "null"), "null")
+    if kind == "object" or "properties" in schema:
+        props = schema.get("properties", {})
+        return {k: default_for(props.get(k, {})) for k in schema.get("required", list(props))}
+    if kind == "array":
+        return [default_for(schema.get("items", {})) for _ in range(schema.get("minItems", 0))]
+    if kind == "integer":
+        return int(schema.get("maximum", schema.get("minimum", 3)))
+    if kind == "number":
+        return float(schema.get("maximum", schema.get("minimum", 3)))
+    if kind == "boolean":
+        return True
+    if kind == "string":
+        return "the agent said so" if not schema.get("minLength") else "x" * schema["minLength"]
+    return None
+
+
+@dataclass
+class Behaviour:
+    """What the server does; change fields between requests from the test."""
+
+    fault_for: Callable[[int], Fault] = lambda n: None
+    retry_after: str = "0.01"
+    delay: float = 0.0              # seconds every request takes (to see concurrency)
+    slow_seconds: float = 2.0       # how long a "slow" fault sleeps
+    tool_call: bool = False         # agent requests with tools: first call a tool
+    malformed_arguments: bool = False
+    ignore_schema: bool = False
+    caller_turns: int = 2           # caller lines before it hangs up
+    agent_turns: int = 4            # agent lines before it calls `end_call` (when offered)
+    seen: list[dict[str, Any]] = field(default_factory=list)
+
+
+class FakeLLMServer:
+    """Start with `with FakeLLMServer() as server:`; `server.stop()` stops it early (replay tests)."""
+
+    def __init__(self, behaviour: Behaviour | None = None) -> None:
+        self.behaviour = behaviour or Behaviour()
+        self.lock = threading.Lock()
+        self.requests = 0
+        self.in_flight = 0
+        self.max_in_flight = 0
+        self.statuses: dict[int, int] = {}
+        self.headers_seen: list[dict[str, str]] = []
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self._httpd.daemon_threads = True
+        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+
+    @property
+    def base(self) -> str:
+        return f"http://127.0.0.1:{self._httpd.server_address[1]}"
+
+    @property
+    def openai_url(self) -> str:
+        return f"{self.base}/v1"
+
+    @property
+    def anthropic_url(self) -> str:
+        return self.base
+
+    def __enter__(self) -> FakeLLMServer:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def stop(self) -> None:
+        self._httpd.shutdown()
+        self._httpd.server_close()
+
+    # -- request handling ----------------------------------------------------------------------
+
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+            disable_nagle_algorithm = True  # headers and body go out in separate writes
+
+            def log_message(self, *args: Any) -> None:  # keep test output clean
+                pass
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("content-length", 0))
+                body = json.loads(self.rfile.read(length) or b"{}")
+                with server.lock:
+                    n = server.requests
+                    server.requests += 1
+                    server.in_flight += 1
+                    server.max_in_flight = max(server.max_in_flight, server.in_flight)
+                    server.headers_seen.append(dict(self.headers))
+                    server.behaviour.seen.append(body)
+                try:
+                    server._serve(self, n, body)
+                finally:
+                    with server.lock:
+                        server.in_flight -= 1
+
+        return Handler
+
+    def _send(self, h: BaseHTTPRequestHandler, status: int, payload: Any, headers: dict[str, str] | None = None,
+              raw: bytes | None = None) -> None:
+        data = raw if raw is not None else json.dumps(payload).encode()
+        with self.lock:
+            self.statuses[status] = self.statuses.get(status, 0) + 1
+        try:
+            h.send_response(status)
+            h.send_header("content-type", "text/html" if raw is not None else "application/json")
+            h.send_header("content-length", str(len(data)))
+            h.send_header("x-request-id", f"req_{self.requests}")
+            h.send_header("request-id", f"req_{self.requests}")
+            for k, v in (headers or {}).items():
+                h.send_header(k, v)
+            h.end_headers()
+            h.wfile.write(data)
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+
+    def _serve(self, h: BaseHTTPRequestHandler, n: int, body: dict[str, Any]) -> None:
+        b = self.behaviour
+        if b.delay:
+            time.sleep(b.delay)
+        fault = b.fault_for(n)
+        error = {"error": {"type": "error", "message": f"fake fault {fault}"}, "type": "error"}
+        if fault == "429":
+            return self._send(h, 429, error, {"retry-after": b.retry_after})
+        if fault in ("500", "400", "401"):
+            return self._send(h, int(fault), error)
+        if fault == "slow":
+            time.sleep(b.slow_seconds)
+        if fault == "nonjson":
+            return self._send(h, 200, None, raw=b"<html>upstream busy</html>")
+        anthropic = h.path.rstrip("/").endswith("/messages")
+        reply = self._reply(body, anthropic)
+        return self._send(h, 200, reply)
+
+    # -- content --------------------------------------------------------------------------------
+
+    def _reply(self, body: dict[str, Any], anthropic: bool) -> dict[str, Any]:
+        b = self.behaviour
+        messages = body.get("messages", [])
+        system = body.get("system", "")
+        system_text = system if isinstance(system, str) else " ".join(x.get("text", "") for x in system)
+        system_text += " ".join(str(m.get("content")) for m in messages if m.get("role") == "system")
+        schema = None
+        if anthropic and body.get("tool_choice", {}).get("type") == "tool":
+            name = body["tool_choice"]["name"]
+            schema = next(t["input_schema"] for t in body["tools"] if t["name"] == name), name
+        elif not anthropic and (body.get("response_format") or {}).get("type") == "json_schema":
+            js = body["response_format"]["json_schema"]
+            schema = js["schema"], js["name"]
+        text, tool = "", None
+        if schema is not None:
+            if b.ignore_schema:
+                text = "I think the agent did fine overall."
+            else:
+                value = default_for(schema[0])
+                if anthropic:
+                    tool = {"id": "toolu_s", "name": schema[1], "input": value}
+                else:
+                    text = json.dumps(value)
+        elif "[END:" in system_text:  # the simulated caller
+            said = sum(1 for m in messages if m.get("role") == "assistant")
+            text = CALLER_LINES[min(said, len(CALLER_LINES) - 1)]
+            if said >= b.caller_turns:
+                text = "Okay, thanks, goodbye. [END:hangup]"
+        else:
+            said = sum(1 for m in messages if m.get("role") == "assistant")
+            tools = body.get("tools") or []
+            had_tool = any(m.get("role") == "tool" or (isinstance(m.get("content"), list) and any(
+                c.get("type") == "tool_result" for c in m["content"])) for m in messages)
+            names = [t["name"] if anthropic else t["function"]["name"] for t in tools]
+            if said >= b.agent_turns and "end_call" in names:
+                text = AGENT_LINES[-1]
+                tool = {"id": "call_end", "name": "end_call", "arguments": "{}"}
+            elif b.tool_call and tools and not had_tool:
+                first = tools[0]
+                name = first["name"] if anthropic else first["function"]["name"]
+                args = '{"account_id": "44' if b.malformed_arguments else '{"account_id": "4417"}'
+                tool = {"id": "call_1", "name": name, "arguments": args}
+            else:
+                text = AGENT_LINES[min(said, len(AGENT_LINES) - 1)]
+        prompt_chars = len(json.dumps(messages)) + len(system_text)
+        usage_in, usage_out = prompt_chars // 4, max(1, len(text) // 4)
+        if anthropic:
+            content: list[dict[str, Any]] = [{"type": "text", "text": text}] if text else []
+            if tool is not None:
+                inp = tool.get("input")
+                if inp is None:
+                    inp = json.loads(tool["arguments"]) if not b.malformed_arguments else "not-an-object"
+                content.append({"type": "tool_use", "id": tool["id"], "name": tool["name"], "input": inp})
+            return {"id": "msg_fake", "type": "message", "role": "assistant", "model": body.get("model"),
+                    "content": content, "stop_reason": "tool_use" if tool else "end_turn",
+                    "stop_sequence": None,
+                    "usage": {"input_tokens": usage_in - 8, "output_tokens": usage_out,
+                              "cache_read_input_tokens": 8, "cache_creation_input_tokens": 0}}
+        message: dict[str, Any] = {"role": "assistant", "content": text or None}
+        if tool is not None:
+            message["tool_calls"] = [{"id": tool["id"], "type": "function",
+                                      "function": {"name": tool["name"], "arguments": tool["arguments"]}}]
+        return {"id": "chatcmpl-fake", "object": "chat.completion", "created": 0, "model": body.get("model"),
+                "choices": [{"index": 0, "message": message,
+                             "finish_reason": "tool_calls" if tool else "stop"}],
+                "usage": {"prompt_tokens": usage_in, "completion_tokens": usage_out,
+                          "total_tokens": usage_in + usage_out,
+                          "prompt_tokens_details": {"cached_tokens": 8}}}

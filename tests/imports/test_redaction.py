@@ -1,0 +1,135 @@
+"""Personal data is replaced by typed placeholders before anything is stored or judged."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from polygon_core.adapters import pipeline
+from polygon_core.checks import Checks
+from polygon_core.judging import judge_offline
+from polygon_core.models import Conversation
+from polygon_core.redaction import RedactionSettings, Redactor, luhn_valid
+
+CARD = "4111 1111 1111 1111"
+BAD_CARD = "4111 1111 1111 1112"  # fails Luhn: not a card number
+PHONE = "(415) 555-0132"
+EMAIL = "jane.doe@example.com"
+
+
+def test_text_redaction_exact() -> None:
+    r = Redactor()
+    assert r.text(f"card {CARD}, call {PHONE} or +44 20 7946 0958, mail {EMAIL}.") == \
+        "card [CARD], call [PHONE] or [PHONE], mail [EMAIL]."
+    assert r.text(f"ref {BAD_CARD} stays") == f"ref {BAD_CARD} stays"
+    assert r.text("card 4242-4242-4242-4242 and account A-1042, 49 dollars") == \
+        "card [CARD] and account A-1042, 49 dollars"
+    assert dict(r.counts) == {"[EMAIL]": 1, "[CARD]": 2, "[PHONE]": 2}
+
+
+def test_luhn() -> None:
+    assert luhn_valid("4111111111111111") and luhn_valid("79927398713")
+    assert not luhn_valid("4111111111111112")
+
+
+def test_custom_patterns_and_switches() -> None:
+    r = Redactor(RedactionSettings(patterns={"ACCOUNT": r"\bA-\d{4}\b"}, phones=False))
+    assert r.text(f"account A-1042, phone {PHONE}") == f"account [ACCOUNT], phone {PHONE}"
+    with pytest.raises(ValueError, match="use UPPER_CASE"):
+        RedactionSettings(patterns={"acct": "x"})
+
+
+PII_CALL = {
+    "id": "pii-1", "started_at": "2024-05-06T10:00:00Z",
+    "turns": [
+        {"speaker": "agent", "text": "Northwind billing, how can I help?"},
+        {"speaker": "caller", "text": f"My card is {CARD}, my number is {PHONE} and mail {EMAIL}."},
+        {"speaker": "agent", "text": f"Thanks. Your reference {BAD_CARD} is noted.",
+         "tool_calls": [{"id": "t1", "name": "lookup_account",
+                         "arguments": {"email": EMAIL, "phone": PHONE},
+                         "result": {"card_on_file": CARD}}]},
+    ],
+}
+SECRETS = [CARD, PHONE, EMAIL, CARD.replace(" ", ""), "jane.doe"]
+
+
+def _all_bytes(folder: Path) -> dict[str, bytes]:
+    return {str(p): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+
+
+def _import_and_grade(stores: pipeline.Stores, tmp_path: Path) -> list[Conversation]:
+    path = tmp_path / "pii.jsonl"
+    path.write_text(json.dumps(PII_CALL) + "\n", encoding="utf-8")
+    summary = pipeline.import_calls(stores, [str(path)], "polygon", source="prod")
+    assert (summary.imported, summary.rejected) == (1, 0)
+    seen: list[Conversation] = []
+
+    def recording_judge(conv: Conversation, checks: Checks) -> dict[str, Any]:
+        seen.append(conv)
+        return judge_offline(conv, checks, None)
+
+    (run,) = pipeline.grade_production(stores, "prod", "2024-05-06", "2024-05-06",
+                                       judge_fn=recording_judge)
+    assert run.source == "production"
+    return seen
+
+
+def test_stored_and_judged_with_placeholders_only(stores: pipeline.Stores, polygon_home: Path,
+                                                  tmp_path: Path) -> None:
+    seen = _import_and_grade(stores, tmp_path)
+    stores.repo.close()  # flush SQLite's WAL into the database file before reading its bytes
+    files = _all_bytes(polygon_home)
+    assert any(name.endswith("polygon.db") for name in files)
+    assert len([n for n in files if n.endswith(".jsonl")]) == 1  # the import pool
+    assert len([n for n in files if n.endswith(".json")]) == 1  # the run's transcript
+    for name, data in files.items():
+        for secret in SECRETS:
+            assert secret.encode() not in data, f"{secret!r} found in {name}"
+    (judged,) = seen
+    assert [t.text for t in judged.turns] == [
+        "Northwind billing, how can I help?",
+        "My card is [CARD], my number is [PHONE] and mail [EMAIL].",
+        f"Thanks. Your reference {BAD_CARD} is noted.",
+    ]
+    (call,) = judged.turns[2].tool_calls
+    assert (call.arguments, call.result) == ({"email": "[EMAIL]", "phone": "[PHONE]"},
+                                             {"card_on_file": "[CARD]"})
+    # The Luhn-failing number is left alone, in storage too.
+    artifact = next(d for n, d in files.items() if n.endswith(".json") and "/runs/" in n)
+    assert BAD_CARD.encode() in artifact
+    assert list((polygon_home / "artifacts" / "imports").glob("*/originals")) == []
+
+
+def test_keeping_originals_needs_the_setting(polygon_home: Path, tmp_path: Path,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("POLYGON_REDACT_KEEP_ORIGINALS", "true")
+    opened = pipeline.open_stores()
+    try:
+        path = tmp_path / "pii.jsonl"
+        path.write_text(json.dumps(PII_CALL) + "\n", encoding="utf-8")
+        pipeline.import_calls(opened, [str(path)], "polygon", source="prod")
+    finally:
+        opened.repo.close()
+    (original,) = (polygon_home / "artifacts" / "imports").glob("*/originals/*.jsonl")
+    assert CARD.encode() in original.read_bytes()
+    (redacted,) = (polygon_home / "artifacts" / "imports").glob("*/conversations/*.jsonl")
+    assert CARD.encode() not in redacted.read_bytes()
+
+
+def test_custom_patterns_from_settings(polygon_home: Path, tmp_path: Path,
+                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("POLYGON_REDACT_PATTERNS", json.dumps({"ACCOUNT": r"\bA-\d{4}\b"}))
+    opened = pipeline.open_stores()
+    try:
+        path = tmp_path / "a.jsonl"
+        call = {"id": "a", "turns": [{"speaker": "caller", "text": "account A-1042"}]}
+        path.write_text(json.dumps(call) + "\n", encoding="utf-8")
+        pipeline.import_calls(opened, [str(path)], "polygon", source="prod")
+        assert pipeline.production_run_info(opened, "none") is None
+    finally:
+        opened.repo.close()
+    (stored,) = (polygon_home / "artifacts" / "imports").glob("*/conversations/*.jsonl")
+    assert Conversation.model_validate_json(stored.read_text()).turns[0].text == "account [ACCOUNT]"

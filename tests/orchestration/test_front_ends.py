@@ -1,0 +1,154 @@
+"""The ways a prompt commit reaches Prefect (CLI, git hook), `polygon serve`, and the deployments'
+declarations, without a Prefect server."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import subprocess
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+import yaml
+from typer.testing import CliRunner
+
+from polygon.cli import app
+from polygon_core._hashing import content_hash
+from polygon_core.models import Run
+from tests.conftest import REPO
+
+runner = CliRunner()
+AGENTS = REPO / "polygon_core" / "demo" / "agents"
+
+
+@pytest.fixture
+def emitted(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
+    import prefect.events
+    from prefect.events.worker import EventsWorker
+
+    captured: list[dict[str, Any]] = []
+
+    def fake_emit(**kwargs: Any) -> SimpleNamespace:
+        captured.append(kwargs)
+        return SimpleNamespace(id="e-1", event=kwargs["event"], payload=kwargs["payload"])
+
+    monkeypatch.setattr(prefect.events, "emit_event", fake_emit)
+    monkeypatch.setattr(EventsWorker, "drain_all", classmethod(lambda cls, *a, **k: None))
+    return captured
+
+
+def test_prompt_commit_cli_emits_the_event(emitted: list[dict[str, Any]]) -> None:
+    result = runner.invoke(app, ["prompt", "commit", str(AGENTS / "prompt_v2.txt"), "--agent",
+                                 str(AGENTS / "agent_v2.yaml"), "--commit", "abc1234", "--json"])
+    assert result.exit_code == 0, result.output
+    prompt_hash = content_hash((AGENTS / "prompt_v2.txt").read_text())
+    payload = {"agent_path": "polygon_core/demo/agents/agent_v2.yaml", "prompt_hash": prompt_hash,
+               "suite_path": None, "prompt_path": "polygon_core/demo/agents/prompt_v2.txt",
+               "commit": "abc1234", "previous_run_id": None, "source": "cli"}
+    assert emitted == [{"event": "polygon.prompt.committed",
+                        "resource": {"prefect.resource.id": "polygon.agent.polygon_core/demo/agents/agent_v2.yaml",
+                                     "prefect.resource.name": "polygon_core/demo/agents/agent_v2.yaml"},
+                        "payload": payload}]
+    assert json.loads(result.stdout) == {"event_id": "e-1", "event": "polygon.prompt.committed",
+                                         "payload": payload}
+
+
+def test_prompt_commit_cli_user_errors(emitted: list[dict[str, Any]]) -> None:
+    no_agent = runner.invoke(app, ["prompt", "commit", str(AGENTS / "prompt_v2.txt")])
+    assert no_agent.exit_code == 2
+    assert "pass the agent that uses this prompt with --agent" in no_agent.stderr
+    wrong = runner.invoke(app, ["prompt", "commit", str(AGENTS / "prompt_v1.txt"),
+                                "--agent", str(AGENTS / "agent_v2.yaml")])
+    assert wrong.exit_code == 2 and "uses the prompt" in wrong.stderr
+    assert emitted == []
+
+
+def test_post_commit_hook_calls_polygon_for_changed_prompts(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    (repo / "prompts").mkdir(parents=True)
+    record = tmp_path / "calls.txt"
+    fake = tmp_path / "fake-polygon"
+    fake.write_text(f'#!/bin/sh\necho "$@" >> {record}\n')
+    fake.chmod(fake.stat().st_mode | stat.S_IEXEC)
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
+           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com"}
+
+    def git(*args: str) -> str:
+        return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True,
+                              text=True, env=env).stdout.strip()
+
+    git("init", "-q")
+    hook = repo / ".git" / "hooks" / "post-commit"
+    hook.write_bytes((REPO / "deployments" / "hooks" / "post-commit").read_bytes())
+    hook.chmod(0o755)
+    git("config", "polygon.bin", str(fake))
+    git("config", "polygon.prompts", "prompts/*.md=agents/support.yaml")
+    git("config", "polygon.suite", "suites/support")
+    (repo / "prompts" / "support.md").write_text("Be kind.\n")
+    (repo / "README.md").write_text("x\n")
+    git("add", ".")
+    git("commit", "-q", "-m", "prompt")
+    sha = git("rev-parse", "HEAD")
+    (repo / "README.md").write_text("y\n")
+    git("commit", "-q", "-am", "docs only")
+    assert record.read_text().splitlines() == [
+        (f"prompt commit prompts/support.md --agent agents/support.yaml --commit {sha} "
+         "--source git-hook --suite suites/support")]
+
+
+def test_serve_binds_loopback_without_a_token(monkeypatch: pytest.MonkeyPatch) -> None:
+    import uvicorn
+
+    calls: list[dict[str, Any]] = []
+    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: calls.append(kw))
+    monkeypatch.delenv("POLYGON_API_TOKENS", raising=False)
+    monkeypatch.setenv("POLYGON_WEBHOOK_SECRET", "s")
+    result = runner.invoke(app, ["serve", "--host", "0.0.0.0", "--port", "8123"])
+    assert result.exit_code == 0, result.output
+    assert calls == [{"host": "127.0.0.1", "port": 8123, "log_level": "info"}]
+    assert "no access token is configured: binding to 127.0.0.1 only, not 0.0.0.0" in result.stderr
+
+
+def _run(rid: str, version: str, *, status: str = "complete", agent: str = "a", suite: str = "s",
+         rubric: str = "v1") -> Run:
+    return Run(id=rid, suite=suite, agent_name=agent, agent_version=version, rubric_version=rubric,
+               seeds=[0], status=status)  # type: ignore[arg-type]
+
+
+def test_previous_version_run_is_the_latest_complete_run_of_another_version() -> None:
+    from polygon.tasks._reevaluate import previous_version_run
+
+    new = _run("new", "v-new", status="running")
+    newest_first = [new, _run("same-version", "v-new"), _run("running", "v-old", status="running"),
+                    _run("other-agent", "v-old", agent="b"), _run("other-suite", "v-old", suite="t"),
+                    _run("other-rubric", "v-old", rubric="v2"), _run("old-2", "v-old"), _run("old-1", "v-old")]
+    found = previous_version_run(newest_first, new)
+    assert found is not None and found.id == "old-2"
+    assert previous_version_run(newest_first[:6], new) is None
+
+
+def test_declared_deployments_and_prefect_yaml_agree(monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib.util
+    import sys
+
+    spec = importlib.util.spec_from_file_location("polygon_deploy", REPO / "deployments" / "deploy.py")
+    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    monkeypatch.setitem(sys.modules, "polygon_deploy", module)  # dataclasses look their module up
+    spec.loader.exec_module(module)  # type: ignore[union-attr]
+    declared = {d.name: d for d in module.declared(str(REPO), suite_path="polygon_core/demo/suite",
+                                                   production_source="s3://polygon-calls/exports")}
+    doc = yaml.safe_load((REPO / "deployments" / "prefect.yaml").read_text())
+    in_yaml = {d["name"]: d for d in doc["deployments"]}
+    assert sorted(declared) == sorted(in_yaml) == ["reevaluate-on-prompt-commit", "sweep",
+                                                   "weekly-production-grading"]
+    for name, d in declared.items():
+        assert in_yaml[name]["entrypoint"] == d.entrypoint
+        triggers = in_yaml[name].get("triggers", [])
+        assert [t["parameters"] for t in triggers] == [t.parameters for t in d.triggers]
+        assert [sorted(t["expect"]) for t in triggers] == [sorted(t.expect) for t in d.triggers]
+    assert declared["weekly-production-grading"].cron == "0 6 * * 1"
+    assert in_yaml["weekly-production-grading"]["schedules"][0]["cron"] == "0 6 * * 1"
+    assert "weekly-production-grading" not in {d.name for d in module.declared(str(REPO), suite_path="x")}
