@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import functools
+import json
+
 import asyncio
 import copy
 from collections.abc import Iterable, Mapping
@@ -11,6 +14,7 @@ from typing import Any
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError, best_match
 
+from .._hashing import canonical_json
 from ..models import DomainEvent, ToolCall, ToolDef
 from ._errors import StubError
 from ._faults import draw_fault, draw_latency, fault_seed, latency_seed
@@ -26,10 +30,18 @@ class _Outcome:
 
 
 def _schema_error(tool: ToolDef) -> str | None:
+    problem = _check_schema_text(canonical_json(tool.parameters))
+    return f"tool {tool.name!r}: parameters are not a valid JSON Schema: {problem}" if problem else None
+
+
+@functools.lru_cache(maxsize=1024)
+def _check_schema_text(schema_json: str) -> str | None:
+    # Checking a schema against the meta-schema costs milliseconds; every conversation builds an
+    # environment over the same few tools, so the verdict is cached per schema text.
     try:
-        Draft202012Validator.check_schema(tool.parameters)
+        Draft202012Validator.check_schema(json.loads(schema_json))
     except SchemaError as exc:
-        return f"tool {tool.name!r}: parameters are not a valid JSON Schema: {exc.message}"
+        return exc.message
     return None
 
 

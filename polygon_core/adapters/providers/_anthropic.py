@@ -9,6 +9,7 @@ from typing import Any
 from ...conversation import ProviderFailure
 from ...models import Usage
 from ...providers import ChatMessage, ChatRequest, ChatResponse, ChatToolCall
+from ._clients import forget_loop_clients, loop_client, shared_ssl_context
 from ._errors import classify, import_sdk
 from ._retry import Retryable
 from ._structured import read_structured
@@ -64,23 +65,21 @@ class AnthropicAdapter:
         self.model, self.base_url, self.timeout = model, base_url, timeout
         self._key = api_key
         self._sdk = import_sdk("anthropic")
-        self._clients: dict[int, Any] = {}
 
     def secrets(self) -> list[str]:
         return [self._key] if self._key else []
 
     def _client(self) -> Any:
-        loop = id(asyncio.get_running_loop())
-        if loop not in self._clients:
-            # max_retries=0: Polygon's retry layer (_retry.py) is the only one.
-            self._clients[loop] = self._sdk.AsyncAnthropic(
-                api_key=self._key or "no-key", base_url=self.base_url, max_retries=0, timeout=self.timeout)
-        return self._clients[loop]
+        key = ("anthropic", self.base_url, self._key, self.timeout)
+        # max_retries=0: Polygon's retry layer (_retry.py) is the only one. One client per event
+        # loop and one TLS context per process (see _clients.py).
+        return loop_client(key, lambda: self._sdk.AsyncAnthropic(
+            api_key=self._key or "no-key", base_url=self.base_url, max_retries=0, timeout=self.timeout,
+            http_client=self._sdk.DefaultAsyncHttpxClient(verify=shared_ssl_context(), timeout=self.timeout)))
 
     async def aclose(self) -> None:
-        """Close the client of the running event loop."""
-        client = self._clients.pop(id(asyncio.get_running_loop()), None)
-        if client is not None:
+        """Close the running loop's clients: call once, when that loop's conversations are done."""
+        for client in forget_loop_clients():
             await client.close()
 
     def _params(self, request: ChatRequest) -> dict[str, Any]:
