@@ -72,9 +72,11 @@ def materialise_point_task(spec_path: str, point: SweepPoint) -> dict[str, Any]:
 
 @task(name="summarise-point", task_run_name="summarise {run_id}")
 def summarise_point_task(run_id: str, profile: str, label: str) -> PointResult:
-    """A finished point's mean, interval, stability, speed and tokens."""
-    rows, latencies, turns = sweep_adapter.point_measurements(_stores(), run_id)
-    return summarise_point(profile, label, run_id, rows, latencies, turns)
+    """A finished point's mean, interval, stability, speed, tokens and estimated cost."""
+    stores = _stores()
+    rows, latencies, turns = sweep_adapter.point_measurements(stores, run_id)
+    cost = sweep_adapter.point_cost(stores, run_id)
+    return summarise_point(profile, label, run_id, rows, latencies, turns, cost_usd=cost)
 
 
 @task(name="early-stop")
@@ -88,10 +90,14 @@ def leaderboard_task(name: str, results: list[PointResult], refused: list[dict[s
                      stopped: str | None) -> dict[str, Any]:
     """Rank the points and publish the leaderboard as artifacts on the flow run."""
     ranked = rank(results)
+    stores = _stores()
     report = {"sweep": name, "leaderboard": [r.model_dump() for r in ranked], "refused": refused,
-              "stopped_early": stopped}
+              "stopped_early": stopped,
+              # The scenario matrix of the top points: where the best profiles differ.
+              "matrix_top": [row.model_dump(mode="json") for row in
+                             sweep_adapter.top_matrix(stores, [(r.label, r.run_id) for r in ranked[:3]])]}
     # Stored for the web app and scripts (the Prefect artifacts below are for operators).
-    _stores().artifacts.put_text(f"sweeps/{name}/leaderboard.json", json.dumps(report, indent=2, default=str))
+    stores.artifacts.put_text(f"sweeps/{name}/leaderboard.json", json.dumps(report, indent=2, default=str))
     key = "leaderboard-" + "".join(c if c.isalnum() else "-" for c in name.lower())
     create_table_artifact(key=key, table=[{"rank": i + 1, "point": r.label, "mean": r.mean_composite,
                                            "spread": r.spread_across_seeds,

@@ -39,6 +39,13 @@ def register(app: typer.Typer) -> None:
                           str(r["spread_across_seeds"]), str(r["median_latency_per_turn_ms"]),
                           f"{r['tokens']}{' (estimated)' if r['tokens_estimated'] else ''}", r["run_id"])
         console.print(table)
+        if report.get("matrix_top"):
+            from polygon_core.compare import MatrixRow
+
+            from ._render import matrix_table
+
+            rows = [MatrixRow.model_validate(r) for r in report["matrix_top"]]
+            console.print(matrix_table(rows, [r["label"] for r in report["leaderboard"][:3]]))
         for item in report["refused"]:
             console.print(f"[yellow]refused[/] {item['label']}: {item['reason']}")
         if report["stopped_early"]:

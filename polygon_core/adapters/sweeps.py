@@ -143,3 +143,18 @@ def planned_conversations(sweep: LoadedSweep) -> tuple[int, int]:
             raise ValueError(f"{sweep.path}: scenarios: unknown scenario id(s) {', '.join(missing)}")
     turns = sweep.spec.turns_estimate or max(1, round(sum(2 * s.max_turns for s in chosen) / max(1, len(chosen))))
     return len(chosen) * len(sweep.spec.seeds), turns
+
+
+def point_cost(stores: Stores, run_id: str) -> float | None:
+    """Estimated cost of a point's run from the provider usage ledgers (None when nothing priced)."""
+    from .providers import run_usage
+
+    usage = run_usage(stores.artifacts, run_id)
+    return usage["cost_usd"] if usage.get("roles") else None
+
+
+def top_matrix(stores: Stores, points: list[tuple[str, str]]) -> list[Any]:
+    """The scenario matrix (ordered by spread) over the given (label, run id) points."""
+    from ..compare import scenario_matrix
+
+    return scenario_matrix({label: result_rows(stores, run_id) for label, run_id in points})

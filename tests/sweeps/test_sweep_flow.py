@@ -46,6 +46,9 @@ def test_a_cap_that_fits_two_points_runs_two_and_refuses_the_rest(polygon_home: 
     first = _sweep(_spec(tmp_path))
     per_point = [p["tokens"] for p in first["leaderboard"]]
     assert len(per_point) == 3
+    # The matrix of the top points: one row per scenario, a cell per point.
+    (row,) = first["matrix_top"]
+    assert row["scenario_id"] == "address-change" and len(row["cells"]) == 3
     # A fresh home, and a cap just above what the first two points use.
     capped = _sweep(_spec(tmp_path, name="capped", token_cap=sum(sorted(per_point)[:2]) + 5))
     assert len(capped["leaderboard"]) == 2
