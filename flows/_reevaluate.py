@@ -90,7 +90,7 @@ def reevaluate_on_prompt_commit(agent_path: str, prompt_hash: str, suite_path: s
                   "prompt": prompt_hash, "run": run.id, "compared with": baseline or "nothing yet",
                   "prompt analysis": "stored under analyses/ in the artifact store"
                   if analysis is not None else None}
-        uri = publish_report_task(run.id, header, body)
+        uri = publish_report_task(run.id, header, body, analysis)
         step(STEPS[4])
     return {"run_id": run.id, "agent_version": run.agent_version, "previous_run_id": baseline,
             "report_uri": uri}

@@ -93,12 +93,17 @@ def compare_versions_task(previous_run_id: str | None, run_id: str) -> str:
 
 
 @task(name="publish-report", retries=2, retry_delay_seconds=1, task_run_name="publish report {run_id}")
-def publish_report_task(run_id: str, header: dict[str, Any], body: str) -> str:
-    """Store the report next to the run's artifacts, link it from the run, show it in Prefect."""
+def publish_report_task(run_id: str, header: dict[str, Any], body: str,
+                        analysis: dict[str, Any] | None = None) -> str:
+    """Store the report next to the run's artifacts, link it from the run, show it in Prefect.
+
+    The prompt analysis (when it ran) is shown next to the results."""
+    from polygon_core.reports import analysis_markdown
+
     stores = _stores()
     lines = ["# Re-evaluation on prompt commit", ""]
     lines += [f"- **{name}**: {value}" for name, value in header.items() if value not in (None, "")]
-    text = "\n".join([*lines, "", body])
+    text = "\n".join([*lines, "", body, "", analysis_markdown(analysis) if analysis else ""])
     uri = stores.artifacts.put_text(report_key(run_id), text, content_type="text/markdown")
     stores.repo.set_run_status(run_id, "complete", report_uri=uri)
     key = "reevaluation-" + "".join(ch if ch.isalnum() else "-" for ch in run_id.lower())

@@ -44,7 +44,12 @@ def register(app: typer.Typer) -> None:
             junit.write_text(junit_xml(comp), encoding="utf-8")
         if html is not None:
             html.parent.mkdir(parents=True, exist_ok=True)
-            html.write_text(comparison_html(comp), encoding="utf-8")
+            from polygon_core.adapters.analysis_store import analysis_for_run
+
+            # The candidate's (last run's) prompt analysis, with its highlights, beside the results.
+            found = analysis_for_run(stores, comp.cards[-1].run_id)
+            html.write_text(comparison_html(comp, analysis=found.to_json() if found else None,
+                                            prompt=found.prompt if found else None), encoding="utf-8")
         if json_out:
             print(json.dumps({**comp.report_json(), "exit_code": comp.ci.exit_code}, indent=2))
         else:

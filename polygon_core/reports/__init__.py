@@ -3,6 +3,7 @@
 The CLI adds rich terminal tables on top; every rendering reads the same `Comparison`.
 """
 
+from ._analysis import analysis_html, analysis_markdown
 from ._html import comparison_html
 from ._junit import failure_reason, junit_xml
 from ._markdown import (
@@ -18,6 +19,8 @@ from ._markdown import (
 )
 
 __all__ = [
+    "analysis_html",
+    "analysis_markdown",
     "comparison_html",
     "comparison_markdown",
     "differences_markdown",

@@ -10,6 +10,8 @@ highlighted.
 
 from __future__ import annotations
 
+from typing import Any
+
 from collections.abc import Sequence
 from html import escape
 
@@ -192,8 +194,10 @@ def _judgment_index(comp: Comparison, label: str) -> dict[str, Judgment]:
     return {j.conversation_id: j for j in comp.judgments.get(label, [])}
 
 
-def comparison_html(comp: Comparison, title: str = "Polygon comparison") -> str:
-    """The whole comparison as one self-contained HTML page."""
+def comparison_html(comp: Comparison, title: str = "Polygon comparison", *,
+                    analysis: dict[str, Any] | None = None, prompt: str | None = None) -> str:
+    """The whole comparison as one self-contained HTML page (with the candidate prompt's analysis
+    and its highlights when given)."""
     parts = [f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>{escape(title)}</title>"
              f"<style>{_CSS}</style><script>{_JS}</script></head><body>",
              f"<h1>{escape(title)}</h1>",
@@ -206,6 +210,10 @@ def comparison_html(comp: Comparison, title: str = "Polygon comparison") -> str:
     else:
         parts.append("<div class='ok'><b>No candidate is worse beyond noise and no gate fired.</b></div>")
     parts.append("<h2>Analysis</h2>" + "".join(f"<p>{escape(p)}</p>" for p in comp.prose.split("\n\n") if p.strip()))
+    if analysis is not None and prompt is not None:
+        from ._analysis import analysis_html
+
+        parts.append(analysis_html(analysis, prompt))
     parts.append("<h2>Scorecards</h2>" + _scorecards(comp.cards))
     for card in comp.cards:
         if card.probes:

@@ -139,6 +139,8 @@ def test_html_report_opens_offline(runs: dict[str, str], tmp_path: Path) -> None
     assert "http://" not in page and "https://" not in page
     assert runs["v1"] in page and runs["v2"] in page
     assert "How much was the charge?" in page  # a transcript turn of v2
+    # The candidate prompt's analysis, with its highlights, sits beside the results.
+    assert "<h2>Prompt analysis</h2>" in page and "<mark class='axis-" in page and "Ava, the phone agent" in page
 
 
 def test_mixed_rubric_versions_stop_with_both_named(runs: dict[str, str]) -> None:
