@@ -94,6 +94,9 @@ class PolygonSettings(BaseSettings):
         default_factory=dict,
         description='per provider:model overrides, JSON: {"openai:gpt-4o": {"concurrency": 2, "rpm": 60, "tpm": 30000}}',
     )
+    model_prefect_limits: bool = Field(
+        False, description="under Prefect, also hold the model's global concurrency and rate limits "
+        "(`polygon-<provider>-<model>` and `…-rate`), which bound all workers together")
     model_cache: Literal["off", "record", "replay"] = Field("off", description="record/replay of model replies")
     model_cache_dir: Path | None = Field(None, description="default {home}/model-cache")
 

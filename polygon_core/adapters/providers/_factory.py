@@ -11,7 +11,7 @@ from ..settings import PolygonSettings
 from ._anthropic import AnthropicAdapter
 from ._cache import ReplayMiss, ResponseCache, cache_key
 from ._errors import ProviderConfigError, redact
-from ._limits import Limiter, ModelLimits, limiter_for
+from ._limits import Limiter, ModelLimits, limiter_for, prefect_slot
 from ._meter import UsageMeter
 from ._names import ModelSpec, parse_model_name
 from ._offline import OfflineChatModel
@@ -30,20 +30,23 @@ class ProviderChatModel:
     """A provider adapter behind Polygon's one retry layer, the per-model limiter, the cache and a meter."""
 
     def __init__(self, spec: ModelSpec, adapter: Any, *, policy: RetryPolicy, limiter: Limiter,
-                 cache: ResponseCache | None, meter: UsageMeter | None) -> None:
+                 cache: ResponseCache | None, meter: UsageMeter | None,
+                 prefect_limits: bool = False) -> None:
         self.spec, self.adapter, self.policy = spec, adapter, policy
         self.limiter, self.cache, self.meter = limiter, cache, meter
+        self.prefect_limits = prefect_limits
         self.name = spec.name
 
     async def _attempt(self, request: ChatRequest) -> ChatResponse:
-        handle = await self.limiter.acquire(_estimate_tokens(request))
-        used = None
-        try:
-            reply = await self.adapter.call(request, self.name)
-            used = reply.usage.input_tokens + reply.usage.output_tokens
-            return reply
-        finally:
-            self.limiter.release(handle, used)
+        async with prefect_slot(self.spec, enabled=self.prefect_limits):
+            handle = await self.limiter.acquire(_estimate_tokens(request))
+            used = None
+            try:
+                reply = await self.adapter.call(request, self.name)
+                used = reply.usage.input_tokens + reply.usage.output_tokens
+                return reply
+            finally:
+                self.limiter.release(handle, used)
 
     async def chat(self, request: ChatRequest) -> ChatResponse:
         """One request: from the cache (replay/record), else the provider with retries."""
@@ -126,4 +129,5 @@ def make_chat_model(name: str, settings: PolygonSettings, *, meter: UsageMeter |
     cache = (ResponseCache(cache_folder(settings), settings.model_cache)
              if settings.model_cache != "off" else None)
     limiter = limiter_for(f"{spec.short}@{base or ''}", _limits(spec, settings))
-    return ProviderChatModel(spec, adapter, policy=policy, limiter=limiter, cache=cache, meter=meter)
+    return ProviderChatModel(spec, adapter, policy=policy, limiter=limiter, cache=cache, meter=meter,
+                             prefect_limits=settings.model_prefect_limits)

@@ -8,12 +8,15 @@ per provider+model+base URL is shared by every role in the process.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
 import time
 from collections import deque
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from typing import Any
 
-__all__ = ["Limiter", "ModelLimits", "limiter_for"]
+__all__ = ["Limiter", "ModelLimits", "limiter_for", "prefect_limit_names", "prefect_slot"]
 
 _POLL = 0.005
 _WINDOW = 60.0
@@ -93,3 +96,37 @@ def limiter_for(key: str, limits: ModelLimits) -> Limiter:
         if found is None:
             found = _registry[(key, limits)] = Limiter(limits)
         return found
+
+
+def prefect_limit_names(spec: Any) -> tuple[str, str]:
+    """Names of the Prefect global concurrency limit and rate limit of one provider+model.
+
+    Create them once per Prefect server, e.g. `prefect gcl create polygon-openai-gpt-4o-mini --limit 8`
+    and `prefect gcl create polygon-openai-gpt-4o-mini-rate --limit 60 --slot-decay-per-second 1`.
+    """
+    base = "polygon-" + "".join(c if c.isalnum() or c in "-." else "-" for c in f"{spec.provider}-{spec.model}")
+    return base, base + "-rate"
+
+
+@contextlib.asynccontextmanager
+async def prefect_slot(spec: Any, *, enabled: bool) -> AsyncIterator[None]:
+    """Under a Prefect run, hold a slot of the model's global concurrency limit and its rate limit.
+
+    These bound every worker together (the in-process limiter bounds one process). Off unless the
+    `model_prefect_limits` setting is on; then a limit that does not exist on the server is an error
+    (strict), so a misconfiguration is loud rather than unlimited.
+    """
+    if not enabled:
+        yield
+        return
+    from prefect.context import FlowRunContext, TaskRunContext
+
+    if FlowRunContext.get() is None and TaskRunContext.get() is None:
+        yield  # outside Prefect the in-process limiter alone applies
+        return
+    from prefect.concurrency.asyncio import concurrency, rate_limit
+
+    name, rate = prefect_limit_names(spec)
+    await rate_limit(rate, occupy=1, strict=True)
+    async with concurrency(name, occupy=1, strict=True):
+        yield
