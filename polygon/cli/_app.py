@@ -134,7 +134,11 @@ def _execute(suite: Path, agents: list[Path], seeds: int | None, rubric: str | N
         suite = persona_run_suite(suite, agents, allow_stale=allow_stale)
     loaded = load_suite(suite)
     for agent in agents:
-        load_agent(agent)
+        config = load_agent(agent).config
+        if (flags or {}).get("agent") and config.kind != "model":
+            # Refuse rather than silently ignore: a callable or HTTP agent brings its own model.
+            raise ValueError(f"{agent}: --agent-model applies to model-backed agents; agent "
+                             f"{config.name!r} is a {config.kind} agent")
     seed_list = list(range(seeds)) if seeds else list(loaded.config.seeds)
     rubric = rubric or loaded.config.rubric
     from polygon_core.scoring import get_rubric
@@ -278,13 +282,20 @@ _MODEL_HELP = ("model of the {}: offline | openai:<model> | anthropic:<model>, o
 @app.command()
 @friendly
 def demo(seeds: Annotated[int | None, typer.Option(help="seeds per scenario (default: the suite's)")] = None,
-         json_out: Annotated[bool, typer.Option("--json", help="print one JSON object")] = False) -> None:
-    """Run the bundled demo suite with both demo agents, offline, and compare them."""
+         json_out: Annotated[bool, typer.Option("--json", help="print one JSON object")] = False,
+         caller_model: Annotated[str | None, typer.Option(help=_MODEL_HELP.format("simulated caller"))] = None,
+         judge_model: Annotated[str | None, typer.Option(help=_MODEL_HELP.format("judge"))] = None,
+         probe_model: Annotated[str | None, typer.Option(help=_MODEL_HELP.format("probe answerer"))] = None,
+         ) -> None:
+    """Run the bundled demo suite with both demo agents (offline by default) and compare them.
+
+    The demo agents are Python callables; the caller, judge and probe answerer can be real models."""
     from polygon_core.demo import demo_dir
 
     base = demo_dir()
     agents = [base / "agents" / "agent_v1.yaml", base / "agents" / "agent_v2.yaml"]
-    _report(_execute(base / "suite", agents, seeds, None, None, not json_out), json_out)
+    flags = {"caller": caller_model, "judge": judge_model, "probe": probe_model}
+    _report(_execute(base / "suite", agents, seeds, None, None, not json_out, flags=flags), json_out)
 
 
 @app.command()

@@ -86,3 +86,11 @@ def test_model_without_its_key_is_refused_before_anything_runs(suite: Path) -> N
                          env={**env, "POLYGON_JUDGE_MODEL": "openai:gpt-4o", "POLYGON_HOME": str(suite / ".p")})
     assert out.returncode == 2 and "POLYGON_JUDGE_MODEL='openai:gpt-4o'" in out.stderr
     assert "set OPENAI_API_KEY" in out.stderr
+
+
+def test_agent_model_for_a_callable_agent_is_refused(suite: Path) -> None:
+    out = polygon("run", str(suite), "--agent", str(demo_dir() / "agents" / "agent_v1.yaml"),
+                  "--agent-model", "openai:gpt-4o@http://127.0.0.1:9/v1", cwd=suite)
+    assert out.returncode == 2 and "Traceback" not in out.stderr
+    assert "--agent-model applies to model-backed agents; agent 'northwind-billing' is a callable agent" in \
+        " ".join(out.stderr.split())
