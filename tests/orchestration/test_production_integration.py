@@ -322,9 +322,16 @@ def _interrupt_and_rerun(client: Any, deployment_id: Any, stores: Any,
     before = stores.repo.conversation_ids(run_id)
     assert 3 <= len(before) < expected
     survivor = next(w for w in workers if w is not owner)
+    # Let the crash of the killed process be recorded first (if its worker got to it), so it cannot
+    # land on top of the rescheduled state; then only a final state reached after the reschedule counts.
+    try:
+        _wait("the crash to be recorded", lambda: client.read_flow_run(flow_run.id).state.is_final(), 30)
+    except AssertionError:
+        pass  # the owner stopped before recording it: the run still shows Running
     client.set_flow_run_state(flow_run.id, Scheduled(), force=True)
-    done = _wait("the re-run", lambda: (r := client.read_flow_run(flow_run.id)).state.is_final() and r,
-                 300, [survivor], every_log)
+    rescheduled = client.read_flow_run(flow_run.id).state.timestamp
+    done = _wait("the re-run", lambda: (r := client.read_flow_run(flow_run.id)).state.is_final()
+                 and r.state.timestamp > rescheduled and r, 300, [survivor], every_log)
     assert done.state.is_completed(), done.state
     after = stores.repo.conversation_ids(run_id)
     assert len(after) == expected and before <= after
