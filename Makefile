@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test setup setup-dev clean
+.PHONY: demo test lint setup setup-dev clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -22,6 +22,10 @@ demo: setup
 ## Set up and run the test suite (SQLite always; Postgres on 127.0.0.1:5432 when it is up).
 test: setup-dev
 	$(BIN)/python -m pytest -q
+
+## Lint with the rules in pyproject.toml ([tool.ruff]).
+lint: setup-dev
+	$(BIN)/ruff check .
 
 clean:
 	rm -rf $(VENV) .polygon build dist *.egg-info

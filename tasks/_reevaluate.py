@@ -4,7 +4,6 @@ compare them and publish the report."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import UTC, datetime
 from typing import Any
 
 from prefect import task
@@ -38,15 +37,10 @@ def report_key(run_id: str) -> str:
       task_run_name="new run {run_id}")
 def new_version_run_task(run_id: str, suite_path: str, agent_path: str, seeds: list[int] | None,
                          rubric_version: str | None) -> Run:
-    """The Run of the committed agent version (not stored yet: evaluate_suite records it)."""
-    config, _prompt, version = pipeline.agent_identity(agent_path, suite_path)
-    suite = pipeline._suite(suite_path)
-    models = {"agent": f"callable:{config.callable}" if config.callable else config.model,
-              "caller": "offline", "judge": "offline-heuristic", "probe": "offline-heuristic"}
-    return Run(id=run_id, suite=suite.name, agent_name=config.name, agent_version=version,
-               rubric_version=rubric_version or suite.config.rubric,
-               seeds=list(seeds) if seeds is not None else list(suite.config.seeds), models=models,
-               created_at=datetime.now(UTC).isoformat())
+    """The Run of the committed agent version (not stored yet: evaluate_suite records it).
+
+    Role models come from the suite config and settings, as for `polygon run`."""
+    return pipeline.new_run(agent_path, suite_path, seeds=seeds, rubric=rubric_version, run_id=run_id)
 
 
 def previous_version_run(runs: Sequence[Run], new: Run) -> Run | None:

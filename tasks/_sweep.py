@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
 from typing import Any
 
 from prefect import task
@@ -11,7 +10,6 @@ from prefect.artifacts import create_markdown_artifact, create_table_artifact
 
 from polygon_core.adapters import pipeline
 from polygon_core.adapters import sweeps as sweep_adapter
-from polygon_core.models import Run
 from polygon_core.sweeps import (
     PointResult,
     SweepPoint,
@@ -57,15 +55,13 @@ def materialise_point_task(spec_path: str, point: SweepPoint) -> dict[str, Any]:
     stores = _stores()
     sweep = sweep_adapter.load_sweep(spec_path)
     agent_file, suite_dir, profile = sweep_adapter.materialise_point(sweep, point, stores.settings.home.resolve())
-    config, _prompt, version = pipeline.agent_identity(str(agent_file), str(suite_dir))
     run_id = f"sweep-{sweep.spec.name}-{profile}"
     existing = stores.repo.get_run(run_id, exact=True)
-    run = existing or Run(
-        id=run_id, suite=sweep.spec.name, agent_name=config.name, agent_version=version,
-        rubric_version=sweep.spec.rubric, seeds=list(sweep.spec.seeds),
-        models={"agent": f"callable:{config.callable}" if config.callable else config.model,
-                "caller": "offline", "judge": "offline-heuristic", "probe": "offline-heuristic"},
-        created_at=datetime.now(timezone.utc).isoformat())
+    # A point's run is labelled with the sweep's name, so it is never taken for a plain suite run
+    # (for example as the previous version in a re-evaluation).
+    run = existing or pipeline.new_run(str(agent_file), str(suite_dir), seeds=sweep.spec.seeds,
+                                       rubric=sweep.spec.rubric, run_id=run_id,
+                                       ).model_copy(update={"suite": sweep.spec.name})
     return {"agent_path": str(agent_file), "suite_path": str(suite_dir), "profile": profile,
             "run": run, "complete": bool(existing and existing.status == "complete")}
 

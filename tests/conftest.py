@@ -29,10 +29,10 @@ def prefect_harness() -> Iterator[None]:
     from prefect.settings import temporary_settings
     from prefect.testing.utilities import prefect_test_harness
 
-    with prefect_test_harness(server_startup_timeout=180):
-        # Without this a sync flow run waits about a second at exit for its heartbeat thread.
-        with temporary_settings(updates={"flows.heartbeat_frequency": None}):
-            yield
+    # The heartbeat setting: without it a sync flow run waits about a second at exit for its thread.
+    with (prefect_test_harness(server_startup_timeout=180),
+          temporary_settings(updates={"flows.heartbeat_frequency": None})):
+        yield
 
 
 @pytest.fixture

@@ -8,7 +8,6 @@ import os
 import sys
 import threading
 from collections.abc import Callable
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
@@ -22,7 +21,6 @@ from rich.progress import (
     TimeElapsedColumn,
 )
 
-from polygon_core._hashing import content_hash
 from polygon_core.models import Run
 
 from . import _render
@@ -71,55 +69,6 @@ def _quiet_prefect() -> None:
     os.environ.setdefault("PREFECT_SERVER_LOGGING_LEVEL", "CRITICAL")
 
 
-def _new_run(suite_name: str, agent_path: str, suite_path: str, seeds: list[int], rubric: str,
-             run_id: str | None, roles: dict[str, str] | None = None) -> Run:
-    from polygon_core.adapters import pipeline
-
-    config, _prompt, version = pipeline.agent_identity(agent_path, suite_path)
-    roles = roles or {}
-    agent_model = roles.get("agent") or config.model
-    if config.kind == "model" and agent_model != config.model:
-        # The model is part of what is under test: another model is another agent version.
-        version = content_hash([version, agent_model], len(version))
-    now = datetime.now(timezone.utc)
-    rid = run_id or f"run-{now:%Y%m%d-%H%M%S}-{content_hash([agent_path, version, now.isoformat()], 6)}"
-    judge, probe = roles.get("judge", "offline"), roles.get("probe", "offline")
-    models = {"agent": f"callable:{config.callable}" if config.callable else agent_model,
-              "caller": roles.get("caller", "offline"),
-              "judge": "offline-heuristic" if judge == "offline" else judge,
-              "probe": "offline-heuristic" if probe == "offline" else probe}
-    return Run(id=rid, suite=suite_name, agent_name=config.name, agent_version=version,
-               rubric_version=rubric, seeds=seeds, models=models, created_at=now.isoformat())
-
-
-def _role_models(settings: Any, suite_config: Any, agent_config: Any,
-                 flags: dict[str, str | None]) -> dict[str, str]:
-    """Each role's model: command line, then suite config (agent config for the agent), then settings.
-
-    Every name is checked (and every provider's key) before anything runs.
-    """
-    from polygon_core.adapters.providers import make_chat_model, parse_model_name
-
-    roles: dict[str, str] = {}
-    for role in ("agent", "caller", "judge", "probe"):
-        if role == "agent":
-            configured = agent_config.model if agent_config.model != "offline" else None
-        else:
-            configured = getattr(suite_config, f"{role}_model", None)
-        name = flags.get(role) or configured or getattr(settings, f"{role}_model")
-        source = (f"--{role}-model" if flags.get(role) else
-                  ("agent config `model`" if role == "agent" else f"suite.yaml `{role}_model`") if configured
-                  else f"POLYGON_{role.upper()}_MODEL={name!r}")
-        try:
-            spec = parse_model_name(name)
-            if spec.provider != "offline":
-                make_chat_model(name, settings)
-        except ValueError as exc:
-            raise ValueError(f"{role} model ({source}): {exc}") from None
-        roles[role] = spec.name
-    return roles
-
-
 def _execute(suite: Path, agents: list[Path], seeds: int | None, rubric: str | None,
              run_id: str | None, show_progress: bool, probes: Path | None = None,
              flags: dict[str, str | None] | None = None, personas: bool = False,
@@ -152,9 +101,9 @@ def _execute(suite: Path, agents: list[Path], seeds: int | None, rubric: str | N
     runs = []
     for i, agent in enumerate(agents):
         rid = f"{run_id}-{i + 1}" if run_id and len(agents) > 1 else run_id
-        roles = _role_models(stores.settings, loaded.config, load_agent(agent).config, flags or {})
-        runs.append(_new_run(loaded.name, str(agent.resolve()), str(suite.resolve()), seed_list, rubric, rid,
-                             roles))
+        roles = pipeline.role_models(stores.settings, loaded.config, load_agent(agent).config, flags)
+        runs.append(pipeline.new_run(str(agent.resolve()), str(suite.resolve()), seeds=seed_list, rubric=rubric,
+                                     run_id=rid, roles=roles))
     total = len(pipeline.plan_conversations(str(suite.resolve()), seed_list)) * len(runs)
     _quiet_prefect()
     from polygon.flows import evaluate_suite
@@ -367,7 +316,7 @@ def show(run_id: Annotated[str, typer.Argument(help="run id (or a unique prefix)
     table.add_column("conversation", no_wrap=True)
     for col in ("caller", "end", "composite", "verdict", "gates", "failed assertions"):
         table.add_column(col, overflow="fold")
-    for row, rec in zip(pipeline.result_rows(stores, run.id, rubric), stores.repo.list_conversations(run.id)):
+    for row, rec in zip(pipeline.result_rows(stores, run.id, rubric), stores.repo.list_conversations(run.id), strict=False):
         failed = ", ".join(f"{a.name}" + (f" (turn {a.turn})" if a.turn is not None else "")
                            for a in rec.assertions if a.status in ("fail", "error"))
         table.add_row(row.conversation_id, row.caller_type, row.end_reason,

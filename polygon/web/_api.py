@@ -269,7 +269,7 @@ def compare(ctx: Ctx, runs: Annotated[list[str], Query()], baseline: str | None 
     for s in out["divergence_sets"]:
         s["total"] = len(s["items"])
         s["items"] = s["items"][:divergences]
-    out["run_ids"] = {label: run.id for label, run in zip(comparison.labels, comparison.runs)}
+    out["run_ids"] = {label: run.id for label, run in zip(comparison.labels, comparison.runs, strict=False)}
     return out
 
 
@@ -311,7 +311,7 @@ def _prompt_hash(agent_path: str) -> str | None:
 
     try:
         return load_agent(Path(agent_path)).prompt_hash
-    except Exception:  # noqa: BLE001 - a moved or broken agent file only loses the link
+    except Exception:
         return None
 
 

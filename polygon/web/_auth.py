@@ -59,8 +59,8 @@ def parse_tokens(raw: str | None) -> list[ApiToken]:
     if raw is None or not raw.strip():
         return []
     tokens: list[ApiToken] = []
-    for number, entry in enumerate(raw.split(","), start=1):
-        entry = entry.strip()
+    for number, raw_entry in enumerate(raw.split(","), start=1):
+        entry = raw_entry.strip()
         if not entry:
             continue
         parts = entry.split(":")

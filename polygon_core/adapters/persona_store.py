@@ -28,10 +28,10 @@ __all__ = [
     "StalePersonasError",
     "bind_persona",
     "check_personas_fresh",
-    "persona_suite",
-    "use_personas",
     "persona_key",
+    "persona_suite",
     "records_from_result",
+    "use_personas",
 ]
 
 ROOT = "personas"

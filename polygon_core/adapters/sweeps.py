@@ -54,9 +54,7 @@ def base_values(sweep: LoadedSweep) -> dict[str, Any]:
             values[name] = config.model
         elif name == "prompt_file":
             values[name] = config.prompt_file
-        elif name == "noise":
-            values[name] = None
-        elif name == "stub_error_rate":
+        elif name == "noise" or name == "stub_error_rate":
             values[name] = None
     return values
 

@@ -53,8 +53,8 @@ from ._timeline import RESERVED_NAMES, assertion_names
 __all__ = [
     "CITATION_THRESHOLD",
     "POLICY_MARKERS",
-    "PolicyFinding",
     "RESERVED_NAMES",
+    "PolicyFinding",
     "UnknownArgument",
     "assertion_names",
     "check_expression",

@@ -57,9 +57,8 @@ def classify_call(name: str, known: Collection[str], lenient: bool) -> str | Non
         return "occurrence"
     if name.startswith("_"):
         return None
-    if name.endswith(_BEFORE) and len(name) > len(_BEFORE):
-        if lenient or name[: -len(_BEFORE)] in known:
-            return "before"
+    if name.endswith(_BEFORE) and len(name) > len(_BEFORE) and (lenient or name[: -len(_BEFORE)] in known):
+        return "before"
     if lenient:
         return "occurrence"
     return None
@@ -179,7 +178,7 @@ def check_expression(expression: str, *, known_names: Collection[str]) -> str | 
         tree = parse_expression(expression)
     except SyntaxError as exc:
         return syntax_message(exc)
-    except Exception as exc:  # noqa: BLE001 - e.g. RecursionError on absurd nesting, NUL bytes
+    except Exception as exc:
         return f"cannot parse: {type(exc).__name__}: {exc}"
     return static_problem(tree, known_names, strict=True)
 

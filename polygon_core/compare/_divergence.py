@@ -28,6 +28,7 @@ same length that never part have no divergence point (None).
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -113,8 +114,8 @@ def wording_similarity(a: str, b: str) -> float:
         sa: set[tuple[str, ...]] = {(w,) for w in wa}
         sb: set[tuple[str, ...]] = {(w,) for w in wb}
     else:
-        sa = set(zip(wa, wa[1:]))
-        sb = set(zip(wb, wb[1:]))
+        sa = set(itertools.pairwise(wa))
+        sb = set(itertools.pairwise(wb))
     return len(sa & sb) / len(sa | sb)
 
 
@@ -138,7 +139,7 @@ def divergence_point(a: Sequence[TurnLike], b: Sequence[TurnLike]) -> Divergence
     ``tool_calls`` (a list of ``{name, arguments}``; may be absent) and ``end`` (None, ``hangup``,
     ``transfer``, ``end`` or ``callback``). See the module doc for the rules.
     """
-    for index, (turn_a, turn_b) in enumerate(zip(a, b)):
+    for index, (turn_a, turn_b) in enumerate(zip(a, b, strict=False)):
         reasons = _reasons(turn_a, turn_b)
         if reasons:
             return Divergence(index, reasons, turn_a, turn_b)

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from pydantic import Field
+
 from ..models import Conversation, DomainModel
 from ._divergence import Divergence, TurnLike, _field, _tool_calls, divergence_point
 
@@ -27,14 +29,14 @@ class PairDivergence(DomainModel):
     reasons: list[str]
     a_text: str | None = None
     b_text: str | None = None
-    a_tools: list[str] = []
-    b_tools: list[str] = []
+    a_tools: list[str] = Field(default_factory=list)
+    b_tools: list[str] = Field(default_factory=list)
     consequential_turn: int | None = None
-    consequential_reasons: list[str] = []
+    consequential_reasons: list[str] = Field(default_factory=list)
     consequential_a_text: str | None = None
     consequential_b_text: str | None = None
-    consequential_a_tools: list[str] = []
-    consequential_b_tools: list[str] = []
+    consequential_a_tools: list[str] = Field(default_factory=list)
+    consequential_b_tools: list[str] = Field(default_factory=list)
 
 
 def consequential_divergence(a: Sequence[TurnLike], b: Sequence[TurnLike]) -> Divergence | None:
@@ -43,7 +45,7 @@ def consequential_divergence(a: Sequence[TurnLike], b: Sequence[TurnLike]) -> Di
     Reasons are the subset of ("tool_calls", "end") that hold there. Past the shorter
     conversation, the first extra turn is an ``end`` divergence (one side had ended).
     """
-    for index, (ta, tb) in enumerate(zip(a, b)):
+    for index, (ta, tb) in enumerate(zip(a, b, strict=False)):
         reasons = []
         if _tool_calls(ta) != _tool_calls(tb):
             reasons.append("tool_calls")

@@ -141,8 +141,7 @@ class _Loop:
         self._add_usage("caller", utterance.usage, utterance.text)
         heard, distortions = distort(utterance.text, self.scenario.noise, conversation_id=self.cid,
                                      turn=index, language=self.scenario.language)
-        end = {"hangup": "hangup", "accept_transfer": None, "accept_callback": None}.get(
-            utterance.end or "", None)
+        end = {"hangup": "hangup", "accept_transfer": None, "accept_callback": None}.get(utterance.end or "")
         turn = Turn(index=index, speaker="caller", text=utterance.text, heard=heard,
                     distortions=list(distortions), end=end)  # type: ignore[arg-type]
         if utterance.text or utterance.end is None:
@@ -206,7 +205,7 @@ async def run_conversation(
             await asyncio.wait_for(_drive(loop, max_turns), timeout=limits.wall_seconds)
         else:
             await _drive(loop, max_turns)
-    except asyncio.TimeoutError:
+    except TimeoutError:
         loop.finish(EndReason.TIMEOUT, f"wall-time limit of {limits.wall_seconds} s")
     except ProviderFailure as exc:
         loop.finish(EndReason.PROVIDER_ERROR, str(exc))

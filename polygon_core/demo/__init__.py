@@ -11,4 +11,4 @@ def demo_dir() -> Path:
     return Path(str(resources.files(__package__)))
 
 
-__all__ = ["DemoAgent", "DemoAgentV1", "DemoAgentV2", "PROMPT_V1", "PROMPT_V2", "demo_dir"]
+__all__ = ["PROMPT_V1", "PROMPT_V2", "DemoAgent", "DemoAgentV1", "DemoAgentV2", "demo_dir"]

@@ -26,11 +26,11 @@ from ._yaml import YamlDocument, parse_yaml, read_yaml
 
 __all__ = [
     "FILE_KINDS",
+    "SCHEMA_KINDS",
     "FileErrors",
     "FileKind",
     "LoadedAgent",
     "PolygonFileError",
-    "SCHEMA_KINDS",
     "Suite",
     "SuiteConfig",
     "YamlDocument",

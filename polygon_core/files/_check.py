@@ -94,7 +94,7 @@ def _nearby_catalog(path: Path) -> tuple[ToolCatalog | None, bool]:
         for name in TOOLS_NAMES:
             candidate = folder / name
             if candidate.is_file():
-                library, errors = attempt(partial(load_tool_library, candidate))
+                library, _errors = attempt(partial(load_tool_library, candidate))
                 if library is None:
                     return None, False
                 return ToolCatalog(dict(library.tools), str(candidate)), True

@@ -180,12 +180,11 @@ def _not_a_scenario(doc: YamlDocument, file: Path) -> PolygonFileError | None:
     # An agent config dropped into a suite folder would otherwise produce a confusing list of
     # "missing id / unknown field" errors; name the real problem instead.
     data = doc.data
-    if isinstance(data, dict) and "id" not in data and "persona" not in data:
-        if detect_kind(file, data) == "agent":
-            return PolygonFileError(
-                doc.file,
-                "this is an agent config, not a scenario; keep agent files outside the suite "
-                "folder (everything in it except suite.yaml and tools.yaml is read as a scenario)",
-                line=doc.root_line,
-            )
+    if isinstance(data, dict) and "id" not in data and "persona" not in data and detect_kind(file, data) == "agent":
+        return PolygonFileError(
+            doc.file,
+            "this is an agent config, not a scenario; keep agent files outside the suite "
+            "folder (everything in it except suite.yaml and tools.yaml is read as a scenario)",
+            line=doc.root_line,
+        )
     return None

@@ -87,9 +87,7 @@ def _data_path(data: Any, error: Mapping[str, Any]) -> tuple[tuple[PathPart, ...
     path: list[PathPart] = []
     current = data
     for i, part in enumerate(loc):
-        if isinstance(current, dict) and part in current:
-            current = current[part]
-        elif (
+        if (isinstance(current, dict) and part in current) or (
             isinstance(current, list)
             and isinstance(part, int)
             and not isinstance(part, bool)
@@ -167,10 +165,7 @@ def _union_error(
     value = errors[0].get("input")
     if not expected:
         return doc.error(path, f"invalid value {describe(value)}")
-    if len(expected) == 1:
-        wanted = expected[0]
-    else:
-        wanted = ", ".join(expected[:-1]) + " or " + expected[-1]
+    wanted = expected[0] if len(expected) == 1 else ", ".join(expected[:-1]) + " or " + expected[-1]
     return doc.error(path, f"expected {wanted}, got {describe(value)}")
 
 

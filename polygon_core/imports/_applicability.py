@@ -14,8 +14,8 @@ __all__ = [
     "NOT_APPLICABLE_CHECKS",
     "NOT_APPLICABLE_CRITERIA",
     "NOT_APPLICABLE_PROBES",
-    "not_applicable_assertions",
     "mark_probes_not_applicable",
+    "not_applicable_assertions",
 ]
 
 # Rubric criteria the judge cannot score without what only a scenario knows.

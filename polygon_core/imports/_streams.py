@@ -10,7 +10,7 @@ import json
 from collections.abc import Iterable, Iterator
 from typing import Any, TextIO
 
-__all__ = ["JsonValue", "iter_json_array", "iter_jsonl", "iter_json_values"]
+__all__ = ["JsonValue", "iter_json_array", "iter_json_values", "iter_jsonl"]
 
 _CHUNK = 1 << 16
 _DECODER = json.JSONDecoder()

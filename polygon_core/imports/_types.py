@@ -9,15 +9,15 @@ from typing import Any
 from ..models import Speaker
 
 __all__ = [
-    "CALLER",
     "AGENT",
+    "CALLER",
     "ImportProblem",
     "ImportedCall",
     "ImportedToolCall",
     "ImportedTurn",
     "ParseItem",
-    "SpeakerMap",
     "SpeakerError",
+    "SpeakerMap",
     "parse_speaker_map",
 ]
 

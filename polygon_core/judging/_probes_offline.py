@@ -57,7 +57,7 @@ def _verified_first(conv: Conversation, checks: Checks) -> Answer:
         return "na", None
     verified = [e.turn for e in conv.events if e.name == "identity_verified"]
     turn, name = actions[0]
-    ok = bool(verified) and min(verified) < turn or (bool(verified) and min(verified) == turn and
+    ok = (bool(verified) and min(verified) < turn) or (bool(verified) and min(verified) == turn and
                                                      _verify_call_precedes(conv, turn, name))
     quote = next((t.text for t in conv.turns if t.index >= turn and t.speaker == "agent" and t.text), None)
     return ("yes" if ok else "no"), quote

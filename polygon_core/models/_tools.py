@@ -90,8 +90,9 @@ class ToolLibrary(FileModel):
         if isinstance(data, dict) and isinstance(data.get("tools"), dict):
             tools = {}
             for name, body in data["tools"].items():
+                named = body
                 if isinstance(body, dict) and "name" not in body:
-                    body = {**body, "name": name}
-                tools[name] = body
+                    named = {**body, "name": name}
+                tools[name] = named
             data = {**data, "tools": tools}
         return data

@@ -9,7 +9,7 @@ so short prepositions (``в``, ``из``) are left alone.
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 from importlib import resources
 
 import yaml
@@ -24,7 +24,7 @@ def _key(word: str) -> str:
     return word.casefold().replace("ё", "е").replace("\u2019", "'")
 
 
-@lru_cache(maxsize=None)
+@cache
 def homophone_table(language: str) -> dict[str, tuple[str, ...]]:
     """Word → the other words of its group, from the bundled list for `language`."""
     if language not in _LANGUAGES:

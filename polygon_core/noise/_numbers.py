@@ -20,7 +20,7 @@ hand-written but the separators' names.
 from __future__ import annotations
 
 import re
-from functools import lru_cache
+from functools import cache
 
 from num2words import num2words
 
@@ -48,14 +48,14 @@ def normalise_number_words(words: str) -> str:
     return " ".join(words.casefold().replace("ё", "е").replace("-", " ").split())
 
 
-@lru_cache(maxsize=None)
+@cache
 def digit_words(language: str) -> tuple[str, ...]:
     """The words for the digits 0..9 in `language` (from ``num2words``)."""
     _check_language(language)
     return tuple(num2words(d, lang=language) for d in range(10))
 
 
-@lru_cache(maxsize=None)
+@cache
 def number_word_table(language: str) -> dict[str, int]:
     """Every spelling of 0..999 in `language` (normalised, see `normalise_number_words`) → value."""
     _check_language(language)
@@ -74,7 +74,7 @@ def number_word_table(language: str) -> dict[str, int]:
     return table
 
 
-@lru_cache(maxsize=None)
+@cache
 def max_number_words(language: str) -> int:
     """The largest number of words any spelling in `number_word_table` has."""
     return max(len(key.split()) for key in number_word_table(language))

@@ -38,10 +38,10 @@ from ._types import (
 
 __all__ = [
     "DIFFICULTIES",
-    "GenerationFailure",
-    "GenerationResult",
     "PERSONA_SCHEMA",
     "PERSONA_STATUSES",
+    "GenerationFailure",
+    "GenerationResult",
     "PersonaRecord",
     "PersonaStatus",
     "PlanCell",

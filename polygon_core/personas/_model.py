@@ -143,7 +143,7 @@ async def generate_with_model(model: ChatModel, prompt: str, *, count: int = 12,
         return persona_from_reply(response.parsed, cell, prompt_version=version)
 
     slots, failures = await generate_each(plan, make_one, attempts=attempts, concurrency=concurrency)
-    made = [(p, c) for p, c in zip(slots, plan) if p is not None]
+    made = [(p, c) for p, c in zip(slots, plan, strict=False) if p is not None]
     drop = set(near_duplicates([p for p, _ in made], threshold=duplicate_threshold))
     return GenerationResult(personas=[p for i, (p, _) in enumerate(made) if i not in drop],
                             cells=[c for i, (_, c) in enumerate(made) if i not in drop],

@@ -17,10 +17,10 @@ from ._library import (
 from ._stats import Conformance, Polarity, conformance, wilson_interval
 
 __all__ = [
+    "WORDING_HASH_LENGTH",
     "Conformance",
     "Polarity",
     "Probe",
-    "WORDING_HASH_LENGTH",
     "comparable",
     "conformance",
     "default_probes",

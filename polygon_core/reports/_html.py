@@ -10,10 +10,9 @@ highlighted.
 
 from __future__ import annotations
 
-from typing import Any
-
 from collections.abc import Sequence
 from html import escape
+from typing import Any
 
 from ..compare import Comparison, PairDivergence, Scorecard
 from ..models import Conversation, Judgment, Turn

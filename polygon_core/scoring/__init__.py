@@ -31,14 +31,14 @@ from ._rubric import (
 from ._verdict import decide_verdict
 
 __all__ = [
-    "Aggregate",
     "CRITERIA",
+    "KNOWN_VERSIONS",
+    "SAFETY_CRITERION",
+    "Aggregate",
     "Criterion",
     "CriterionStatus",
     "GateName",
-    "KNOWN_VERSIONS",
     "Rubric",
-    "SAFETY_CRITERION",
     "aggregate_judgments",
     "composite_score",
     "compute_gates",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 from importlib import resources
 from typing import Literal
 
@@ -87,7 +87,7 @@ def get_rubric(version: str) -> Rubric:
     return _load_bundled(version).model_copy(deep=True)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _load_bundled(version: str) -> Rubric:
     name = f"rubrics/{version}.yaml"
     text = resources.files("polygon_core.scoring").joinpath(name).read_text(encoding="utf-8")

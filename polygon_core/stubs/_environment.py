@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import functools
-import json
-
 import asyncio
 import copy
+import functools
+import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any

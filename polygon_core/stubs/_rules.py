@@ -35,10 +35,9 @@ def check_rule_expression(expression: str) -> str | None:
         if isinstance(node, ast.comprehension):
             bound.update(n.id for n in ast.walk(node.target) if isinstance(n, ast.Name))
     for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and node.id not in bound:
-            if node.id not in _KNOWN_NAMES:
-                hint = "use args.<field> or state.<key>"
-                return f"unknown name {node.id!r} in {expression!r} ({hint})"
+        if isinstance(node, ast.Name) and node.id not in bound and node.id not in _KNOWN_NAMES:
+            hint = "use args.<field> or state.<key>"
+            return f"unknown name {node.id!r} in {expression!r} ({hint})"
         if isinstance(node, ast.Attribute) and node.attr.startswith("_"):
             return f"private attribute {node.attr!r} in {expression!r}"
     return None

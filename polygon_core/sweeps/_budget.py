@@ -24,7 +24,7 @@ def estimate_point(*, conversations: int, turns_per_conversation: int, measured_
     else:
         per_turn = float(stated_per_turn)
         source = "stated"
-    return TokenEstimate(tokens=int(round(per_turn * turns_per_conversation * conversations)),
+    return TokenEstimate(tokens=round(per_turn * turns_per_conversation * conversations),
                          per_turn=round(per_turn, 3), source=source)
 
 

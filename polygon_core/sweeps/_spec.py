@@ -29,7 +29,7 @@ class Range(FileModel):
 
     def values(self) -> list[float]:
         """The range's values, inclusive of `stop` when it falls on a step."""
-        count = int(round((self.stop - self.start) / self.step))
+        count = round((self.stop - self.start) / self.step)
         return [round(self.start + i * self.step, 10) for i in range(count + 1)
                 if self.start + i * self.step <= self.stop + 1e-9]
 
@@ -80,9 +80,8 @@ class SweepSpec(FileModel):
         # `temperature: [0, 0.5]` is short for `sampling.temperature: {values: [0, 0.5]}`.
         if isinstance(data, dict) and isinstance(data.get("parameters"), dict):
             params = {}
-            for name, body in data["parameters"].items():
-                name = ALIASES.get(name, name)
-                params[name] = {"values": body} if isinstance(body, list) else body
+            for written, body in data["parameters"].items():
+                params[ALIASES.get(written, written)] = {"values": body} if isinstance(body, list) else body
             data = {**data, "parameters": params}
         return data
 

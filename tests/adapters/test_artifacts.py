@@ -256,7 +256,7 @@ def test_s3_missing_bucket_is_named(s3_endpoint: str) -> None:
         lambda: store.put_text("a.json", "{}"),
         lambda: store.get_text("a.json"),
         lambda: store.exists("a.json"),
-        lambda: store.list(),
+        store.list,
     ):
         with pytest.raises(ArtifactStoreError, match="polygon-no-such-bucket"):
             action()

@@ -19,7 +19,7 @@ ARENA = (Path(__file__).parents[1] / "fixtures" / "arena_billing_dispute.yaml").
 def polygon(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     """The installed console script, as a user runs it."""
     exe = Path(sys.executable).with_name("polygon")
-    return subprocess.run([str(exe), *args], cwd=cwd, capture_output=True, text=True, timeout=120)
+    return subprocess.run([str(exe), *args], cwd=cwd, capture_output=True, text=True, check=False, timeout=120)
 
 
 @pytest.fixture
@@ -82,7 +82,7 @@ def test_model_without_its_key_is_refused_before_anything_runs(suite: Path) -> N
     env = {k: v for k, v in os.environ.items() if k not in ("OPENAI_API_KEY", "POLYGON_OPENAI_API_KEY")}
     exe = Path(sys.executable).with_name("polygon")
     out = subprocess.run([str(exe), "run", str(suite), "--agent", str(demo_dir() / "agents" / "agent_v1.yaml")],
-                         cwd=suite, capture_output=True, text=True, timeout=120,
+                         cwd=suite, capture_output=True, text=True, check=False, timeout=120,
                          env={**env, "POLYGON_JUDGE_MODEL": "openai:gpt-4o", "POLYGON_HOME": str(suite / ".p")})
     assert out.returncode == 2 and "POLYGON_JUDGE_MODEL='openai:gpt-4o'" in out.stderr
     assert "set OPENAI_API_KEY" in out.stderr

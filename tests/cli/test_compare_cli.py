@@ -152,7 +152,7 @@ def test_mixed_rubric_versions_stop_with_both_named(runs: dict[str, str]) -> Non
         stores = pipeline.open_stores()
         v1 = stores.repo.get_run(runs["v1"])
         pipeline.create_run(stores, v1.model_copy(update={"id": "run-rescored-v2", "rubric_version": "v2"}))
-        code, out, err = compare(runs["v1"], "run-rescored-v2")
+        code, _out, err = compare(runs["v1"], "run-rescored-v2")
     assert code == 2 and "Traceback" not in err
     assert "different rubric versions (v1 and v2)" in err
     assert f"{runs['v1']}: v1" in err and "run-rescored-v2: v2" in err

@@ -31,7 +31,7 @@ def test_scenarios_with_fewer_trials_than_k_are_left_out() -> None:
 def test_bad_arguments_are_refused() -> None:
     with pytest.raises(ValueError, match="k must be at least 1"):
         pass_hat_k([(1, 2)], 0)
-    with pytest.raises(ValueError, match="successes must be within 0..2"):
+    with pytest.raises(ValueError, match=r"successes must be within 0\.\.2"):
         pass_hat_k([(3, 2)], 1)
 
 

@@ -164,7 +164,7 @@ def test_jaccard_boundary() -> None:
 
 
 def test_one_conversation_longer() -> None:
-    longer = BASE + [turn("agent", "Goodbye.", end="end")]
+    longer = [*BASE, turn("agent", "Goodbye.", end="end")]
     result = divergence_point(BASE, longer)
     assert result == Divergence(4, ("end",), None, longer[4])
     result = divergence_point(longer, BASE)

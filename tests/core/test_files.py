@@ -14,6 +14,7 @@ from polygon_core.files import (
     FileErrors,
     PolygonFileError,
     SuiteConfig,
+    _check,
     agent_version,
     detect_kind,
     json_schema,
@@ -26,7 +27,6 @@ from polygon_core.files import (
     prompt_hash,
     validate_paths,
 )
-from polygon_core.files import _check
 from polygon_core.models import AgentConfig
 
 # spec/003, verbatim (the article's own first line included).

@@ -50,7 +50,7 @@ def test_different_questions_do_not_loop() -> None:
 
 def test_one_word_changed_in_the_middle_of_twenty() -> None:
     words = TWENTY.split()
-    changed = " ".join(words[:9] + ["payment"] + words[10:])
+    changed = " ".join([*words[:9], "payment", *words[10:]])
     # unigrams: 19 shared of 21; bigrams: 17 shared of 21 (the two touching the changed word differ)
     assert overlap(TWENTY, changed) == pytest.approx(36 / 42)
     assert round(overlap(TWENTY, changed), 3) == 0.857
@@ -59,7 +59,7 @@ def test_one_word_changed_in_the_middle_of_twenty() -> None:
 
 def test_one_word_changed_at_the_end_of_twenty() -> None:
     words = TWENTY.split()
-    changed = " ".join(words[:19] + ["approved"])
+    changed = " ".join([*words[:19], "approved"])
     # unigrams: 19 shared of 21; bigrams: 18 shared of 20 (only the last bigram differs)
     assert overlap(TWENTY, changed) == pytest.approx(37 / 41)
     assert is_loop([TWENTY, changed])

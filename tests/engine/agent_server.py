@@ -20,7 +20,7 @@ def serve_demo_agent(careful: bool = True) -> Iterator[str]:
     lock = threading.Lock()
 
     class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
+        def do_POST(self) -> None:
             body = self.rfile.read(int(self.headers["content-length"]))
             request = AgentRequest.model_validate_json(body)
             with lock:

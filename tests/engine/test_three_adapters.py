@@ -27,7 +27,7 @@ SUITE = load_suite(demo_dir() / "suite")
 @contextmanager
 def _serve(handle: Callable[[str, dict[str, Any]], dict[str, Any]]) -> Iterator[str]:
     class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:  # noqa: N802
+        def do_POST(self) -> None:
             body = json.loads(self.rfile.read(int(self.headers["content-length"])))
             payload = json.dumps(handle(self.path, body)).encode()
             self.send_response(200)

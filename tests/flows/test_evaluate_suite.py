@@ -44,7 +44,7 @@ def test_run_json_and_stored_results(polygon_home: Path) -> None:
 def test_same_seeds_give_byte_identical_transcripts(polygon_home: Path) -> None:
     first = _run("--seeds", "1")["runs"]
     second = _run("--seeds", "1")["runs"]
-    for a, b in zip(first, second):
+    for a, b in zip(first, second, strict=False):
         assert a["run_id"] != b["run_id"]
         ta, tb = _transcripts(polygon_home, a["run_id"]), _transcripts(polygon_home, b["run_id"])
         assert ta and ta == tb
@@ -86,7 +86,7 @@ def test_runs_on_postgres(polygon_home: Path, postgres_url: str, monkeypatch: py
     monkeypatch.setenv("POLYGON_DATABASE_URL", postgres_url)
     up = runner.invoke(app, ["db", "upgrade"])
     assert up.exit_code == 0, up.output
-    v1, v2 = _run("--seeds", "1")["runs"]
+    _v1, _v2 = _run("--seeds", "1")["runs"]
     import sqlalchemy as sa
 
     engine = sa.create_engine(postgres_url)

@@ -5,6 +5,7 @@ results in Postgres and reports in S3 (moto's server). Everything it starts, it 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -53,7 +54,7 @@ def _wait(what: str, check: Callable[[], Any], timeout: float, procs: list[subpr
                                      + "\n".join(p.read_text()[-3000:] for p in logs))
         try:
             value = check()
-        except Exception:  # noqa: BLE001 - not up yet (connection refused, 404, …): poll again
+        except Exception:
             value = None
         if value:
             return value
@@ -315,7 +316,7 @@ def _interrupt_and_rerun(client: Any, deployment_id: Any, stores: Any,
           workers, every_log)
     running = client.read_flow_run(flow_run.id)
     pid = int(str(running.infrastructure_pid).rsplit(":", 1)[-1])
-    owner = next((w for w, log in zip(workers, (logs / "worker1.log", logs / "worker2.log"))
+    owner = next((w for w, log in zip(workers, (logs / "worker1.log", logs / "worker2.log"), strict=False)
                   if str(flow_run.id) in log.read_text()), workers[0])
     os.kill(pid, signal.SIGKILL)  # the flow-run process, started by our worker in its own session
     _stop_group(owner)
@@ -324,10 +325,12 @@ def _interrupt_and_rerun(client: Any, deployment_id: Any, stores: Any,
     survivor = next(w for w in workers if w is not owner)
     # Let the crash of the killed process be recorded first (if its worker got to it), so it cannot
     # land on top of the rescheduled state; then only a final state reached after the reschedule counts.
-    try:
-        _wait("the crash to be recorded", lambda: client.read_flow_run(flow_run.id).state.is_final(), 30)
-    except AssertionError:
-        pass  # the owner stopped before recording it: the run still shows Running
+    def final() -> bool:
+        return client.read_flow_run(flow_run.id).state.is_final()
+
+    # (If the owner stopped before recording the crash, the run still shows Running: go on.)
+    with contextlib.suppress(AssertionError):
+        _wait("the crash to be recorded", final, 30)
     client.set_flow_run_state(flow_run.id, Scheduled(), force=True)
     rescheduled = client.read_flow_run(flow_run.id).state.timestamp
     done = _wait("the re-run", lambda: (r := client.read_flow_run(flow_run.id)).state.is_final()

@@ -43,15 +43,15 @@ def test_offline_generation_covers_six_types_with_ground_truth_and_prompt_hash()
     assert len(result.personas) == 12 and result.failures == [] and result.dropped == []
     assert {p.type for p in result.personas} == set(CALLER_TYPES)
     assert {p.prompt_version for p in result.personas} == {prompt_hash(PROMPT_V1)}
-    for persona, cell in zip(result.personas, result.cells):
+    for persona, cell in zip(result.personas, result.cells, strict=False):
         assert {"account_id", "postcode"} <= set(persona.ground_truth)
         assert (persona.type, persona.intended_outcome, persona.difficulty) == (
             cell.type, cell.outcome, cell.difficulty)
         assert cell.task in ("refund", "callback")
-    refund = next(p for p, c in zip(result.personas, result.cells)
+    refund = next(p for p, c in zip(result.personas, result.cells, strict=False)
                   if c.task == "refund" and p.intended_outcome == "success" and p.difficulty < 4)
     assert {"amount", "charge_date"} <= set(refund.ground_truth)
-    callback = next(p for p, c in zip(result.personas, result.cells) if c.task == "callback")
+    callback = next(p for p, c in zip(result.personas, result.cells, strict=False) if c.task == "callback")
     assert "slot" in callback.ground_truth and callback.intended_outcome == "callback"
     # Deterministic: the same prompt, count and seed give the same personas.
     assert generate_offline(PROMPT_V1, count=12) == result

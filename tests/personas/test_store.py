@@ -166,5 +166,5 @@ def test_generated_personas_bind_into_the_suite(polygon_home: Path, agent: Path,
         assert scenario.context["customer"]["postcode"] == truth["postcode"]
         assert "generated-persona" in scenario.tags
     worlds = {s.id: s.description.split(" in ")[1] for s in suite.scenarios}
-    refusals = [sid for sid, s in zip(worlds, suite.scenarios) if s.persona.intended_outcome == "refusal"]
+    refusals = [sid for sid, s in zip(worlds, suite.scenarios, strict=False) if s.persona.intended_outcome == "refusal"]
     assert refusals and {worlds[sid] for sid in refusals} == {"late-fee-demand's world"}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -129,7 +130,9 @@ def test_record_stop_replay_gives_identical_transcripts_and_scores(tmp_path: Pat
                 for r in s.repo.list_conversations(rid)}
 
     assert transcripts(stores, first.id) == transcripts(stores2, second.id)
-    scores = lambda s, rid: {j.conversation_id: (j.composite, j.verdict) for j in s.repo.judgments(rid, "v1")}
+    def scores(s: Any, rid: str) -> dict[str, Any]:
+        return {j.conversation_id: (j.composite, j.verdict) for j in s.repo.judgments(rid, "v1")}
+
     assert scores(stores, first.id) == scores(stores2, second.id) and len(scores(stores, first.id)) == 12
     assert "provider_error" not in _ends(stores2, second.id)
 

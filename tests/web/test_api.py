@@ -294,8 +294,9 @@ def test_distortion_spans_and_quotes() -> None:
 def test_probe_series_breaks_where_wording_changes() -> None:
     runs = [Run(id=f"r{i}", suite="s", agent_name="a", agent_version="v", rubric_version="v1", seeds=[0])
             for i in range(3)]
-    rate = lambda h, k: ProbeRate(probe_id="p", wording_hash=h, polarity="wanted", k=k, n=4,
-                                  rate=k / 4, low=0.1, high=0.9)
+    def rate(h: str, k: int) -> ProbeRate:
+        return ProbeRate(probe_id="p", wording_hash=h, polarity="wanted", k=k, n=4, rate=k / 4, low=0.1, high=0.9)
+
     (series,) = probe_series([(runs[0], [rate("w1", 3)]), (runs[1], [rate("w1", 4)]), (runs[2], [rate("w2", 1)])])
     assert [(s["wording_hash"], [p["run_id"] for p in s["points"]]) for s in series["segments"]] == [
         ("w1", ["r0", "r1"]), ("w2", ["r2"])]

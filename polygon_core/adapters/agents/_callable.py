@@ -57,7 +57,7 @@ def agent_factory(config: AgentConfig, *, model_name: str | None = None, setting
     if config.kind == "callable":
         target = load_attr(config.callable or "")
         if inspect.isclass(target):
-            return lambda: target()
+            return target
         if callable(target):
             return lambda: _FunctionAgent(target)
         raise AgentConfigError(f"callable {config.callable!r} is neither a class nor a function")

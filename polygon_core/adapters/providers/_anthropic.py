@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import asyncio
 import time
 from typing import Any
 
 from ...conversation import ProviderFailure
 from ...models import Usage
 from ...providers import ChatMessage, ChatRequest, ChatResponse, ChatToolCall
-from ._clients import forget_loop_clients, loop_client, shared_ssl_context
-from ._errors import classify, import_sdk
+from ._clients import SdkAdapter
+from ._errors import classify
 from ._retry import Retryable
 from ._structured import read_structured
 
@@ -56,31 +55,11 @@ def anthropic_messages(messages: list[ChatMessage]) -> tuple[list[dict[str, Any]
     return system, out
 
 
-class AnthropicAdapter:
+class AnthropicAdapter(SdkAdapter):
     """One attempt of one request; the retry layer sits above it."""
 
     provider = "anthropic"
-
-    def __init__(self, model: str, *, api_key: str | None, base_url: str | None, timeout: float) -> None:
-        self.model, self.base_url, self.timeout = model, base_url, timeout
-        self._key = api_key
-        self._sdk = import_sdk("anthropic")
-
-    def secrets(self) -> list[str]:
-        return [self._key] if self._key else []
-
-    def _client(self) -> Any:
-        key = ("anthropic", self.base_url, self._key, self.timeout)
-        # max_retries=0: Polygon's retry layer (_retry.py) is the only one. One client per event
-        # loop and one TLS context per process (see _clients.py).
-        return loop_client(key, lambda: self._sdk.AsyncAnthropic(
-            api_key=self._key or "no-key", base_url=self.base_url, max_retries=0, timeout=self.timeout,
-            http_client=self._sdk.DefaultAsyncHttpxClient(verify=shared_ssl_context(), timeout=self.timeout)))
-
-    async def aclose(self) -> None:
-        """Close the running loop's clients: call once, when that loop's conversations are done."""
-        for client in forget_loop_clients():
-            await client.close()
+    client_class = "AsyncAnthropic"
 
     def _params(self, request: ChatRequest) -> dict[str, Any]:
         system, messages = anthropic_messages(request.messages)

@@ -9,25 +9,22 @@ and every client shares one TLS context.
 from __future__ import annotations
 
 import asyncio
+import functools
 import ssl
 import threading
 import weakref
 from collections.abc import Callable
 from typing import Any
 
-_LOCK = threading.RLock()  # re-entrant: making a client takes the TLS context under it
-_SSL: ssl.SSLContext | None = None
+_LOCK = threading.RLock()  # re-entrant: a client is made while the lock is held
 _BY_LOOP: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[tuple[Any, ...], Any]] = (
     weakref.WeakKeyDictionary())
 
 
+@functools.cache
 def shared_ssl_context() -> ssl.SSLContext:
     """The process's one default TLS context (created on first use)."""
-    global _SSL
-    with _LOCK:
-        if _SSL is None:
-            _SSL = ssl.create_default_context()
-        return _SSL
+    return ssl.create_default_context()
 
 
 def loop_client(key: tuple[Any, ...], make: Callable[[], Any]) -> Any:
@@ -45,3 +42,39 @@ def forget_loop_clients() -> list[Any]:
     loop = asyncio.get_running_loop()
     with _LOCK:
         return list(_BY_LOOP.pop(loop, {}).values())
+
+
+class SdkAdapter:
+    """What both provider adapters share: the SDK, the key, and one client per event loop.
+
+    Subclasses set `provider` (the SDK's import name) and `client_class` (its async client).
+    """
+
+    provider: str
+    client_class: str
+
+    def __init__(self, model: str, *, api_key: str | None, base_url: str | None, timeout: float) -> None:
+        from ._errors import import_sdk
+
+        self.model, self.base_url, self.timeout = model, base_url, timeout
+        self._key = api_key
+        self._sdk = import_sdk(self.provider)
+
+    def secrets(self) -> list[str]:
+        """Values that must never appear in an error message."""
+        return [self._key] if self._key else []
+
+    def _client(self) -> Any:
+        # max_retries=0: Polygon's retry layer (_retry.py) is the only one. One client per event
+        # loop and one TLS context per process.
+        def make() -> Any:
+            return getattr(self._sdk, self.client_class)(
+                api_key=self._key or "no-key", base_url=self.base_url, max_retries=0, timeout=self.timeout,
+                http_client=self._sdk.DefaultAsyncHttpxClient(verify=shared_ssl_context(), timeout=self.timeout))
+
+        return loop_client((self.provider, self.base_url, self._key, self.timeout), make)
+
+    async def aclose(self) -> None:
+        """Close the running loop's clients: call once, when that loop's conversations are done."""
+        for client in forget_loop_clients():
+            await client.close()

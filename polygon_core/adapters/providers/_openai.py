@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import time
 from typing import Any
@@ -10,8 +9,8 @@ from typing import Any
 from ...conversation import ProviderFailure
 from ...models import Usage
 from ...providers import ChatMessage, ChatRequest, ChatResponse, ChatToolCall
-from ._clients import forget_loop_clients, loop_client, shared_ssl_context
-from ._errors import classify, import_sdk
+from ._clients import SdkAdapter
+from ._errors import classify
 from ._retry import Retryable
 from ._structured import read_structured
 
@@ -46,31 +45,11 @@ def _tool_call(raw: Any) -> ChatToolCall:
     return ChatToolCall(id=raw.id, name=raw.function.name, arguments=args)
 
 
-class OpenAIAdapter:
+class OpenAIAdapter(SdkAdapter):
     """One attempt of one request; the retry layer sits above it."""
 
     provider = "openai"
-
-    def __init__(self, model: str, *, api_key: str | None, base_url: str | None, timeout: float) -> None:
-        self.model, self.base_url, self.timeout = model, base_url, timeout
-        self._key = api_key
-        self._sdk = import_sdk("openai")
-
-    def secrets(self) -> list[str]:
-        return [self._key] if self._key else []
-
-    def _client(self) -> Any:
-        key = ("openai", self.base_url, self._key, self.timeout)
-        # max_retries=0: Polygon's retry layer (_retry.py) is the only one. One client per event
-        # loop and one TLS context per process (see _clients.py).
-        return loop_client(key, lambda: self._sdk.AsyncOpenAI(
-            api_key=self._key or "no-key", base_url=self.base_url, max_retries=0, timeout=self.timeout,
-            http_client=self._sdk.DefaultAsyncHttpxClient(verify=shared_ssl_context(), timeout=self.timeout)))
-
-    async def aclose(self) -> None:
-        """Close the running loop's clients: call once, when that loop's conversations are done."""
-        for client in forget_loop_clients():
-            await client.close()
+    client_class = "AsyncOpenAI"
 
     def _params(self, request: ChatRequest) -> dict[str, Any]:
         params: dict[str, Any] = {"model": self.model, "messages": openai_messages(request.messages)}

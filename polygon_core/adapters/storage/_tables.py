@@ -17,10 +17,10 @@ from sqlalchemy.orm import registry
 from sqlmodel import Field, SQLModel
 
 __all__ = [
+    "IMPORT_TABLE_NAMES",
     "NAMING_CONVENTION",
     "TABLE_NAMES",
     "ConversationRow",
-    "IMPORT_TABLE_NAMES",
     "ImportedConversationRow",
     "JudgmentRow",
     "ProbeAnswerRow",

@@ -45,15 +45,7 @@ _IMPERATIVE_VERBS = (
 )
 
 # Function words and words every rule shares ("caller", "agent") say nothing about a rule's subject.
-_STOPWORDS = frozenset("""
-a an the and or but if then else when while of to in on at by for with from into onto about as
-is are was were be been being am do does did done doing have has had having it its this that these
-those there here you your yours we our us they them their he she his her i me my mine not no nor
-so than too very can could may might must shall should will would just also only any all each every
-either neither both some such own same other more most less least few many much what which who whom
-whose why how where always never ever dont don't don’t make sure ensure please try need needs
-caller callers customer customers user users agent assistant one ones thing things way ways
-""".split())
+_STOPWORDS = frozenset(["a", "an", "the", "and", "or", "but", "if", "then", "else", "when", "while", "of", "to", "in", "on", "at", "by", "for", "with", "from", "into", "onto", "about", "as", "is", "are", "was", "were", "be", "been", "being", "am", "do", "does", "did", "done", "doing", "have", "has", "had", "having", "it", "its", "this", "that", "these", "those", "there", "here", "you", "your", "yours", "we", "our", "us", "they", "them", "their", "he", "she", "his", "her", "i", "me", "my", "mine", "not", "no", "nor", "so", "than", "too", "very", "can", "could", "may", "might", "must", "shall", "should", "will", "would", "just", "also", "only", "any", "all", "each", "every", "either", "neither", "both", "some", "such", "own", "same", "other", "more", "most", "less", "least", "few", "many", "much", "what", "which", "who", "whom", "whose", "why", "how", "where", "always", "never", "ever", "dont", "don't", "don’t", "make", "sure", "ensure", "please", "try", "need", "needs", "caller", "callers", "customer", "customers", "user", "users", "agent", "assistant", "one", "ones", "thing", "things", "way", "ways"])
 
 _SUFFIXES = ("ational", "ization", "ations", "ation", "ments", "ment", "ness", "ings", "ing", "ies",
              "ied", "edly", "ed", "ers", "er", "ly", "es", "s", "e")
