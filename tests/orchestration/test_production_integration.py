@@ -89,16 +89,28 @@ def _process(args: list[str], env: dict[str, str], log: Path) -> Iterator[subpro
 
 
 def _stop_group(proc: subprocess.Popen[bytes]) -> None:
+    """TERM the child's process group, then KILL it, and wait until no process of the group is left
+    (a worker's own child process can outlive it by a moment and still talk to the server)."""
     for sig, grace in ((signal.SIGTERM, 10), (signal.SIGKILL, 5)):
         try:
             os.killpg(proc.pid, sig)
         except ProcessLookupError:
             break
-        try:
+        with contextlib.suppress(subprocess.TimeoutExpired):
             proc.wait(timeout=grace)
+        if _group_gone(proc.pid, grace):
             break
-        except subprocess.TimeoutExpired:
-            continue
+
+
+def _group_gone(pgid: int, timeout: float) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            os.killpg(pgid, 0)
+        except ProcessLookupError:
+            return True
+        time.sleep(0.1)
+    return False
 
 
 @contextmanager
@@ -316,21 +328,22 @@ def _interrupt_and_rerun(client: Any, deployment_id: Any, stores: Any,
           workers, every_log)
     running = client.read_flow_run(flow_run.id)
     pid = int(str(running.infrastructure_pid).rsplit(":", 1)[-1])
-    owner = next((w for w, log in zip(workers, (logs / "worker1.log", logs / "worker2.log"), strict=False)
-                  if str(flow_run.id) in log.read_text()), workers[0])
+    # The owner is the worker whose flow-run process began the run: both workers log "submitting
+    # flow run <id>" (the loser is told to abort), but only the owner's child logs its beginning.
+    began = f"Beginning flow run '{running.name}'"
+    def owners() -> list[subprocess.Popen[bytes]]:
+        return [w for w, log in zip(workers, (logs / "worker1.log", logs / "worker2.log"), strict=True)
+                if began in log.read_text()]
+
+    owner = _wait("the owner's log", lambda: len(found := owners()) == 1 and found[0], 30, workers, every_log)
     os.kill(pid, signal.SIGKILL)  # the flow-run process, started by our worker in its own session
+    # Stop the owner and wait until none of its processes is left: a worker reports its child's
+    # crash twice (runner and worker, seconds apart), and a late report would land on top of the
+    # rescheduled run. With the owner gone, nothing else can write this run's state.
     _stop_group(owner)
     before = stores.repo.conversation_ids(run_id)
     assert 3 <= len(before) < expected
     survivor = next(w for w in workers if w is not owner)
-    # Let the crash of the killed process be recorded first (if its worker got to it), so it cannot
-    # land on top of the rescheduled state; then only a final state reached after the reschedule counts.
-    def final() -> bool:
-        return client.read_flow_run(flow_run.id).state.is_final()
-
-    # (If the owner stopped before recording the crash, the run still shows Running: go on.)
-    with contextlib.suppress(AssertionError):
-        _wait("the crash to be recorded", final, 30)
     client.set_flow_run_state(flow_run.id, Scheduled(), force=True)
     rescheduled = client.read_flow_run(flow_run.id).state.timestamp
     done = _wait("the re-run", lambda: (r := client.read_flow_run(flow_run.id)).state.is_final()
