@@ -1,5 +1,6 @@
 """Prefect flows (installed as `polygon.flows`): wiring only, no domain logic."""
 
+from ._batch import batch_judge
 from ._evaluate import evaluate_suite
 from ._personas import regenerate_personas
 from ._production import grade_production_calls
@@ -8,6 +9,7 @@ from ._sweep import run_sweep
 from ._weekly import weekly_production_grading
 
 __all__ = [
+    "batch_judge",
     "evaluate_suite",
     "grade_production_calls",
     "reevaluate_on_prompt_commit",

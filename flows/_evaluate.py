@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from polygon.flows._batch import batch_judge  # absolute: Prefect loads this file by path
 from polygon.tasks import (
     compare_runs_task,
     create_run_task,
@@ -37,30 +38,46 @@ def _run_name() -> str:
       task_runner=ThreadPoolTaskRunner(max_workers=8))  # type: ignore[arg-type]
 def evaluate_suite(suite_path: str, runs: list[Run], agent_paths: list[str],
                    seeds: list[int] | None = None, rubric_version: str = "v1",
-                   repeats: int = 1, probes_path: str | None = None) -> list[dict]:
-    """Evaluate one suite for each (run, agent) pair; returns each run's scorecard as a dict."""
+                   repeats: int = 1, probes_path: str | None = None,
+                   batch_judging: bool | None = None) -> list[dict]:
+    """Evaluate one suite for each (run, agent) pair; returns each run's scorecard as a dict.
+
+    With `batch_judging` (None: the suite's `batch_judging`), model-backed judge and probe passes go
+    through the provider's batch API (the `batch-judge` subflow); conversations whose batch items
+    failed are then judged live.
+    """
     cards = []
     plan = pipeline.plan_conversations(suite_path, seeds)
     # Progress for the Prefect UI during long runs: simulate, judge and probe each conversation.
     total, finished = 3 * len(plan) * len(runs), 0
     progress = create_progress_artifact(0.0, description=f"0 of {total} steps")
 
-    def advance(futures: list[Any]) -> None:
+    def step(n: int = 1) -> None:
         nonlocal finished
+        finished += n
+        if finished % 10 < n or finished == total:  # bounded API traffic on big suites
+            update_progress_artifact(progress, 100.0 * finished / max(total, 1),
+                                     description=f"{finished} of {total} steps")
+
+    def advance(futures: list[Any]) -> None:
         for _ in as_completed(futures):
-            finished += 1
-            if finished % 10 == 0 or finished == total:  # bounded API traffic on big suites
-                update_progress_artifact(progress, 100.0 * finished / max(total, 1),
-                                         description=f"{finished} of {total} steps")
+            step()
 
     for run, agent_path in zip(runs, agent_paths, strict=True):
         create_run_task(run, suite_path, agent_path)
         sims = [simulate_task.submit(run.id, suite_path, agent_path, sid, seed) for sid, seed in plan]
         advance(sims)
         cids = [s.result() for s in sims]
+        live = {"judge": cids, "probe": cids}
+        passes = pipeline.batch_passes(run, suite_path=suite_path, agent_path=agent_path,
+                                       rubric_version=rubric_version, repeats=repeats,
+                                       probes_path=probes_path, enabled=batch_judging)
+        for spec in passes:
+            live[spec.kind] = batch_judge(spec).failed
+            step(len(cids) - len(live[spec.kind]))
         judged = [judge_task.submit(run.id, cid, suite_path, agent_path, rubric_version, repeats)
-                  for cid in cids]
-        probed = [probe_task.submit(run.id, cid, suite_path, agent_path, probes_path) for cid in cids]
+                  for cid in live["judge"]]
+        probed = [probe_task.submit(run.id, cid, suite_path, agent_path, probes_path) for cid in live["probe"]]
         advance([*judged, *probed])
         for future in [*judged, *probed]:
             future.result()

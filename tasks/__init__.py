@@ -5,6 +5,7 @@ outputs back, so a retried or resumed task is idempotent.
 """
 
 from ._analysis import analyze_prompt_task
+from ._batch import collect_batch_task, submit_batch_task, wait_for_batch_task
 from ._compare import compare_runs_task
 from ._evaluate import (
     create_run_task,
@@ -44,6 +45,7 @@ from ._sweep import (
 __all__ = [
     "analyze_prompt_task",
     "budget_point_task",
+    "collect_batch_task",
     "compare_runs_task",
     "compare_versions_task",
     "create_run_task",
@@ -67,5 +69,7 @@ __all__ = [
     "publish_report_task",
     "simulate_task",
     "store_personas_task",
+    "submit_batch_task",
     "summarise_point_task",
+    "wait_for_batch_task",
 ]

@@ -72,7 +72,7 @@ def _quiet_prefect() -> None:
 def _execute(suite: Path, agents: list[Path], seeds: int | None, rubric: str | None,
              run_id: str | None, show_progress: bool, probes: Path | None = None,
              flags: dict[str, str | None] | None = None, personas: bool = False,
-             allow_stale: bool = False) -> list[Run]:
+             allow_stale: bool = False, batch_judging: bool = False) -> list[Run]:
     """Validate inputs, then run the evaluate_suite flow with a progress bar."""
     from polygon_core.adapters import pipeline
     from polygon_core.files import load_agent, load_suite
@@ -104,6 +104,12 @@ def _execute(suite: Path, agents: list[Path], seeds: int | None, rubric: str | N
         roles = pipeline.role_models(stores.settings, loaded.config, load_agent(agent).config, flags)
         runs.append(pipeline.new_run(str(agent.resolve()), str(suite.resolve()), seeds=seed_list, rubric=rubric,
                                      run_id=rid, roles=roles))
+    # From the suite config, batch judging applies to whichever roles are model-backed; asked for
+    # on the command line with nothing to send, it is an error rather than a quiet live pass.
+    if batch_judging and not any(pipeline.batch_passes(r, suite_path="", agent_path="", rubric_version=rubric,
+                                                       enabled=True) for r in runs):
+        raise ValueError("batch judging needs a model judge or probe answerer (--judge-model / "
+                         "--probe-model openai:… or anthropic:…); the offline ones have nothing to batch")
     total = len(pipeline.plan_conversations(str(suite.resolve()), seed_list)) * len(runs)
     _quiet_prefect()
     from polygon.flows import evaluate_suite
@@ -128,7 +134,7 @@ def _execute(suite: Path, agents: list[Path], seeds: int | None, rubric: str | N
                 task_runner=ThreadPoolTaskRunner(max_workers=stores.settings.concurrency))
             flow(suite_path=str(suite.resolve()), runs=runs,
                            agent_paths=[str(a.resolve()) for a in agents], seeds=seed_list,
-                           rubric_version=rubric,
+                           rubric_version=rubric, batch_judging=batch_judging or None,
                            probes_path=str(probes.resolve()) if probes else None)
         finally:
             done.set()
@@ -159,7 +165,7 @@ def _usage(stores: Any, run_id: str) -> dict[str, Any]:
     u = run_usage(stores.artifacts, run_id, convs)
     return {"usage": u["roles"], "retries": u["retries"], "cost_usd": u["cost_usd"],
             "cost_estimated": u["cost_estimated"], "prices_read_on": u["prices_read_on"],
-            "unpriced_models": u["unpriced_models"]}
+            "unpriced_models": u["unpriced_models"], "batch_savings_usd": u["batch_savings_usd"]}
 
 
 def _print_usage(stores: Any, runs: list[Run]) -> None:
@@ -168,16 +174,18 @@ def _print_usage(stores: Any, runs: list[Run]) -> None:
     for run in runs:
         u = _usage(stores, run.id)
         table = Table(title=f"Model usage of {run.id} (estimated cost, prices read on {u['prices_read_on']})")
-        for col in ("role", "model", "calls", "input", "cached", "output", "retries", "failures", "cost $"):
+        for col in ("role", "model", "calls", "batch", "input", "cached", "output", "retries", "failures",
+                    "cost $"):
             table.add_column(col, overflow="fold")
         for role, r in u["usage"].items():
             est = "~" if r["tokens_estimated"] else ""
-            table.add_row(role, ", ".join(r["models"]), str(r["calls"]), f"{est}{r['input_tokens']}",
-                          str(r["cached_tokens"]), f"{est}{r['output_tokens']}", str(r["retries"]),
-                          str(r["failures"]), f"{r['cost_usd']:.4f}")
+            table.add_row(role, ", ".join(r["models"]), str(r["calls"]), str(r["batch_calls"]),
+                          f"{est}{r['input_tokens']}", str(r["cached_tokens"]), f"{est}{r['output_tokens']}",
+                          str(r["retries"]), str(r["failures"]), f"{r['cost_usd']:.4f}")
         console.print(table)
         note = f" (no price for {', '.join(u['unpriced_models'])})" if u["unpriced_models"] else ""
-        console.print(f"estimated cost: ${u['cost_usd']:.4f}{note}; retries: {u['retries']}")
+        saved = (f"; batch discount saved ${u['batch_savings_usd']:.4f}" if u["batch_savings_usd"] else "")
+        console.print(f"estimated cost: ${u['cost_usd']:.4f}{note}{saved}; retries: {u['retries']}")
 
 
 def _provider_errors(stores: Any, runs: list[Run]) -> None:
@@ -262,11 +270,14 @@ def run(suite: Annotated[Path, typer.Argument(help="suite folder")],
         probe_model: Annotated[str | None, typer.Option(help=_MODEL_HELP.format("probe answerer"))] = None,
         personas: Annotated[bool, typer.Option("--personas", help="run the agent's generated personas")] = False,
         allow_stale: Annotated[bool, typer.Option("--allow-stale", help="with --personas: use stale ones")] = False,
+        batch_judging: Annotated[bool, typer.Option(
+            "--batch-judging", help="judge and probe through the provider's batch API (half price; "
+            "waits for the batch, polling every POLYGON_BATCH_POLL_SECONDS)")] = False,
         ) -> None:
     """Run a suite against one or more agents."""
     flags = {"agent": agent_model, "caller": caller_model, "judge": judge_model, "probe": probe_model}
     _report(_execute(suite, agent, seeds, rubric, run_id, not json_out, probes=probes, flags=flags,
-                     personas=personas, allow_stale=allow_stale), json_out)
+                     personas=personas, allow_stale=allow_stale, batch_judging=batch_judging), json_out)
 
 
 @app.command("runs")

@@ -4,11 +4,27 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
-from ._app import _render, console, friendly
+from ._app import _quiet_prefect, _render, console, err, friendly
+
+_BATCH_HELP = ("send the pass through the provider's batch API (OpenAI Batch, Anthropic Message Batches): "
+               "half the price; waits for the batch, polling every POLYGON_BATCH_POLL_SECONDS")
+
+
+def _run_batch(spec: Any) -> Any:
+    """Run the batch-judge flow (submit, wait, collect); a re-run resumes the submitted batch."""
+    from polygon_core.adapters import pipeline
+
+    _quiet_prefect()
+    from polygon.flows import batch_judge
+
+    every = pipeline.open_stores().settings.batch_poll_seconds
+    with err.status(f"batch {spec.kind} pass of {spec.run_id} with {spec.model}: waiting for the "
+                    f"provider (polling every {every:g} s; interrupt and re-run to resume)"):
+        return batch_judge(spec)
 
 
 def register(app: typer.Typer) -> None:
@@ -26,16 +42,23 @@ def register(app: typer.Typer) -> None:
         suite: Annotated[Path | None, typer.Option(help="suite folder (default: the run's manifest)")] = None,
         agent: Annotated[Path | None, typer.Option(help="agent YAML (default: the run's manifest)")] = None,
         json_out: Annotated[bool, typer.Option("--json", help="print one JSON object")] = False,
+        batch: Annotated[bool, typer.Option("--batch", help=_BATCH_HELP)] = False,
     ) -> None:
         """Add judgments under a rubric version to a stored run; earlier judgments stay as they are."""
         from polygon_core.adapters import pipeline
         from polygon_core.adapters.pipeline._grade import rescore_run
 
         stores = pipeline.open_stores()
-        result = rescore_run(stores, run_id, rubric_version=rubric,
-                             judge_model=judge or stores.settings.judge_model, repeats=repeats,
-                             suite_path=str(suite.resolve()) if suite else None,
-                             agent_path=str(agent.resolve()) if agent else None)
+        paths = {"suite_path": str(suite.resolve()) if suite else None,
+                 "agent_path": str(agent.resolve()) if agent else None}
+        judge_model = judge or stores.settings.judge_model
+        if batch:
+            result = _run_batch(pipeline.rescore_batch_pass(
+                stores, run_id, kind="judge", model=judge_model, rubric_version=rubric, repeats=repeats,
+                **paths))
+        else:
+            result = rescore_run(stores, run_id, rubric_version=rubric, judge_model=judge_model,
+                                 repeats=repeats, **paths)
         card = pipeline.scorecard(stores, result.run_id, rubric_version=result.rubric_version)
         if json_out:
             print(json.dumps({"run_id": result.run_id, "rubric_version": result.rubric_version,
@@ -66,6 +89,7 @@ def register(app: typer.Typer) -> None:
                  "(default: POLYGON_PROBE_MODEL)")] = None,
         suite: Annotated[Path | None, typer.Option(help="suite folder (default: the run's manifest)")] = None,
         agent: Annotated[Path | None, typer.Option(help="agent YAML (default: the run's manifest)")] = None,
+        batch: Annotated[bool, typer.Option("--batch", help=_BATCH_HELP)] = False,
     ) -> None:
         """Answer behaviour probes on a stored run (own pass; composites and verdicts untouched)."""
         from polygon_core.adapters import pipeline
@@ -74,10 +98,15 @@ def register(app: typer.Typer) -> None:
         if probes is not None and not probes.is_file():
             raise ValueError(f"{probes}: no such probe file")
         stores = pipeline.open_stores()
-        result = probe_run(stores, run_id, probes_path=str(probes) if probes else None,
-                           probe_model=model or stores.settings.probe_model,
-                           suite_path=str(suite.resolve()) if suite else None,
-                           agent_path=str(agent.resolve()) if agent else None)
+        paths = {"suite_path": str(suite.resolve()) if suite else None,
+                 "agent_path": str(agent.resolve()) if agent else None}
+        probe_model = model or stores.settings.probe_model
+        probes_path = str(probes.resolve()) if probes else None
+        if batch:
+            result = _run_batch(pipeline.rescore_batch_pass(
+                stores, run_id, kind="probe", model=probe_model, probes_path=probes_path, **paths))
+        else:
+            result = probe_run(stores, run_id, probes_path=probes_path, probe_model=probe_model, **paths)
         console.print(f"{result.run_id}: {result.added} probe answer(s) by {result.judge_model}",
                       highlight=False)
         console.print(_render.probes_table([pipeline.scorecard(stores, result.run_id)]))

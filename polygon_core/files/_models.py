@@ -32,6 +32,9 @@ class SuiteConfig(FileModel):
     probe_model: str | None = Field(None, description="model that answers behaviour probes")
     probes: str | None = Field(None, description="probe library file, relative to the suite folder")
     concurrency: int | None = Field(None, ge=1, le=1024, description="conversations run at once")
+    batch_judging: bool = Field(
+        False, description="send model-backed judge and probe passes through the provider's batch API "
+        "(OpenAI Batch, Anthropic Message Batches): half the price, results within 24 h")
 
     @field_validator("rubric")
     @classmethod

@@ -1,4 +1,5 @@
-"""A local HTTP server speaking the OpenAI Chat Completions and Anthropic Messages wire formats.
+"""A local HTTP server speaking the OpenAI Chat Completions and Anthropic Messages wire formats, and the
+parts of the OpenAI Files + Batch and Anthropic Message Batches APIs that Polygon uses.
 
 The real `openai` and `anthropic` SDKs talk to it (base_url = `server.openai_url` / `server.anthropic_url`).
 Replies are a pure function of the request (so record/replay can be proven), and faults are scripted:
@@ -8,6 +9,8 @@ call with malformed arguments, a reply that ignores the schema. It counts reques
 
 from __future__ import annotations
 
+import email.parser
+import email.policy
 import json
 import threading
 import time
@@ -67,6 +70,9 @@ class Behaviour:
     malformed_arguments: bool = False
     ignore_schema: bool = False
     caller_turns: int = 2           # caller lines before it hangs up
+    batch_polls: int = 1            # polls of a batch that still say "in progress" before it ends
+    batch_outcome: str = "completed"  # or "failed" / "expired": what a whole OpenAI batch ends as
+    batch_item_fault: Callable[[str], str | None] = lambda custom_id: None  # "error" | "expired"
     agent_turns: int = 4            # agent lines before it calls `end_call` (when offered)
     seen: list[dict[str, Any]] = field(default_factory=list)
 
@@ -82,6 +88,8 @@ class FakeLLMServer:
         self.max_in_flight = 0
         self.statuses: dict[int, int] = {}
         self.headers_seen: list[dict[str, str]] = []
+        self.files: dict[str, bytes] = {}
+        self.batches: dict[str, dict[str, Any]] = {}  # id → {"items", "polls", "anthropic", …}
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._httpd.daemon_threads = True
         self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
@@ -123,14 +131,23 @@ class FakeLLMServer:
 
             def do_POST(self) -> None:
                 length = int(self.headers.get("content-length", 0))
-                body = json.loads(self.rfile.read(length) or b"{}")
+                raw = self.rfile.read(length)
+                multipart = self.headers.get("content-type", "").startswith("multipart/")
+                body = {"multipart": raw} if multipart else json.loads(raw or b"{}")
+                self._handle(body)
+
+            def do_GET(self) -> None:
+                self._handle(None)
+
+            def _handle(self, body: dict[str, Any] | None) -> None:
                 with server.lock:
                     n = server.requests
                     server.requests += 1
                     server.in_flight += 1
                     server.max_in_flight = max(server.max_in_flight, server.in_flight)
                     server.headers_seen.append(dict(self.headers))
-                    server.behaviour.seen.append(body)
+                    if body is not None and "multipart" not in body:
+                        server.behaviour.seen.append(body)
                 try:
                     server._serve(self, n, body)
                 finally:
@@ -157,7 +174,7 @@ class FakeLLMServer:
         except (BrokenPipeError, ConnectionResetError):
             pass
 
-    def _serve(self, h: BaseHTTPRequestHandler, n: int, body: dict[str, Any]) -> None:
+    def _serve(self, h: BaseHTTPRequestHandler, n: int, body: dict[str, Any] | None) -> None:
         b = self.behaviour
         if b.delay:
             time.sleep(b.delay)
@@ -171,9 +188,121 @@ class FakeLLMServer:
             time.sleep(b.slow_seconds)
         if fault == "nonjson":
             return self._send(h, 200, None, raw=b"<html>upstream busy</html>")
-        anthropic = h.path.rstrip("/").endswith("/messages")
-        reply = self._reply(body, anthropic)
+        path = h.path.split("?", 1)[0].rstrip("/")
+        if "/batches" in path or "/files" in path:
+            return self._batch_api(h, path, body)
+        anthropic = path.endswith("/messages")
+        reply = self._reply(body or {}, anthropic)
         return self._send(h, 200, reply)
+
+    # -- batch APIs -----------------------------------------------------------------------------
+
+    def _batch_api(self, h: BaseHTTPRequestHandler, path: str, body: dict[str, Any] | None) -> None:
+        parts = path.strip("/").split("/")  # e.g. v1/messages/batches/<id>/results
+        payload: Any = None
+        raw: bytes | None = None
+        with self.lock:  # (released before sending: _send takes it too)
+            if body is not None and path.endswith("/v1/files"):
+                payload = self._upload(h, body["multipart"])
+            elif body is not None and path.endswith("/batches"):
+                payload = self._create_batch(body, anthropic="messages" in parts)
+            elif parts[-1] == "content" and parts[-3] == "files":
+                raw = self.files[parts[-2]]
+            elif parts[-1] == "results":
+                raw = self._anthropic_results(parts[-2])
+            elif parts[-1] in self.batches:
+                batch = self.batches[parts[-1]]
+                batch["polls"] += 1
+                payload = self._batch_object(parts[-1], batch, batch["polls"] > self.behaviour.batch_polls)
+        if payload is None and raw is None:
+            return self._send(h, 404, {"error": {"type": "not_found_error", "message": "no such batch"}})
+        return self._send(h, 200, payload, raw=raw)
+
+    def _upload(self, h: BaseHTTPRequestHandler, raw: bytes) -> dict[str, Any]:
+        # multipart/form-data, read with the standard library's MIME parser.
+        head = f"content-type: {h.headers['content-type']}\r\n\r\n".encode()
+        message = email.parser.BytesParser(policy=email.policy.HTTP).parsebytes(head + raw)
+        data = next(part.get_payload(decode=True) for part in message.iter_parts()
+                    if part.get_param("name", header="content-disposition") == "file")
+        file_id = f"file-{len(self.files) + 1}"
+        self.files[file_id] = data
+        return {"id": file_id, "object": "file", "bytes": len(data), "created_at": 0,
+                "filename": "polygon-batch.jsonl", "purpose": "batch", "status": "processed"}
+
+    def _create_batch(self, body: dict[str, Any], anthropic: bool) -> dict[str, Any]:
+        if anthropic:
+            items = [(r["custom_id"], r["params"]) for r in body["requests"]]
+        else:
+            lines = self.files[body["input_file_id"]].decode().splitlines()
+            items = [(x["custom_id"], x["body"]) for x in map(json.loads, filter(None, lines))]
+        batch_id = f"{'msgbatch' if anthropic else 'batch'}_{len(self.batches) + 1}"
+        self.batches[batch_id] = {"items": items, "polls": 0, "anthropic": anthropic, "results": None}
+        return self._batch_object(batch_id, self.batches[batch_id], ended=False)
+
+    def _item_result(self, custom_id: str, params: dict[str, Any], anthropic: bool) -> dict[str, Any]:
+        fault = self.behaviour.batch_item_fault(custom_id)
+        if anthropic:
+            if fault == "expired":
+                return {"custom_id": custom_id, "result": {"type": "expired"}}
+            if fault:
+                return {"custom_id": custom_id, "result": {"type": "errored", "error": {
+                    "type": "error", "error": {"type": "invalid_request_error", "message": "fake item fault"}}}}
+            return {"custom_id": custom_id, "result": {"type": "succeeded", "message": self._reply(params, True)}}
+        if fault:
+            return {"id": f"batch_req_{custom_id}", "custom_id": custom_id, "error": None, "response": {
+                "status_code": 400, "request_id": "req_x",
+                "body": {"error": {"message": "fake item fault", "type": "invalid_request_error"}}}}
+        return {"id": f"batch_req_{custom_id}", "custom_id": custom_id, "error": None, "response": {
+            "status_code": 200, "request_id": "req_x", "body": self._reply(params, False)}}
+
+    def _finish(self, batch: dict[str, Any]) -> list[dict[str, Any]]:
+        if batch["results"] is None:  # computed once, when the batch ends
+            batch["results"] = [self._item_result(cid, params, batch["anthropic"]) for cid, params in batch["items"]]
+        return batch["results"]
+
+    def _batch_object(self, batch_id: str, batch: dict[str, Any], ended: bool) -> dict[str, Any]:
+        n = len(batch["items"])
+        if batch["anthropic"]:
+            results = self._finish(batch) if ended else []
+            kinds = [r["result"]["type"] for r in results]
+            return {"id": batch_id, "type": "message_batch", "processing_status": "ended" if ended else "in_progress",
+                    "request_counts": {"processing": 0 if ended else n, "succeeded": kinds.count("succeeded"),
+                                       "errored": kinds.count("errored"), "canceled": 0,
+                                       "expired": kinds.count("expired")},
+                    "created_at": "2026-11-30T00:00:00Z", "expires_at": "2026-12-01T00:00:00Z",
+                    "ended_at": "2026-11-30T00:01:00Z" if ended else None, "archived_at": None,
+                    "cancel_initiated_at": None,
+                    "results_url": f"{self.base}/v1/messages/batches/{batch_id}/results" if ended else None}
+        status = self.behaviour.batch_outcome if ended else "in_progress"
+        out: dict[str, Any] = {"id": batch_id, "object": "batch", "endpoint": "/v1/chat/completions",
+                               "input_file_id": "file-1", "completion_window": "24h", "status": status,
+                               "created_at": 0, "output_file_id": None, "error_file_id": None,
+                               "request_counts": {"total": n, "completed": 0, "failed": 0}}
+        if ended and status in ("completed", "expired"):
+            out.update(self._output_files(batch, status))
+        if ended and status == "failed":
+            out["errors"] = {"object": "list", "data": [{"code": "invalid_request", "message": "fake batch failure"}]}
+        return out
+
+    def _output_files(self, batch: dict[str, Any], status: str) -> dict[str, Any]:
+        if "files" not in batch:  # written once, when the batch ends
+            results = self._finish(batch)
+            if status == "expired":  # an expired batch returns what it finished: here, the first half
+                results = results[: len(results) // 2]
+            good = [r for r in results if r["response"]["status_code"] == 200]
+            bad = [r for r in results if r["response"]["status_code"] != 200]
+            files: dict[str, Any] = {"request_counts": {"total": len(batch["items"]), "completed": len(good),
+                                                        "failed": len(batch["items"]) - len(good)}}
+            for key, lines in (("output_file_id", good), ("error_file_id", bad)):
+                if lines:
+                    file_id = f"file-{len(self.files) + 1}"
+                    self.files[file_id] = "".join(json.dumps(x) + "\n" for x in lines).encode()
+                    files[key] = file_id
+            batch["files"] = files
+        return batch["files"]
+
+    def _anthropic_results(self, batch_id: str) -> bytes:
+        return "".join(json.dumps(r) + "\n" for r in self._finish(self.batches[batch_id])).encode()
 
     # -- content --------------------------------------------------------------------------------
 

@@ -71,3 +71,58 @@ def test_bad_model_name_is_a_user_error(fast_env: Path, tmp_path: Path) -> None:
     result = runner.invoke(app, ["run", str(SUITE), "--agent", str(agent), "--judge-model", "gpt-4o"])
     assert result.exit_code == 2
     assert "expected 'offline', 'openai:<model>'" in result.stderr
+
+
+def test_run_with_batch_judging_falls_back_live_for_failed_items(fast_env: Path, tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """Judge on an OpenAI batch, probes on an Anthropic batch; one failed batch item is judged live."""
+    from polygon_core.demo import demo_dir
+
+    monkeypatch.setenv("POLYGON_BATCH_POLL_SECONDS", "0.01")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", FAKE_KEY)
+    agent = demo_dir() / "agents" / "agent_v1.yaml"
+    with FakeLLMServer() as srv:
+        srv.behaviour.batch_polls = 2
+        srv.behaviour.batch_item_fault = {"j0000003": "error"}.get
+        judge = f"openai:gpt-4o-mini@{srv.openai_url}"
+        probe = f"anthropic:claude-3-5-haiku-latest@{srv.anthropic_url}"
+        result = runner.invoke(app, ["run", str(SUITE), "--agent", str(agent), "--seeds", "1", "--json",
+                                     "--judge-model", judge, "--probe-model", probe, "--batch-judging"])
+        live_calls = [b for b in srv.behaviour.seen if "messages" in b and "custom_id" not in b]
+        batches = list(srv.batches.values())
+    assert result.exit_code == 0, result.output
+    (out,) = json.loads(result.stdout)["runs"]
+    assert out["conversations"] == 6 and sum(out["verdicts"].values()) == 6
+    assert [len(b["items"]) for b in batches] == [6, 6]  # the judge's batch, then the probes'
+    judge_usage, probe_usage = out["usage"]["judge"], out["usage"]["probe"]
+    # Five judged by the batch, the failed one live; every probe answered by its batch.
+    assert (judge_usage["calls"], judge_usage["batch_calls"], judge_usage["failures"]) == (6, 5, 1)
+    assert (probe_usage["calls"], probe_usage["batch_calls"]) == (6, 6)
+    assert len(live_calls) == 1
+    assert out["batch_savings_usd"] == pytest.approx(
+        judge_usage["batch_savings_usd"] + probe_usage["batch_savings_usd"], abs=1e-6)
+    # All probe tokens went by batch at half price: the cost and the saving are equal, and not zero.
+    assert probe_usage["cost_usd"] == pytest.approx(probe_usage["batch_savings_usd"], abs=1e-6)
+    assert probe_usage["cost_usd"] > 0
+
+
+def test_rescore_by_batch_and_its_errors(fast_env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from polygon_core.demo import demo_dir
+
+    monkeypatch.setenv("POLYGON_BATCH_POLL_SECONDS", "0.01")
+    agent = demo_dir() / "agents" / "agent_v1.yaml"
+    made = runner.invoke(app, ["run", str(SUITE), "--agent", str(agent), "--seeds", "1", "--json"])
+    assert made.exit_code == 0, made.output
+    run_id = json.loads(made.stdout)["runs"][0]["run_id"]
+    offline = runner.invoke(app, ["rescore", run_id, "--rubric", "v2", "--judge", "offline", "--batch"])
+    assert offline.exit_code == 2
+    assert "--batch needs an openai:… or anthropic:… model" in offline.stderr
+    nothing = runner.invoke(app, ["run", str(SUITE), "--agent", str(agent), "--seeds", "1", "--batch-judging"])
+    assert nothing.exit_code == 2 and "batch judging needs a model judge or probe answerer" in nothing.stderr
+    with FakeLLMServer() as srv:
+        judge = f"openai:gpt-4o-mini@{srv.openai_url}"
+        result = runner.invoke(app, ["rescore", run_id, "--rubric", "v2", "--judge", judge, "--batch", "--json"])
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.stdout)
+    assert (out["added"], out["judge"], out["rubric_version"], out["failed"]) == (6, judge, "v2", [])
+    assert len(srv.batches) == 1

@@ -4,9 +4,20 @@ Each step reads its inputs from the stores by id and writes its outputs back, so
 re-run alone (re-judge, re-probe, re-compare) and a killed run resumes where it stopped.
 
 Modules: `_common` (stores, cached loading), `_runs`, `_simulate`, `_grade` (judge and probe passes),
-`_results` (result rows, scorecards), `_compare`.
+`_results` (result rows, scorecards), `_compare`, `_batch` (judge and probe passes through batch APIs).
 """
 
+from ._batch import (
+    BatchJob,
+    BatchPass,
+    BatchTimeout,
+    batch_passes,
+    collect_batch_pass,
+    load_job,
+    rescore_batch_pass,
+    submit_batch_pass,
+    wait_for_batch_pass,
+)
 from ._common import (
     Stores,
     _agent,
@@ -19,7 +30,7 @@ from ._common import (
     transcript_key,
 )
 from ._compare import Comparison, ComparisonError, compare_runs, run_labels
-from ._grade import judge, probe
+from ._grade import RescoreResult, judge, probe
 from ._production import (
     AgentIdentity,
     ImportSummary,
@@ -41,14 +52,20 @@ from ._simulate import simulate
 __all__ = [
     "ROLES",
     "AgentIdentity",
+    "BatchJob",
+    "BatchPass",
+    "BatchTimeout",
     "Comparison",
     "ComparisonError",
     "ImportSummary",
     "ReplayDiff",
+    "RescoreResult",
     "Stores",
     "_agent",
     "_suite",
     "agent_identity",
+    "batch_passes",
+    "collect_batch_pass",
     "compare_runs",
     "create_run",
     "fingerprint",
@@ -60,6 +77,7 @@ __all__ = [
     "judge_production",
     "list_source_files",
     "load_conversation",
+    "load_job",
     "manifest_key",
     "new_run",
     "open_stores",
@@ -70,11 +88,14 @@ __all__ = [
     "probe_production",
     "production_run_info",
     "replay_conversation",
+    "rescore_batch_pass",
     "result_rows",
     "role_models",
     "run_labels",
     "run_manifest",
     "scorecard",
     "simulate",
+    "submit_batch_pass",
     "transcript_key",
+    "wait_for_batch_pass",
 ]

@@ -5,9 +5,12 @@
   SDKs imported lazily; tool calls normalised; structured output by OpenAI `json_schema`, Anthropic
   forced tool use, or a tolerant JSON parse; a reply that does not fit is marked unparseable;
 - one retry layer (`_retry.py`; the SDKs' own retries are off), per-model limits, record/replay cache,
-  a usage meter and the price table (`prices.yaml`).
+  a usage meter and the price table (`prices.yaml`, with each provider's batch discount);
+- batch APIs (OpenAI Files + Batch, Anthropic Message Batches) on `ProviderChatModel`: submit, poll,
+  read results by custom id (`_batch.py` holds the shared result types).
 """
 
+from ._batch import BatchOutcome, BatchState, BatchStatus
 from ._cache import CacheMode, ReplayMiss, ResponseCache, cache_key
 from ._errors import ProviderConfigError
 from ._factory import ProviderChatModel, cache_folder, make_chat_model
@@ -21,6 +24,9 @@ from ._structured import read_structured
 
 __all__ = [
     "OFFLINE_REPLY",
+    "BatchOutcome",
+    "BatchState",
+    "BatchStatus",
     "CacheMode",
     "Limiter",
     "ModelLimits",

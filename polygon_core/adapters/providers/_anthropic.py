@@ -5,12 +5,10 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from ...conversation import ProviderFailure
 from ...models import Usage
 from ...providers import ChatMessage, ChatRequest, ChatResponse, ChatToolCall
+from ._batch import BatchOutcome, BatchStatus
 from ._clients import SdkAdapter
-from ._errors import classify
-from ._retry import Retryable
 from ._structured import read_structured
 
 __all__ = ["AnthropicAdapter", "anthropic_messages"]
@@ -86,22 +84,13 @@ class AnthropicAdapter(SdkAdapter):
     async def call(self, request: ChatRequest, label: str) -> ChatResponse:
         """Send one request; raises Retryable or ProviderFailure."""
         started = time.perf_counter()
-        try:
-            resp = await self._client().messages.create(**self._params(request))
-            if isinstance(resp, (str, bytes)):
-                # The SDK hands back a non-JSON body as text instead of raising.
-                raise Retryable("the server's reply is not JSON")
-            blocks = list(resp.content)
-            usage = resp.usage
-        except (ProviderFailure, Retryable):
-            raise
-        except Exception as exc:
-            mapped = classify(exc, self._sdk, label, self.secrets())
-            if mapped is exc:
-                raise
-            raise mapped from None
+        resp = await self.guarded(label, lambda: self._client().messages.create(**self._params(request)))
+        return self._reply(resp, request, round((time.perf_counter() - started) * 1000, 1))
+
+    def _reply(self, resp: Any, request: ChatRequest, latency_ms: float) -> ChatResponse:
+        """A Message as a ChatResponse (a forced tool's input is the structured reply)."""
         texts, calls, structured = [], [], None
-        for block in blocks:
+        for block in resp.content:
             kind = getattr(block, "type", None)
             if kind == "text":
                 texts.append(block.text)
@@ -115,6 +104,7 @@ class AnthropicAdapter(SdkAdapter):
                     calls.append(ChatToolCall(id=block.id, name=block.name, raw_arguments=str(block.input),
                                               arguments_valid=False))
         text = "".join(texts)
+        usage = resp.usage
         read = int(getattr(usage, "cache_read_input_tokens", 0) or 0)
         written = int(getattr(usage, "cache_creation_input_tokens", 0) or 0)
         out = ChatResponse(
@@ -122,11 +112,58 @@ class AnthropicAdapter(SdkAdapter):
             usage=Usage(input_tokens=int(getattr(usage, "input_tokens", 0) or 0) + read + written,
                         output_tokens=int(getattr(usage, "output_tokens", 0) or 0),
                         cached_tokens=read, calls=1),
-            latency_ms=round((time.perf_counter() - started) * 1000, 1),
-            request_id=getattr(resp, "_request_id", None) or getattr(resp, "id", None))
+            latency_ms=latency_ms, request_id=getattr(resp, "_request_id", None) or getattr(resp, "id", None))
         if request.response_schema is not None:
             # No tool_use block (a server that ignored tool_choice): read the text tolerantly.
             parsed, bad, error = read_structured(structured if structured is not None else text,
                                                  request.response_schema)
             out = out.model_copy(update={"parsed": parsed, "unparseable": bad, "parse_error": error})
         return out
+
+    # -- Message Batches: the same request bodies, submitted together ---------------------------
+
+    def _batch_params(self, request: ChatRequest) -> dict[str, Any]:
+        # A batch item's params are the plain request body: sampling goes in directly.
+        params = self._params(request)
+        params.update(params.pop("extra_body", {}))
+        return params
+
+    async def submit_batch(self, requests: dict[str, ChatRequest], label: str) -> str:
+        """Create a Message Batch; returns its id."""
+        items = [{"custom_id": cid, "params": self._batch_params(req)} for cid, req in requests.items()]
+        batch = await self.guarded(label, lambda: self._client().messages.batches.create(requests=items))
+        return str(batch.id)
+
+    async def batch_status(self, batch_id: str, label: str) -> BatchStatus:
+        """One poll of a batch (`ended` covers batches whose items expired or were canceled)."""
+        batch = await self.guarded(label, lambda: self._client().messages.batches.retrieve(batch_id))
+        counts = batch.request_counts
+        errored = sum(int(getattr(counts, k, 0) or 0) for k in ("errored", "expired", "canceled"))
+        succeeded = int(getattr(counts, "succeeded", 0) or 0)
+        total = succeeded + errored + int(getattr(counts, "processing", 0) or 0)
+        state = "ended" if batch.processing_status == "ended" else "pending"
+        return BatchStatus(batch_id=batch_id, state=state, provider_status=str(batch.processing_status),
+                           total=total, succeeded=succeeded, errored=errored)
+
+    async def batch_results(self, batch_id: str, requests: dict[str, ChatRequest],
+                            label: str) -> list[BatchOutcome]:
+        """Every request's outcome, read from the batch's results file."""
+
+        async def read() -> dict[str, BatchOutcome]:
+            found: dict[str, BatchOutcome] = {}
+            async for item in await self._client().messages.batches.results(batch_id):
+                if item.custom_id in requests:
+                    found[item.custom_id] = self._outcome(item, requests[item.custom_id])
+            return found
+
+        found = await self.guarded(label, read)
+        return [found.get(cid) or BatchOutcome(custom_id=cid, error=f"no result in batch {batch_id}")
+                for cid in requests]
+
+    def _outcome(self, item: Any, request: ChatRequest) -> BatchOutcome:
+        result = item.result
+        if result.type == "succeeded":
+            return BatchOutcome(custom_id=item.custom_id, response=self._reply(result.message, request, 0.0))
+        error = getattr(getattr(result, "error", None), "error", None)
+        reason = getattr(error, "message", None) or result.type
+        return BatchOutcome(custom_id=item.custom_id, error=f"{result.type}: {reason}")

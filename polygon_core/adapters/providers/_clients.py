@@ -13,8 +13,10 @@ import functools
 import ssl
 import threading
 import weakref
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 _LOCK = threading.RLock()  # re-entrant: a client is made while the lock is held
 _BY_LOOP: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[tuple[Any, ...], Any]] = (
@@ -73,6 +75,26 @@ class SdkAdapter:
                 http_client=self._sdk.DefaultAsyncHttpxClient(verify=shared_ssl_context(), timeout=self.timeout))
 
         return loop_client((self.provider, self.base_url, self._key, self.timeout), make)
+
+    async def guarded(self, label: str, make: Callable[[], Awaitable[T]]) -> T:
+        """Await one SDK call, mapping its exceptions to `Retryable` or `ProviderFailure`."""
+        from ...conversation import ProviderFailure
+        from ._errors import classify
+        from ._retry import Retryable
+
+        try:
+            result = await make()
+        except (ProviderFailure, Retryable):
+            raise
+        except Exception as exc:
+            mapped = classify(exc, self._sdk, label, self.secrets())
+            if mapped is exc:
+                raise
+            raise mapped from None
+        if isinstance(result, (str, bytes)):
+            # The SDK hands back a non-JSON body as text instead of raising.
+            raise Retryable("the server's reply is not JSON")
+        return result
 
     async def aclose(self) -> None:
         """Close the running loop's clients: call once, when that loop's conversations are done."""

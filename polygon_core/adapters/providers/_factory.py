@@ -9,6 +9,7 @@ from ...conversation import ProviderFailure
 from ...providers import ChatModel, ChatRequest, ChatResponse
 from ..settings import PolygonSettings
 from ._anthropic import AnthropicAdapter
+from ._batch import BatchOutcome, BatchStatus
 from ._cache import ReplayMiss, ResponseCache, cache_key
 from ._errors import ProviderConfigError, redact
 from ._limits import Limiter, ModelLimits, limiter_for, prefect_slot
@@ -72,6 +73,63 @@ class ProviderChatModel:
             self.cache.put(key, reply)
         self._meter(request.role, reply, 0)
         return reply
+
+    # -- batch judging (OpenAI Batch API, Anthropic Message Batches) ----------------------------
+
+    supports_batch = True
+
+    def cached_replies(self, requests: dict[str, ChatRequest]) -> dict[str, ChatResponse]:
+        """The replies the record/replay cache already holds (metered as they are used).
+
+        In replay mode every request must be there: a miss is an error, never a batch submission.
+        """
+        if not self.cache:
+            return {}
+        hits: dict[str, ChatResponse] = {}
+        for cid, request in requests.items():
+            hit = self.cache.get(cache_key(self.spec.short, request))
+            if hit is not None:
+                hits[cid] = hit
+                self._meter(request.role, hit, 0)
+            elif self.cache.mode == "replay":
+                raise ReplayMiss(f"{self.name}: no recorded reply for batch request {cid} "
+                                 "(replay mode never calls the model; record the run first)")
+        return hits
+
+    async def _with_retries(self, fn: Any, role: str) -> Any:
+        try:
+            result, _ = await call_with_retries(
+                fn, self.policy, label=self.name,
+                on_retry=(lambda _reason: self.meter.retry(role)) if self.meter else None)
+        except ProviderFailure as exc:
+            raise type(exc)(redact(str(exc), self.adapter.secrets())) from None
+        return result
+
+    async def submit_batch(self, requests: dict[str, ChatRequest]) -> str:
+        """Submit requests (custom id → request) as one batch; returns the provider's batch id."""
+        role = next(iter(requests.values())).role if requests else "judge"
+        return await self._with_retries(lambda: self.adapter.submit_batch(requests, self.name), role)
+
+    async def batch_status(self, batch_id: str) -> BatchStatus:
+        """One poll of a submitted batch (retried like any request)."""
+        return await self._with_retries(lambda: self.adapter.batch_status(batch_id, self.name), "judge")
+
+    async def batch_results(self, batch_id: str, requests: dict[str, ChatRequest]) -> list[BatchOutcome]:
+        """Each request's outcome; replies are metered as batch usage and recorded in record mode."""
+        role = next(iter(requests.values())).role if requests else "judge"
+        outcomes = await self._with_retries(
+            lambda: self.adapter.batch_results(batch_id, requests, self.name), role)
+        for outcome in outcomes:
+            request = requests[outcome.custom_id]
+            if outcome.response is None:
+                if self.meter:
+                    self.meter.add(request.role, self.name, _no_usage(), failed=True)
+                continue
+            if self.cache and self.cache.mode == "record":
+                self.cache.put(cache_key(self.spec.short, request), outcome.response)
+            if self.meter:
+                self.meter.add(request.role, self.name, outcome.response.usage, batch=True)
+        return outcomes
 
     def _meter(self, role: str, reply: ChatResponse, retries: int) -> None:
         if self.meter:

@@ -20,12 +20,17 @@ class UsageMeter:
         self._lock = threading.Lock()
         self.roles: dict[str, dict[str, Any]] = {}
 
-    def add(self, role: str, model: str, usage: Usage, *, retries: int = 0, failed: bool = False) -> None:
-        """Record one call (or one final failure)."""
+    def add(self, role: str, model: str, usage: Usage, *, retries: int = 0, failed: bool = False,
+            batch: bool = False) -> None:
+        """Record one call (or one final failure); `batch` for a batch API reply (discounted)."""
         with self._lock:
             entry = self.roles.setdefault(role, {"models": {}, "retries": 0, "failures": 0})
             per = entry["models"].setdefault(model, Usage().model_dump())
             entry["models"][model] = Usage.model_validate(per).add(usage).model_dump()
+            if batch:
+                # The batch share of the model's usage, kept apart so its discount can be applied.
+                share = entry.setdefault("batch", {}).setdefault(model, Usage().model_dump())
+                entry["batch"][model] = Usage.model_validate(share).add(usage).model_dump()
             entry["retries"] += retries
             entry["failures"] += int(failed)
 
@@ -60,9 +65,11 @@ def run_usage(artifacts: ArtifactStore, run_id: str,
             agg = roles.setdefault(role, {"models": {}, "retries": 0, "failures": 0})
             agg["retries"] += entry.get("retries", 0)
             agg["failures"] += entry.get("failures", 0)
-            for model, usage in entry.get("models", {}).items():
-                prev = Usage.model_validate(agg["models"].get(model, {}))
-                agg["models"][model] = prev.add(Usage.model_validate(usage)).model_dump()
+            for part in ("models", "batch"):
+                for model, usage in entry.get(part, {}).items():
+                    into = agg.setdefault(part, {})
+                    prev = Usage.model_validate(into.get(model, {}))
+                    into[model] = prev.add(Usage.model_validate(usage)).model_dump()
     for conv in conversation_usage or []:
         for role, usage in conv.items():
             if role in roles and roles[role]["models"]:
@@ -72,29 +79,38 @@ def run_usage(artifacts: ArtifactStore, run_id: str,
                 prev = Usage.model_validate(agg["models"].get("offline", {}))
                 agg["models"]["offline"] = prev.add(Usage.model_validate(usage)).model_dump()
     out: dict[str, Any] = {"roles": {}, "cost_usd": 0.0, "cost_estimated": True,
-                           "prices_read_on": table.read_on, "unpriced_models": [], "retries": 0}
+                           "prices_read_on": table.read_on, "unpriced_models": [], "retries": 0,
+                           "batch_savings_usd": 0.0}
     unpriced: set[str] = set()
     for role, agg in sorted(roles.items()):
-        total = Usage()
-        cost = 0.0
+        total, batch_calls = Usage(), 0
+        cost = savings = 0.0
         for model, usage in agg["models"].items():
             u = Usage.model_validate(usage)
             total = total.add(u)
             if model == "offline":
                 continue
+            batched = Usage.model_validate(agg.get("batch", {}).get(model, {}))
+            batch_calls += batched.calls
             short = model.split("@", 1)[0]
             value = estimate_cost(short, u, table)
             if value is None:
                 unpriced.add(short)
-            else:
-                cost += value
+                continue
+            # Batch replies are billed at the list price less the provider's batch discount.
+            saved = (estimate_cost(short, batched, table) or 0.0) * table.discount(short)
+            cost += value - saved
+            savings += saved
         out["roles"][role] = {"models": sorted(agg["models"]), "input_tokens": total.input_tokens,
                               "output_tokens": total.output_tokens, "cached_tokens": total.cached_tokens,
                               "calls": total.calls, "tokens_estimated": total.estimated,
                               "retries": agg["retries"], "failures": agg["failures"],
+                              "batch_calls": batch_calls, "batch_savings_usd": round(savings, 6),
                               "cost_usd": round(cost, 6)}
         out["cost_usd"] += cost
+        out["batch_savings_usd"] += savings
         out["retries"] += agg["retries"]
     out["cost_usd"] = round(out["cost_usd"], 6)
+    out["batch_savings_usd"] = round(out["batch_savings_usd"], 6)
     out["unpriced_models"] = sorted(unpriced)
     return out

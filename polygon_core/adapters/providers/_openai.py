@@ -6,15 +6,15 @@ import json
 import time
 from typing import Any
 
-from ...conversation import ProviderFailure
 from ...models import Usage
 from ...providers import ChatMessage, ChatRequest, ChatResponse, ChatToolCall
+from ._batch import BatchOutcome, BatchStatus, openai_batch_state
 from ._clients import SdkAdapter
-from ._errors import classify
-from ._retry import Retryable
 from ._structured import read_structured
 
 __all__ = ["OpenAIAdapter", "openai_messages"]
+
+_BATCH_ENDPOINT = "/v1/chat/completions"
 
 
 def openai_messages(messages: list[ChatMessage]) -> list[dict[str, Any]]:
@@ -69,39 +69,86 @@ class OpenAIAdapter(SdkAdapter):
     async def call(self, request: ChatRequest, label: str) -> ChatResponse:
         """Send one request; raises Retryable or ProviderFailure."""
         started = time.perf_counter()
-        try:
-            # The SDK's low-level `post` sends the same request without `create`'s per-call walk of
-            # the typed parameters (about 10 ms per call, the largest cost in a concurrent run);
-            # the reply is parsed into the same ChatCompletion type.
-            resp = await self._client().post("/chat/completions", body=self._params(request),
-                                             cast_to=self._sdk.types.chat.ChatCompletion)
-            if isinstance(resp, (str, bytes)):
-                # The SDK hands back a non-JSON body as text instead of raising.
-                raise Retryable("the server's reply is not JSON")
-            choice = resp.choices[0]
-            message = choice.message
-            text = message.content or ""
-            calls = [_tool_call(c) for c in (message.tool_calls or [])]
-            usage = resp.usage
-        except (ProviderFailure, Retryable):
-            raise
-        except Exception as exc:
-            mapped = classify(exc, self._sdk, label, self.secrets())
-            if mapped is exc:
-                raise
-            raise mapped from None
+        # The SDK's low-level `post` sends the same request without `create`'s per-call walk of
+        # the typed parameters (about 10 ms per call, the largest cost in a concurrent run);
+        # the reply is parsed into the same ChatCompletion type.
+        resp = await self.guarded(label, lambda: self._client().post(
+            "/chat/completions", body=self._params(request), cast_to=self._sdk.types.chat.ChatCompletion))
+        return self._reply(resp, request, round((time.perf_counter() - started) * 1000, 1))
+
+    def _reply(self, resp: Any, request: ChatRequest, latency_ms: float) -> ChatResponse:
+        """A ChatCompletion as a ChatResponse (the schema'd reply read tolerantly)."""
+        message = resp.choices[0].message
+        text = message.content or ""
+        usage = resp.usage
         cached = 0
         details = getattr(usage, "prompt_tokens_details", None) if usage else None
         if details is not None and getattr(details, "cached_tokens", None):
             cached = int(details.cached_tokens)
         out = ChatResponse(
-            text=text, tool_calls=calls, provider="openai", model=self.model,
+            text=text, tool_calls=[_tool_call(c) for c in (message.tool_calls or [])], provider="openai",
+            model=self.model, latency_ms=latency_ms,
             usage=Usage(input_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
                         output_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
                         cached_tokens=cached, calls=1, estimated=usage is None),
-            latency_ms=round((time.perf_counter() - started) * 1000, 1),
             request_id=getattr(resp, "_request_id", None) or getattr(resp, "id", None))
         if request.response_schema is not None:
             parsed, bad, error = read_structured(text, request.response_schema)
             out = out.model_copy(update={"parsed": parsed, "unparseable": bad, "parse_error": error})
         return out
+
+    # -- the Batch API: a JSONL file of requests, uploaded, then one batch over it ---------------
+
+    async def submit_batch(self, requests: dict[str, ChatRequest], label: str) -> str:
+        """Upload the requests as a JSONL file and start a batch over it; returns the batch id."""
+        lines = [json.dumps({"custom_id": cid, "method": "POST", "url": _BATCH_ENDPOINT,
+                             "body": self._params(req)}) for cid, req in requests.items()]
+        data = ("\n".join(lines) + "\n").encode()
+        client = self._client()
+        upload = await self.guarded(label, lambda: client.files.create(
+            file=("polygon-batch.jsonl", data, "application/jsonl"), purpose="batch"))
+        batch = await self.guarded(label, lambda: client.batches.create(
+            input_file_id=upload.id, endpoint=_BATCH_ENDPOINT, completion_window="24h",
+            metadata={"polygon": label[:500]}))
+        return str(batch.id)
+
+    async def batch_status(self, batch_id: str, label: str) -> BatchStatus:
+        """One poll of a batch."""
+        batch = await self.guarded(label, lambda: self._client().batches.retrieve(batch_id))
+        counts = batch.request_counts
+        errors = getattr(batch, "errors", None)
+        detail = "; ".join(str(e.message) for e in (getattr(errors, "data", None) or [])) or None
+        return BatchStatus(batch_id=batch_id, state=openai_batch_state(batch.status),
+                           provider_status=str(batch.status), total=int(getattr(counts, "total", 0) or 0),
+                           succeeded=int(getattr(counts, "completed", 0) or 0),
+                           errored=int(getattr(counts, "failed", 0) or 0), detail=detail)
+
+    async def batch_results(self, batch_id: str, requests: dict[str, ChatRequest],
+                            label: str) -> list[BatchOutcome]:
+        """Every request's outcome, from the output and error files (a missing line is an error)."""
+        client = self._client()
+        batch = await self.guarded(label, lambda: client.batches.retrieve(batch_id))
+        found: dict[str, BatchOutcome] = {}
+        for file_id in (batch.output_file_id, batch.error_file_id):
+            if not file_id:
+                continue
+            content = await self.guarded(label, lambda f=file_id: client.files.content(f))
+            for line in content.text.splitlines():
+                if line.strip():
+                    outcome = self._outcome(json.loads(line), requests)
+                    if outcome is not None:
+                        found[outcome.custom_id] = outcome
+        return [found.get(cid) or BatchOutcome(custom_id=cid, error=f"no result in batch {batch_id} "
+                                               f"(status {batch.status})") for cid in requests]
+
+    def _outcome(self, line: dict[str, Any], requests: dict[str, ChatRequest]) -> BatchOutcome | None:
+        cid = line.get("custom_id")
+        if cid not in requests:
+            return None
+        response = line.get("response") or {}
+        if line.get("error") or response.get("status_code") != 200:
+            err = line.get("error") or (response.get("body") or {}).get("error") or {}
+            message = err.get("message") if isinstance(err, dict) else str(err)
+            return BatchOutcome(custom_id=cid, error=f"HTTP {response.get('status_code')}: {message}")
+        completion = self._sdk.types.chat.ChatCompletion.model_validate(response["body"])
+        return BatchOutcome(custom_id=cid, response=self._reply(completion, requests[cid], 0.0))

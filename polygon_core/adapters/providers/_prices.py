@@ -6,7 +6,7 @@ from functools import lru_cache
 from pathlib import Path
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from ...models import Usage
 
@@ -31,7 +31,21 @@ class PriceTable(BaseModel):
     read_on: str
     currency: str = "USD"
     per_tokens: int = 1_000_000
+    batch_discount: dict[str, float] = Field(
+        default_factory=dict, description="per provider: the share of the price a batch API reply saves")
     models: dict[str, ModelPrice]
+
+    @field_validator("batch_discount")
+    @classmethod
+    def _fraction(cls, value: dict[str, float]) -> dict[str, float]:
+        bad = {k: v for k, v in value.items() if not 0.0 <= v <= 1.0}
+        if bad:
+            raise ValueError(f"batch_discount must be fractions between 0 and 1, got {bad}")
+        return value
+
+    def discount(self, provider_model: str) -> float:
+        """The batch discount of a `provider:model` (0 when its provider has none)."""
+        return self.batch_discount.get(provider_model.split(":", 1)[0], 0.0)
 
     def price(self, provider_model: str) -> ModelPrice | None:
         """The price of `provider:model`; a dated snapshot (`gpt-4o-2024-08-06`) falls back to its family."""
@@ -49,7 +63,7 @@ def price_table(path: str | None = None) -> PriceTable:
 
 
 def estimate_cost(provider_model: str, usage: Usage, table: PriceTable | None = None) -> float | None:
-    """Estimated dollars for `usage` on a model; None when the model has no price."""
+    """Estimated dollars for `usage` on a model at list price; None when the model has no price."""
     table = table or price_table()
     price = table.price(provider_model)
     if price is None:

@@ -1,0 +1,41 @@
+"""Tasks of the batch judging flow: submit, wait (polling), collect. Each wraps one pipeline call."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from prefect import get_run_logger, task
+
+from polygon_core.adapters import pipeline
+
+
+def _stores() -> pipeline.Stores:
+    return pipeline.open_stores()
+
+
+@task(name="submit-batch", retries=2, retry_delay_seconds=5,
+      task_run_name="submit {spec.kind} batch of {spec.run_id}")
+def submit_batch_task(spec: pipeline.BatchPass) -> pipeline.BatchJob:
+    """Submit the pass (a job already submitted for it is reused: a retry never pays twice)."""
+    return pipeline.submit_batch_pass(_stores(), spec)
+
+
+@task(name="wait-for-batch", retries=3, retry_delay_seconds=30,
+      task_run_name="wait for {key} of {run_id}")
+def wait_for_batch_task(run_id: str, key: str) -> pipeline.BatchJob:
+    """Poll the pass's batches until they end; each poll is logged for the Prefect UI."""
+    logger = get_run_logger()
+
+    def report(statuses: list[Any]) -> None:
+        for s in statuses:
+            logger.info("batch %s: %s (%d of %d done, %d errored)", s.batch_id, s.provider_status,
+                        s.succeeded + s.errored, s.total, s.errored)
+
+    return pipeline.wait_for_batch_pass(_stores(), run_id, key, on_status=report)
+
+
+@task(name="collect-batch", retries=2, retry_delay_seconds=5,
+      task_run_name="collect {key} of {run_id}")
+def collect_batch_task(run_id: str, key: str) -> pipeline.RescoreResult:
+    """Store the batch's judgments or probe answers; returns what was added and what failed."""
+    return pipeline.collect_batch_pass(_stores(), run_id, key)
