@@ -20,7 +20,13 @@ def submit_batch_task(spec: pipeline.BatchPass) -> pipeline.BatchJob:
     return pipeline.submit_batch_pass(_stores(), spec)
 
 
-@task(name="wait-for-batch", retries=3, retry_delay_seconds=30,
+def _not_a_timeout(_task: Any, _task_run: Any, state: Any) -> bool:
+    # A dropped connection or a crashed poll is worth another try; a batch that outlived
+    # POLYGON_BATCH_MAX_WAIT_HOURS is not (retrying would wait that long again, silently).
+    return not isinstance(state.result(raise_on_failure=False), pipeline.BatchTimeout)
+
+
+@task(name="wait-for-batch", retries=3, retry_delay_seconds=30, retry_condition_fn=_not_a_timeout,
       task_run_name="wait for {key} of {run_id}")
 def wait_for_batch_task(run_id: str, key: str) -> pipeline.BatchJob:
     """Poll the pass's batches until they end; each poll is logged for the Prefect UI."""
