@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from polygon.flows._batch import batch_judge  # absolute: Prefect loads this file by path
 from polygon.tasks import finish_run_task
 from polygon.tasks._production import (
     import_file_task,
@@ -15,6 +16,8 @@ from polygon.tasks._production import (
 from prefect import flow
 from prefect.task_runners import ThreadPoolTaskRunner
 
+from polygon_core.adapters import pipeline
+
 
 def _is_location(source: str) -> bool:
     return source.startswith("s3://") or Path(source).exists()
@@ -25,10 +28,13 @@ def _is_location(source: str) -> bool:
 def grade_production_calls(source: str, since: str | None = None, until: str | None = None,
                            fmt: str | None = None, agent_path: str | None = None,
                            suite_path: str | None = None, rubric_version: str | None = None,
-                           source_name: str | None = None) -> dict:
+                           source_name: str | None = None, judge_model: str | None = None,
+                           probe_model: str | None = None, batch_judging: bool = False) -> dict:
     """Import every file at `source` (a folder or s3:// prefix; skipped when `source` is the
     name of an already imported source), then grade its calls in [since, until] as production
-    runs. Returns the import summary and each run's scorecard."""
+    runs, judged and probed by `judge_model` / `probe_model` (default: POLYGON_JUDGE_MODEL /
+    POLYGON_PROBE_MODEL), through the provider's batch API with `batch_judging` (calls whose
+    batch items failed are then graded live). Returns the import summary and each run's scorecard."""
     name = source_name or source
     imported = {"read": 0, "imported": 0, "duplicates": 0, "rejected": 0, "errors": []}
     if _is_location(source):
@@ -40,9 +46,14 @@ def grade_production_calls(source: str, since: str | None = None, until: str | N
                 imported[key] += part[key]
             imported["errors"].extend(part["errors"])
     cards = []
-    for run, cids in plan_production_runs_task(name, since, until, rubric_version, agent_path):
-        futures = [judge_production_task.submit(run.id, cid, agent_path) for cid in cids]
-        futures += [probe_production_task.submit(run.id, cid, agent_path) for cid in cids]
+    for run, cids in plan_production_runs_task(name, since, until, rubric_version, agent_path,
+                                               judge_model, probe_model):
+        live = {"judge": cids, "probe": cids}
+        for spec in pipeline.batch_passes(run, suite_path=None, agent_path=agent_path,
+                                          rubric_version=run.rubric_version, enabled=batch_judging):
+            live[spec.kind] = batch_judge(spec).failed
+        futures = [judge_production_task.submit(run.id, cid, agent_path) for cid in live["judge"]]
+        futures += [probe_production_task.submit(run.id, cid, agent_path) for cid in live["probe"]]
         for future in futures:
             future.result()
         cards.append(finish_run_task(run.id).model_dump(mode="json"))

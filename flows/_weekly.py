@@ -24,11 +24,16 @@ def grading_window(end: datetime, days: int) -> tuple[str, str]:
 
 @flow(name="weekly-production-grading", flow_run_name="grade the {days} days of calls from {source}")
 def weekly_production_grading(source: str, days: int = 7, agent_path: str | None = None,
-                              suite_path: str | None = None, rubric_version: str | None = None
-                              ) -> dict[str, Any]:
-    """Import and grade the production calls of the `days` days before this run's scheduled start."""
+                              suite_path: str | None = None, rubric_version: str | None = None,
+                              judge_model: str | None = None, probe_model: str | None = None,
+                              batch_judging: bool = False) -> dict[str, Any]:
+    """Import and grade the production calls of the `days` days before this run's scheduled start
+    (judge and probe models: these parameters, else the worker's POLYGON_JUDGE_MODEL / _PROBE_MODEL;
+    `batch_judging` sends model passes through the provider's batch API at half price)."""
     scheduled = flow_run.scheduled_start_time
     end = scheduled if scheduled is not None else datetime.now(UTC)
     since, until = grading_window(end, days)
     return grade_production_calls(source=source, since=since, until=until, agent_path=agent_path,
-                                  suite_path=suite_path, rubric_version=rubric_version)
+                                  suite_path=suite_path, rubric_version=rubric_version,
+                                  judge_model=judge_model, probe_model=probe_model,
+                                  batch_judging=batch_judging)

@@ -30,11 +30,13 @@ def import_file_task(location: str, fmt: str | None, source: str, agent_path: st
 
 @task(name="plan-production-runs", retries=2, retry_delay_seconds=1)
 def plan_production_runs_task(source: str, since: str | None, until: str | None,
-                              rubric_version: str | None = None,
-                              agent_path: str | None = None) -> list[tuple[Run, list[str]]]:
+                              rubric_version: str | None = None, agent_path: str | None = None,
+                              judge_model: str | None = None,
+                              probe_model: str | None = None) -> list[tuple[Run, list[str]]]:
     """Store the window's calls as production runs; returns each run and its conversation ids."""
-    return pipeline.plan_production_runs(_stores(), source, since, until,
-                                         rubric_version=rubric_version, agent_path=agent_path)
+    return pipeline.plan_production_runs(_stores(), source, since, until, rubric_version=rubric_version,
+                                         agent_path=agent_path, judge_model=judge_model,
+                                         probe_model=probe_model)
 
 
 @task(name="judge-production", retries=2, retry_delay_seconds=1,

@@ -65,19 +65,37 @@ def register(app: typer.Typer) -> None:
                     agent: Annotated[Path | None, typer.Option(help="agent YAML")] = None,
                     suite: Annotated[Path | None, typer.Option(help="suite, for the agent version")] = None,
                     rubric: Annotated[str | None, typer.Option(help="rubric version")] = None,
+                    judge_model: Annotated[str | None, typer.Option(
+                        help="judge: offline | openai:<model> | anthropic:<model>[@<base URL>] "
+                             "(default: POLYGON_JUDGE_MODEL)")] = None,
+                    probe_model: Annotated[str | None, typer.Option(
+                        help="probe answerer, as --judge-model (default: POLYGON_PROBE_MODEL)")] = None,
+                    batch_judging: Annotated[bool, typer.Option(
+                        "--batch-judging", help="judge and probe through the provider's batch API "
+                        "(half price; waits for the batch)")] = False,
                     json_out: Annotated[bool, typer.Option("--json", help="print one JSON object")] = False,
                     ) -> None:
         """Grade a source's calls in a date window as production runs (the Prefect flow)."""
         from polygon_core.adapters import pipeline
+        from polygon_core.adapters.providers import make_chat_model
 
         pipeline.parse_window(since, until)  # bad dates fail here, before Prefect starts
+        settings = pipeline.open_stores().settings
+        for name in (judge_model, probe_model):
+            if name:
+                make_chat_model(name, settings)  # a bad name or a missing key: one line, exit 2
+        models = [judge_model or settings.judge_model, probe_model or settings.probe_model]
+        if batch_judging and all(m in pipeline.OFFLINE_NAMES for m in models):
+            raise ValueError("--batch-judging needs a model judge or probe answerer (--judge-model / "
+                             "--probe-model openai:… or anthropic:…); the offline ones have nothing to batch")
         _quiet_prefect()
         from polygon.flows._production import grade_production_calls
 
         result = grade_production_calls(
             source=source, since=since, until=until, fmt=fmt,
             agent_path=str(agent.resolve()) if agent else None,
-            suite_path=str(suite.resolve()) if suite else None, rubric_version=rubric)
+            suite_path=str(suite.resolve()) if suite else None, rubric_version=rubric,
+            judge_model=judge_model, probe_model=probe_model, batch_judging=batch_judging)
         if json_out:
             print(json.dumps(result))
             return

@@ -133,3 +133,38 @@ def test_custom_patterns_from_settings(polygon_home: Path, tmp_path: Path,
         opened.repo.close()
     (stored,) = (polygon_home / "artifacts" / "imports").glob("*/conversations/*.jsonl")
     assert Conversation.model_validate_json(stored.read_text()).turns[0].text == "account [ACCOUNT]"
+
+
+def test_a_model_judge_and_probe_answerer_receive_placeholders_only(
+        polygon_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Production grading by real models: the HTTP bodies they receive carry no personal data."""
+    from polygon_core.imports import NOT_APPLICABLE_CRITERIA, NOT_APPLICABLE_PROBES
+    from tests.fakes.llm_server import FakeLLMServer
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    stores = pipeline.open_stores()
+    path = tmp_path / "pii.jsonl"
+    path.write_text(json.dumps(PII_CALL) + "\n", encoding="utf-8")
+    pipeline.import_calls(stores, [str(path)], "polygon", source="prod")
+    with FakeLLMServer() as server:
+        name = f"openai:gpt-4o-mini@{server.openai_url}"
+        (run,) = pipeline.grade_production(stores, "prod", "2024-05-06", "2024-05-06",
+                                           judge_model=name, probe_model=name)
+        bodies = [json.dumps(b) for b in server.behaviour.seen]
+    assert run.models["judge"] == run.models["probe"] == name
+    assert len(bodies) == 2  # one judge call, one probe call
+    for body in bodies:
+        for secret in SECRETS:
+            assert secret not in body and json.dumps(secret)[1:-1] not in body
+    assert "[CARD]" in bodies[0] and "[PHONE]" in bodies[0] and "[EMAIL]" in bodies[0]
+    # Probes that need ground truth are not asked; they are answered na, by the model's label.
+    asked = json.loads(bodies[1])["response_format"]["json_schema"]["schema"]["properties"]
+    from polygon_core.probes import default_probes
+
+    assert set(asked) == {p.id for p in default_probes()} - set(NOT_APPLICABLE_PROBES)
+    answers = {a.probe_id: a for a in stores.repo.probe_answers(run.id)}
+    assert {a.answered_by for a in answers.values()} == {name}
+    assert all(answers[p].answer == "na" for p in NOT_APPLICABLE_PROBES)
+    (judgment,) = stores.repo.judgments(run.id)
+    assert judgment.judge_model == name and set(judgment.not_applicable) == set(NOT_APPLICABLE_CRITERIA)
+    assert judgment.composite is not None

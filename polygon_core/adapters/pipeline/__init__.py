@@ -30,26 +30,25 @@ from ._common import (
     transcript_key,
 )
 from ._compare import Comparison, ComparisonError, compare_runs, run_labels
-from ._grade import RescoreResult, judge, probe
+from ._grade import OFFLINE_NAMES, RescoreResult, judge, probe
 from ._production import (
     AgentIdentity,
     ImportSummary,
-    grade_production,
     import_calls,
     import_file,
-    judge_production,
     list_source_files,
     parse_window,
     plan_production_runs,
-    probe_production,
     production_run_info,
 )
+from ._production_grade import grade_production, judge_production, probe_production
 from ._replay import ReplayDiff, replay_conversation
 from ._results import finish_run, result_rows, scorecard
 from ._runs import ROLES, create_run, manifest_key, new_run, role_models, run_manifest
 from ._simulate import simulate
 
 __all__ = [
+    "OFFLINE_NAMES",
     "ROLES",
     "AgentIdentity",
     "BatchJob",

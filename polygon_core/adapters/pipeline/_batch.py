@@ -26,9 +26,9 @@ from typing import Any, Literal
 from pydantic import Field
 
 from ..._hashing import content_hash
+from ...imports import NOT_APPLICABLE_CRITERIA, NOT_APPLICABLE_PROBES, mark_probes_not_applicable
 from ...judging import (
     build_judgment,
-    judge_request,
     probe_request,
     read_judge_reply,
     read_probe_reply,
@@ -40,7 +40,8 @@ from ...providers import ChatRequest, ChatResponse
 from ...scoring import get_rubric
 from ..providers import BatchStatus, UsageMeter, ledger_key, make_chat_model
 from ._common import Stores, _agent, _suite, load_conversation
-from ._grade import OFFLINE_NAMES, RescoreResult, _checks, _require_scenario, _run_inputs
+from ._grade import OFFLINE_NAMES, RescoreResult, _checks, _require_scenario, _run_inputs, judge_requests
+from ._production_grade import production_checks
 
 __all__ = ["BatchJob", "BatchPass", "BatchTimeout", "batch_passes", "collect_batch_pass", "load_job",
            "rescore_batch_pass", "submit_batch_pass", "wait_for_batch_pass"]
@@ -56,8 +57,8 @@ class BatchPass(DomainModel):
     run_id: str
     kind: Literal["judge", "probe"]
     model: str = Field(..., description="the judge's or probe answerer's model name (not offline)")
-    suite_path: str
-    agent_path: str
+    suite_path: str | None = Field(None, description="None for a production run (no scenarios)")
+    agent_path: str | None = None
     rubric_version: str = "v1"
     repeats: int = Field(1, ge=1)
     probes_path: str | None = None
@@ -107,9 +108,10 @@ def _save(stores: Stores, job: BatchJob) -> None:
 @dataclass
 class _Work:
     conv: Conversation
-    scenario: Any
+    scenario: Any  # None on a production run
     requests: list[ChatRequest]
-    probes: list[Probe]
+    probes: list[Probe]  # the probes answered (asked, plus not-applicable ones on a production run)
+    production: bool = False
 
 
 def _run(stores: Stores, run_id: str) -> Run:
@@ -132,10 +134,15 @@ def _done(stores: Stores, spec: BatchPass) -> set[str]:
 
 
 def _work(stores: Stores, spec: BatchPass, only: set[str] | None = None) -> Iterator[_Work | str]:
-    """Each pending conversation's requests; an unscorable conversation's id as a plain string."""
+    """Each pending conversation's requests; an unscorable conversation's id as a plain string.
+
+    A production run has no scenarios: its checks are the production ones, the judge gets no
+    persona, and probes that need ground truth are not asked (they are stored `na`).
+    """
     run = _run(stores, spec.run_id)
+    production = run.source == "production"
     done = _done(stores, spec)
-    _config, prompt = _agent(spec.agent_path)
+    prompt = _agent(spec.agent_path)[1] if spec.agent_path else None
     rubric = get_rubric(spec.rubric_version)
     library = _probes(spec) if spec.kind == "probe" else []
     for rec in stores.repo.list_conversations(run.id):
@@ -145,21 +152,22 @@ def _work(stores: Stores, spec: BatchPass, only: set[str] | None = None) -> Iter
         if conv.end_reason in UNSCORED_END_REASONS:
             yield conv.id
             continue
-        checks, scenario = _checks(stores, run, spec.suite_path, spec.agent_path, conv)
-        _require_scenario(scenario, conv, spec.suite_path)
+        if production:
+            checks, scenario = production_checks(conv, spec.agent_path), None
+        else:
+            checks, scenario = _checks(stores, run, spec.suite_path, spec.agent_path, conv)
+            _require_scenario(scenario, conv, str(spec.suite_path))
         if spec.kind == "judge":
-            base = judge_request(conv, rubric=rubric, persona=scenario.persona, instructions=prompt,
-                                 checks=checks)
-            # k repeats: k requests with distinct seeds, exactly as the live judge sends them.
-            requests = [base.model_copy(update={"seed": ((base.seed or 0) + i) % (2**31)})
-                        for i in range(spec.repeats)]
-            yield _Work(conv, scenario, requests, [])
+            yield _Work(conv, scenario, judge_requests(
+                conv, rubric=rubric, persona=scenario.persona if scenario else None, instructions=prompt,
+                checks=checks, repeats=spec.repeats), [], production)
             continue
-        asked = library
-        if scenario.probes is not None:
-            asked = [p for p in library if p.id in set(scenario.probes)]
+        answered = library
+        if scenario is not None and scenario.probes is not None:
+            answered = [p for p in library if p.id in set(scenario.probes)]
+        asked = [p for p in answered if not (production and p.id in NOT_APPLICABLE_PROBES)]
         if asked:
-            yield _Work(conv, scenario, [probe_request(conv, asked, checks=checks)], asked)
+            yield _Work(conv, scenario, [probe_request(conv, asked, checks=checks)], answered, production)
 
 
 def _custom_id(spec: BatchPass, index: int) -> str:
@@ -317,28 +325,33 @@ def _store(stores: Stores, spec: BatchPass, work: _Work, replies: list[ChatRespo
     """Judgment or probe answers from a conversation's replies, as the live pass stores them."""
     if spec.kind == "judge":
         rubric = get_rubric(spec.rubric_version)
-        config, _prompt = _agent(spec.agent_path)
         raws = [read_judge_reply(r, rubric) for r in replies]
-        phrases = [*work.scenario.forbidden_phrases, *config.forbidden_phrases]
+        phrases = [*(work.scenario.forbidden_phrases if work.scenario else []),
+                   *(_agent(spec.agent_path)[0].forbidden_phrases if spec.agent_path else [])]
         judgment = build_judgment(work.conv, raws, rubric_version=rubric.version, judge_model=spec.model,
-                                  forbidden_phrases=phrases)
+                                  forbidden_phrases=phrases,
+                                  not_applicable=list(NOT_APPLICABLE_CRITERIA) if work.production else ())
         stores.repo.save_judgment(spec.run_id, judgment)
         return 1
-    answers = to_probe_answers(work.conv.id, work.probes, read_probe_reply(replies[0], work.probes),
+    asked = [p for p in work.probes if not (work.production and p.id in NOT_APPLICABLE_PROBES)]
+    answers = to_probe_answers(work.conv.id, work.probes, read_probe_reply(replies[0], asked),
                                answered_by=spec.model)
+    if work.production:
+        answers = mark_probes_not_applicable(answers)
     stores.repo.save_probe_answers(spec.run_id, answers)
     return len(answers)
 
 
-def batch_passes(run: Run, *, suite_path: str, agent_path: str, rubric_version: str, repeats: int = 1,
-                 probes_path: str | None = None, enabled: bool | None = None) -> list[BatchPass]:
+def batch_passes(run: Run, *, suite_path: str | None, agent_path: str | None, rubric_version: str,
+                 repeats: int = 1, probes_path: str | None = None,
+                 enabled: bool | None = None) -> list[BatchPass]:
     """The passes of a run that go through a batch API: its model-backed judge and probe roles.
 
-    `enabled` None leaves it to the suite's `batch_judging`; False gives none. Offline roles are
-    computed locally (there is nothing to batch), so they are left out.
+    `enabled` None leaves it to the suite's `batch_judging` (a production run has no suite: off);
+    False gives none. Offline roles are computed locally (there is nothing to batch).
     """
     if enabled is None:
-        enabled = _suite(suite_path).config.batch_judging
+        enabled = bool(suite_path) and _suite(str(suite_path)).config.batch_judging
     if not enabled:
         return []
     passes = []

@@ -59,6 +59,14 @@ def _ask(stores: Stores, run_id: str, step: str, conversation_id: str, model_nam
         stores.artifacts.put_text(ledger_key(run_id, step, conversation_id), meter.to_json())
 
 
+def judge_requests(conv: Conversation, *, rubric: Any, persona: Any, instructions: str | None,
+                   checks: Checks, repeats: int) -> list[Any]:
+    """The k requests of a k-repeat model judge: one per repeat, with distinct seeds (the same
+    seed would just replay one reply). Live, batch and production judging all send these."""
+    base = judge_request(conv, rubric=rubric, persona=persona, instructions=instructions, checks=checks)
+    return [base.model_copy(update={"seed": ((base.seed or 0) + i) % (2**31)}) for i in range(repeats)]
+
+
 def _checks(stores: Stores, run: Run, suite_path: str | None, agent_path: str | None,
             conv: Conversation) -> tuple[Checks, Any]:
     scenario = None
@@ -94,9 +102,8 @@ def judge(stores: Stores, run_id: str, conversation_id: str, *, suite_path: str 
     else:
         rubric = get_rubric(rubric_version)
         instructions = _agent(agent_path)[1] if agent_path else None
-        base = judge_request(conv, rubric=rubric, persona=persona, instructions=instructions, checks=checks)
-        # k repeats: k calls with distinct seeds (the same seed would just replay one reply).
-        requests = [base.model_copy(update={"seed": ((base.seed or 0) + i) % (2**31)}) for i in range(repeats)]
+        requests = judge_requests(conv, rubric=rubric, persona=persona, instructions=instructions,
+                                  checks=checks, repeats=repeats)
         try:
             replies = _ask(stores, run_id, "judge", conv.id, model_name, requests)
         except ProviderFailure:
@@ -250,10 +257,8 @@ def rescore_run(stores: Stores, run_id: str, *, rubric_version: str, judge_model
         if offline:
             raws = [judge_offline(conv, checks, persona)] * repeats
         else:
-            base = judge_request(conv, rubric=rubric, persona=persona, instructions=prompt, checks=checks)
-            # k repeats: k calls with distinct seeds (the same seed would just replay one reply).
-            requests = [base.model_copy(update={"seed": ((base.seed or 0) + i) % (2**31)})
-                        for i in range(repeats)]
+            requests = judge_requests(conv, rubric=rubric, persona=persona, instructions=prompt,
+                                      checks=checks, repeats=repeats)
             try:
                 replies = _send(stores, run.id, f"rescore-{rubric.version}", conv.id, label, model, requests)
             except ProviderFailure:

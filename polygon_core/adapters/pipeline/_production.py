@@ -26,27 +26,19 @@ from ..._hashing import content_hash
 from ...checks import Checks, run_checks
 from ...files import agent_version, load_agent
 from ...imports import (
-    NOT_APPLICABLE_CRITERIA,
     ImportedCall,
     ImportProblem,
     format_time,
-    mark_probes_not_applicable,
     not_applicable_assertions,
     read_calls,
     to_conversation,
 )
-from ...judging import (
-    HEURISTIC_JUDGE,
-    answer_probes_offline,
-    build_judgment,
-    judge_offline,
-)
-from ...models import Conversation, Judgment, ProbeAnswer, Run, Speaker
-from ...probes import Probe, default_probes, load_probes
+from ...judging import HEURISTIC_JUDGE
+from ...models import Conversation, Run, Speaker
 from ...redaction import RedactionSettings, Redactor, redact_conversation
 from ..settings import PolygonSettings
 from ..storage import ImportedRecord, ImportLedger, ProductionRunInfo
-from ._common import Stores, _agent, load_conversation, transcript_key
+from ._common import Stores, _agent, transcript_key
 
 __all__ = [
     "UNKNOWN_AGENT",
@@ -54,16 +46,13 @@ __all__ = [
     "ImportSummary",
     "JudgeFn",
     "format_for",
-    "grade_production",
     "import_calls",
     "import_file",
     "import_key",
-    "judge_production",
     "list_source_files",
     "load_imported",
     "parse_window",
     "plan_production_runs",
-    "probe_production",
     "production_run_id",
     "production_run_info",
     "redaction_settings",
@@ -337,13 +326,18 @@ def production_run_id(source: str, since: str | None, until: str | None, version
 
 def plan_production_runs(stores: Stores, source: str, since: str | date | None = None,
                          until: str | date | None = None, *, rubric_version: str | None = None,
-                         agent_path: str | None = None) -> list[tuple[Run, list[str]]]:
+                         agent_path: str | None = None, judge_model: str | None = None,
+                         probe_model: str | None = None) -> list[tuple[Run, list[str]]]:
     """Store a source's imported calls in the window as production runs (one per agent version).
 
     Each call's redacted transcript is copied into its run, with the not-applicable checks and
-    its metrics; already stored ones are kept (a re-run resumes). Returns (run, conversation ids).
+    its metrics; already stored ones are kept (a re-run resumes, with the models it was made
+    with). The judge and probe models default to the settings' (`offline`: the heuristic tier).
+    Returns (run, conversation ids).
     """
     low, high = parse_window(since, until)
+    judge = _grader(judge_model or stores.settings.judge_model)
+    probe = _grader(probe_model or stores.settings.probe_model)
     records = ImportLedger(stores.repo.engine).select(source, low, high)
     rubric = rubric_version or stores.settings.rubric
     groups: dict[tuple[str, str], list[ImportedRecord]] = {}
@@ -356,8 +350,7 @@ def plan_production_runs(stores: Stores, source: str, since: str | date | None =
         run = stores.repo.get_run(run_id, exact=True) or stores.repo.save_run(Run(
             id=run_id, suite=f"production:{source}", agent_name=name, agent_version=version,
             rubric_version=rubric, seeds=[], source="production",
-            models={"agent": f"production:{name}", "caller": "real-caller",
-                    "judge": HEURISTIC_JUDGE, "probe": HEURISTIC_JUDGE}))
+            models={"agent": f"production:{name}", "caller": "real-caller", "judge": judge, "probe": probe}))
         stored = stores.repo.conversation_ids(run_id)
         cache: dict[str, list[str]] = {}
         for rec in recs:
@@ -378,61 +371,12 @@ def plan_production_runs(stores: Stores, source: str, since: str | date | None =
     return out
 
 
-def _production_checks(conv: Conversation, agent_path: str | None) -> Checks:
-    forbidden = list(_agent(agent_path)[0].forbidden_phrases) if agent_path else []
-    return run_checks(conv, None, forbidden_phrases=forbidden)
+def _grader(name: str) -> str:
+    """A judge or probe model name as recorded on the run (offline → the heuristic tier's label)."""
+    from ..providers import parse_model_name
 
-
-def judge_production(stores: Stores, run_id: str, conversation_id: str, *,
-                     agent_path: str | None = None, rubric_version: str | None = None,
-                     judge_fn: JudgeFn | None = None, judge_model: str = HEURISTIC_JUDGE,
-                     repeats: int = 1) -> Judgment:
-    """Judge one stored production conversation; ground-truth criteria are `not_applicable`.
-
-    The judge only ever sees the stored (redacted) transcript. `judge_fn` defaults to the
-    offline heuristic judge (with no persona: a real call has none).
-    """
-    run = stores.repo.get_run(run_id, exact=True)
-    if run is None:
-        raise ValueError(f"no run {run_id!r} is stored")
-    conv = load_conversation(stores, run_id, conversation_id)
-    checks = _production_checks(conv, agent_path)
-    judge = judge_fn or (lambda c, k: judge_offline(c, k, None))
-    raws = [judge(conv, checks) for _ in range(repeats)]
-    phrases = list(_agent(agent_path)[0].forbidden_phrases) if agent_path else []
-    judgment = build_judgment(conv, raws, rubric_version=rubric_version or run.rubric_version,
-                              judge_model=judge_model, forbidden_phrases=phrases,
-                              not_applicable=list(NOT_APPLICABLE_CRITERIA))
-    stores.repo.save_judgment(run_id, judgment)
-    return judgment
-
-
-def probe_production(stores: Stores, run_id: str, conversation_id: str, *,
-                     agent_path: str | None = None, probes_path: str | None = None) -> list[ProbeAnswer]:
-    """Answer the probes on one production conversation; those needing ground truth say `na`."""
-    conv = load_conversation(stores, run_id, conversation_id)
-    checks = _production_checks(conv, agent_path)
-    probes: list[Probe] = load_probes(Path(probes_path)) if probes_path else default_probes()
-    answers = mark_probes_not_applicable(answer_probes_offline(conv, checks, probes))
-    stores.repo.save_probe_answers(run_id, answers)
-    return answers
-
-
-def grade_production(stores: Stores, source: str, since: str | date | None = None,
-                     until: str | date | None = None, *, rubric_version: str | None = None,
-                     agent_path: str | None = None, judge_fn: JudgeFn | None = None) -> list[Run]:
-    """Plan, judge, probe and finish the production runs of a window, in-process (no Prefect)."""
-    from ._results import finish_run
-
-    runs = []
-    for run, cids in plan_production_runs(stores, source, since, until,
-                                          rubric_version=rubric_version, agent_path=agent_path):
-        for cid in cids:
-            judge_production(stores, run.id, cid, agent_path=agent_path, judge_fn=judge_fn)
-            probe_production(stores, run.id, cid, agent_path=agent_path)
-        finish_run(stores, run.id)
-        runs.append(stores.repo.get_run(run.id, exact=True) or run)
-    return runs
+    spec = parse_model_name(name)  # a bad name is an error before anything is stored
+    return HEURISTIC_JUDGE if spec.provider == "offline" else spec.name
 
 
 def production_run_info(stores: Stores, run_id: str) -> ProductionRunInfo | None:

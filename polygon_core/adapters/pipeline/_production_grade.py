@@ -1,0 +1,134 @@
+"""Grading production runs: the judge and probes on real (redacted) calls.
+
+The judge and probe answerer are the run's recorded models: the offline heuristic tier, or a model
+reached through the provider layer (`openai:…`, `anthropic:…`). Either way, what needs ground truth
+or a simulated caller is `not_applicable` (see `polygon_core.imports` and docs/import-formats.md),
+and the model only ever sees the stored, redacted transcript.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from pathlib import Path
+
+from ...checks import Checks, run_checks
+from ...conversation import ProviderFailure
+from ...imports import NOT_APPLICABLE_CRITERIA, NOT_APPLICABLE_PROBES, mark_probes_not_applicable
+from ...judging import (
+    HEURISTIC_JUDGE,
+    answer_probes_offline,
+    build_judgment,
+    judge_offline,
+    probe_request,
+    read_judge_reply,
+    read_probe_reply,
+    to_probe_answers,
+)
+from ...models import Conversation, Judgment, ProbeAnswer, Run
+from ...probes import Probe, default_probes, load_probes
+from ...scoring import get_rubric
+from ._common import Stores, _agent, load_conversation
+from ._grade import OFFLINE_NAMES, _ask, judge_requests
+from ._production import JudgeFn, plan_production_runs
+
+__all__ = ["grade_production", "judge_production", "probe_production", "production_checks"]
+
+
+def production_checks(conv: Conversation, agent_path: str | None) -> Checks:
+    """The checks that make sense on a real call (no scenario: forbidden phrases, tools, loops)."""
+    forbidden = list(_agent(agent_path)[0].forbidden_phrases) if agent_path else []
+    return run_checks(conv, None, forbidden_phrases=forbidden)
+
+
+def _run(stores: Stores, run_id: str) -> Run:
+    run = stores.repo.get_run(run_id, exact=True)
+    if run is None:
+        raise ValueError(f"no run {run_id!r} is stored")
+    return run
+
+
+def judge_production(stores: Stores, run_id: str, conversation_id: str, *,
+                     agent_path: str | None = None, rubric_version: str | None = None,
+                     judge_fn: JudgeFn | None = None, judge_model: str = HEURISTIC_JUDGE,
+                     repeats: int = 1) -> Judgment:
+    """Judge one stored production conversation; ground-truth criteria are `not_applicable`.
+
+    The judge is `judge_fn` when given (labelled `judge_model`), else the run's judge model: the
+    heuristic tier, or a model judge that reads the redacted transcript and the agent's
+    instructions (no persona: a real call has none). A model that fails after its retries leaves
+    no judgment (returned with `repeats=0`, not stored), as in the synthetic judge pass.
+    """
+    run = _run(stores, run_id)
+    conv = load_conversation(stores, run_id, conversation_id)
+    checks = production_checks(conv, agent_path)
+    rubric_version = rubric_version or run.rubric_version
+    model = run.models.get("judge") or HEURISTIC_JUDGE
+    if judge_fn is not None or model in OFFLINE_NAMES:
+        judge = judge_fn or (lambda c, k: judge_offline(c, k, None))
+        raws = [judge(conv, checks) for _ in range(repeats)]
+        label = judge_model if judge_fn is not None else HEURISTIC_JUDGE
+    else:
+        rubric = get_rubric(rubric_version)
+        instructions = _agent(agent_path)[1] if agent_path else None
+        requests = judge_requests(conv, rubric=rubric, persona=None, instructions=instructions,
+                                  checks=checks, repeats=repeats)
+        try:
+            replies = _ask(stores, run_id, "judge", conv.id, model, requests)
+        except ProviderFailure:
+            return Judgment(conversation_id=conv.id, rubric_version=rubric_version, judge_model=model,
+                            repeats=0)
+        raws, label = [read_judge_reply(r, rubric) for r in replies], model
+    phrases = list(_agent(agent_path)[0].forbidden_phrases) if agent_path else []
+    judgment = build_judgment(conv, raws, rubric_version=rubric_version, judge_model=label,
+                              forbidden_phrases=phrases, not_applicable=list(NOT_APPLICABLE_CRITERIA))
+    stores.repo.save_judgment(run_id, judgment)
+    return judgment
+
+
+def probe_production(stores: Stores, run_id: str, conversation_id: str, *,
+                     agent_path: str | None = None, probes_path: str | None = None) -> list[ProbeAnswer]:
+    """Answer the probes on one production conversation; those needing ground truth say `na`.
+
+    By the run's probe model (the heuristic tier, or a model through the provider layer); a model
+    that fails after its retries leaves no answers.
+    """
+    run = _run(stores, run_id)
+    conv = load_conversation(stores, run_id, conversation_id)
+    checks = production_checks(conv, agent_path)
+    probes: list[Probe] = load_probes(Path(probes_path)) if probes_path else default_probes()
+    model = run.models.get("probe") or HEURISTIC_JUDGE
+    if model in OFFLINE_NAMES:
+        answers = answer_probes_offline(conv, checks, probes)
+    else:
+        # Probes that need ground truth are not asked (they are `na` whatever a model says).
+        asked = [p for p in probes if p.id not in NOT_APPLICABLE_PROBES]
+        read = {}
+        if asked:
+            try:
+                (reply,) = _ask(stores, run_id, "probe", conv.id, model, [probe_request(conv, asked, checks=checks)])
+            except ProviderFailure:
+                return []
+            read = read_probe_reply(reply, asked)
+        answers = to_probe_answers(conv.id, probes, read, answered_by=model)
+    answers = mark_probes_not_applicable(answers)
+    stores.repo.save_probe_answers(run_id, answers)
+    return answers
+
+
+def grade_production(stores: Stores, source: str, since: str | date | None = None,
+                     until: str | date | None = None, *, rubric_version: str | None = None,
+                     agent_path: str | None = None, judge_fn: JudgeFn | None = None,
+                     judge_model: str | None = None, probe_model: str | None = None) -> list[Run]:
+    """Plan, judge, probe and finish the production runs of a window, in-process (no Prefect)."""
+    from ._results import finish_run
+
+    runs = []
+    for run, cids in plan_production_runs(stores, source, since, until, rubric_version=rubric_version,
+                                          agent_path=agent_path, judge_model=judge_model,
+                                          probe_model=probe_model):
+        for cid in cids:
+            judge_production(stores, run.id, cid, agent_path=agent_path, judge_fn=judge_fn)
+            probe_production(stores, run.id, cid, agent_path=agent_path)
+        finish_run(stores, run.id)
+        runs.append(stores.repo.get_run(run.id, exact=True) or run)
+    return runs
