@@ -17,6 +17,14 @@ from tests.fakes.llm_server import FakeLLMServer
 
 SUITE = demo_dir() / "suite"
 FAKE_KEY = "sk-polygon-test-SECRET-0123456789abcdef"
+SCHEMA = {"type": "object", "properties": {"score": {"type": "integer", "minimum": 1, "maximum": 5}},
+          "required": ["score"]}
+
+
+def served_model(server: FakeLLMServer, provider: str) -> str:
+    """A priced model name of `provider` served by the fake server."""
+    return (f"openai:gpt-4o-mini@{server.openai_url}" if provider == "openai"
+            else f"anthropic:claude-3-5-haiku-latest@{server.anthropic_url}")
 
 
 @pytest.fixture

@@ -26,15 +26,7 @@ from polygon_core.models import Usage
 from polygon_core.providers import ChatMessage, ChatRequest, ChatTool
 from tests.fakes.llm_server import AGENT_LINES, FakeLLMServer
 
-from .conftest import FAKE_KEY, fast_settings
-
-SCHEMA = {"type": "object", "properties": {"score": {"type": "integer", "minimum": 1, "maximum": 5}},
-          "required": ["score"]}
-
-
-def _name(server: FakeLLMServer, provider: str) -> str:
-    return (f"openai:gpt-4o-mini@{server.openai_url}" if provider == "openai"
-            else f"anthropic:claude-3-5-haiku-latest@{server.anthropic_url}")
+from .conftest import FAKE_KEY, SCHEMA, fast_settings, served_model
 
 
 def _ask(model, request: ChatRequest):
@@ -80,7 +72,7 @@ def test_missing_sdk_names_the_package(tmp_path: Path, monkeypatch: pytest.Monke
 
 @pytest.mark.parametrize("provider", ["openai", "anthropic"])
 def test_text_reply_usage_and_request_id(tmp_path: Path, server: FakeLLMServer, provider: str) -> None:
-    reply = _ask(make_chat_model(_name(server, provider), fast_settings(tmp_path)), _req(seed=3, temperature=0))
+    reply = _ask(make_chat_model(served_model(server, provider), fast_settings(tmp_path)), _req(seed=3, temperature=0))
     assert reply.text == AGENT_LINES[0]
     assert reply.provider == provider and reply.request_id is not None and reply.retries == 0
     assert reply.usage.cached_tokens == 8 and reply.usage.output_tokens == len(AGENT_LINES[0]) // 4
@@ -94,7 +86,7 @@ def test_text_reply_usage_and_request_id(tmp_path: Path, server: FakeLLMServer, 
 
 @pytest.mark.parametrize("provider", ["openai", "anthropic"])
 def test_structured_output(tmp_path: Path, server: FakeLLMServer, provider: str) -> None:
-    reply = _ask(make_chat_model(_name(server, provider), fast_settings(tmp_path)), _req(response_schema=SCHEMA))
+    reply = _ask(make_chat_model(served_model(server, provider), fast_settings(tmp_path)), _req(response_schema=SCHEMA))
     assert (reply.parsed, reply.unparseable) == ({"score": 5}, False)
     body = server.behaviour.seen[0]
     if provider == "openai":
@@ -107,7 +99,7 @@ def test_structured_output(tmp_path: Path, server: FakeLLMServer, provider: str)
 def test_reply_ignoring_schema_is_unparseable_not_raised(tmp_path: Path, server: FakeLLMServer,
                                                          provider: str) -> None:
     server.behaviour.ignore_schema = True
-    reply = _ask(make_chat_model(_name(server, provider), fast_settings(tmp_path)), _req(response_schema=SCHEMA))
+    reply = _ask(make_chat_model(served_model(server, provider), fast_settings(tmp_path)), _req(response_schema=SCHEMA))
     assert reply.unparseable is True and reply.parse_error == "the reply is not JSON"
     assert reply.text == "I think the agent did fine overall."
 
@@ -123,12 +115,12 @@ def test_tolerant_json_parse() -> None:
 def test_tool_calls_normalised_and_malformed_arguments_kept(tmp_path: Path, server: FakeLLMServer,
                                                             provider: str) -> None:
     server.behaviour.tool_call = True
-    model = make_chat_model(_name(server, provider), fast_settings(tmp_path))
+    model = make_chat_model(served_model(server, provider), fast_settings(tmp_path))
     reply = _ask(model, _req(tools=[ChatTool(name="lookup_account")]))
     (call,) = reply.tool_calls
     assert (call.name, call.arguments, call.arguments_valid) == ("lookup_account", {"account_id": "4417"}, True)
     server.behaviour.malformed_arguments = True
-    reply = _ask(make_chat_model(_name(server, provider), fast_settings(tmp_path)),
+    reply = _ask(make_chat_model(served_model(server, provider), fast_settings(tmp_path)),
                  _req(tools=[ChatTool(name="lookup_account")]))
     (call,) = reply.tool_calls
     assert call.arguments_valid is False and call.arguments == {}
@@ -144,7 +136,7 @@ def test_tool_results_sent_back_in_each_api_form(tmp_path: Path, server: FakeLLM
                ChatMessage(role="tool", tool_call_id="c1", content='{"ok": true}'),
                ChatMessage(role="tool", tool_call_id="c2", content='{"ok": false}')]
     for provider in ("openai", "anthropic"):
-        _ask(make_chat_model(_name(server, provider), fast_settings(tmp_path)), ChatRequest(messages=history))
+        _ask(make_chat_model(served_model(server, provider), fast_settings(tmp_path)), ChatRequest(messages=history))
     oa, an = server.behaviour.seen
     assert [m["role"] for m in oa["messages"]] == ["user", "assistant", "tool", "tool"]
     assert [c["id"] for c in oa["messages"][1]["tool_calls"]] == ["c1", "c2"]
@@ -163,7 +155,7 @@ def test_transient_faults_are_retried(tmp_path: Path, server: FakeLLMServer, pro
     server.behaviour.fault_for = lambda n: fault if n < 2 else None
     server.behaviour.slow_seconds = 0.8
     meter = UsageMeter()
-    model = make_chat_model(_name(server, provider), fast_settings(tmp_path, model_timeout=0.3), meter=meter)
+    model = make_chat_model(served_model(server, provider), fast_settings(tmp_path, model_timeout=0.3), meter=meter)
     reply = _ask(model, _req())
     assert reply.text == AGENT_LINES[0] and reply.retries == 2
     assert json.loads(meter.to_json())["agent"]["retries"] == 2
@@ -175,7 +167,7 @@ def test_retry_after_is_honoured(tmp_path: Path, server: FakeLLMServer) -> None:
     server.behaviour.fault_for = lambda n: "429" if n == 0 else None
     server.behaviour.retry_after = "0.4"
     started = time.monotonic()
-    reply = _ask(make_chat_model(_name(server, "openai"), fast_settings(tmp_path)), _req())
+    reply = _ask(make_chat_model(served_model(server, "openai"), fast_settings(tmp_path)), _req())
     assert reply.retries == 1 and time.monotonic() - started >= 0.4
 
 
@@ -183,7 +175,7 @@ def test_retry_after_is_honoured(tmp_path: Path, server: FakeLLMServer) -> None:
 def test_client_errors_fail_at_once(tmp_path: Path, server: FakeLLMServer, status: str) -> None:
     server.behaviour.fault_for = lambda n: status
     with pytest.raises(ProviderFailure, match=f"HTTP {status}") as info:
-        _ask(make_chat_model(_name(server, "anthropic"), fast_settings(tmp_path)), _req())
+        _ask(make_chat_model(served_model(server, "anthropic"), fast_settings(tmp_path)), _req())
     assert server.requests == 1  # no retry, and the SDK's own retries are off
     assert FAKE_KEY not in str(info.value)
 
@@ -191,7 +183,7 @@ def test_client_errors_fail_at_once(tmp_path: Path, server: FakeLLMServer, statu
 def test_attempts_are_bounded(tmp_path: Path, server: FakeLLMServer) -> None:
     server.behaviour.fault_for = lambda n: "500"
     with pytest.raises(ProviderFailure, match="gave up after 4 attempts: HTTP 500"):
-        _ask(make_chat_model(_name(server, "openai"), fast_settings(tmp_path, model_max_attempts=4)), _req())
+        _ask(make_chat_model(served_model(server, "openai"), fast_settings(tmp_path, model_max_attempts=4)), _req())
     assert server.requests == 4
 
 
@@ -199,14 +191,14 @@ def test_total_retry_time_is_bounded(tmp_path: Path, server: FakeLLMServer) -> N
     server.behaviour.fault_for = lambda n: "429"
     server.behaviour.retry_after = "30"
     with pytest.raises(ProviderFailure, match="retry budget"):
-        _ask(make_chat_model(_name(server, "openai"), fast_settings(tmp_path, model_retry_seconds=1.0)), _req())
+        _ask(make_chat_model(served_model(server, "openai"), fast_settings(tmp_path, model_retry_seconds=1.0)), _req())
     assert server.requests == 1
 
 
 def test_concurrency_cap_holds(tmp_path: Path, server: FakeLLMServer) -> None:
     server.behaviour.delay = 0.05
     settings = fast_settings(tmp_path, model_limits={"openai:gpt-4o-mini": {"concurrency": 3}})
-    model = make_chat_model(_name(server, "openai"), settings)
+    model = make_chat_model(served_model(server, "openai"), settings)
 
     async def go():
         try:
@@ -221,7 +213,7 @@ def test_concurrency_cap_holds(tmp_path: Path, server: FakeLLMServer) -> None:
 
 def test_record_then_replay_without_server(tmp_path: Path) -> None:
     with FakeLLMServer() as srv:
-        name = _name(srv, "openai")
+        name = served_model(srv, "openai")
         recorded = _ask(make_chat_model(name, fast_settings(tmp_path, model_cache="record")), _req(seed=1))
     replayed = _ask(make_chat_model(name, fast_settings(tmp_path, model_cache="replay")), _req(seed=1))
     assert replayed.text == recorded.text and replayed.cached is True and replayed.usage == recorded.usage

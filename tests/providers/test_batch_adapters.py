@@ -21,15 +21,7 @@ from polygon_core.models import Usage
 from polygon_core.providers import ChatMessage, ChatRequest
 from tests.fakes.llm_server import FakeLLMServer
 
-from .conftest import fast_settings
-
-SCHEMA = {"type": "object", "properties": {"score": {"type": "integer", "minimum": 1, "maximum": 5}},
-          "required": ["score"]}
-
-
-def _name(server: FakeLLMServer, provider: str) -> str:
-    return (f"openai:gpt-4o-mini@{server.openai_url}" if provider == "openai"
-            else f"anthropic:claude-3-5-haiku@{server.anthropic_url}")
+from .conftest import SCHEMA, fast_settings, served_model
 
 
 def _requests(n: int) -> dict[str, ChatRequest]:
@@ -59,7 +51,7 @@ def test_batch_round_trip_maps_every_result_back_by_custom_id(tmp_path: Path, se
                                                               provider: str) -> None:
     server.behaviour.batch_polls = 2
     meter = UsageMeter()
-    model = make_chat_model(_name(server, provider), fast_settings(tmp_path), meter=meter)
+    model = make_chat_model(served_model(server, provider), fast_settings(tmp_path), meter=meter)
     requests = _requests(5)
     polls, outcomes = _through(model, requests)
     assert [p.state for p in polls] == ["pending", "pending", "ended"]
@@ -86,7 +78,7 @@ def test_batch_round_trip_maps_every_result_back_by_custom_id(tmp_path: Path, se
 def test_failed_items_come_back_as_values(tmp_path: Path, server: FakeLLMServer, provider: str) -> None:
     server.behaviour.batch_item_fault = {"j000001": "error", "j000003": "expired"}.get
     meter = UsageMeter()
-    model = make_chat_model(_name(server, provider), fast_settings(tmp_path), meter=meter)
+    model = make_chat_model(served_model(server, provider), fast_settings(tmp_path), meter=meter)
     polls, outcomes = _through(model, _requests(4))
     assert polls[-1].state == "ended" and (polls[-1].succeeded, polls[-1].errored) == (2, 2)
     errors = {o.custom_id: o.error for o in outcomes if o.error}
@@ -102,7 +94,7 @@ def test_failed_items_come_back_as_values(tmp_path: Path, server: FakeLLMServer,
 
 def test_an_expired_openai_batch_returns_what_it_finished(tmp_path: Path, server: FakeLLMServer) -> None:
     server.behaviour.batch_outcome = "expired"
-    model = make_chat_model(_name(server, "openai"), fast_settings(tmp_path))
+    model = make_chat_model(served_model(server, "openai"), fast_settings(tmp_path))
     polls, outcomes = _through(model, _requests(4))
     assert polls[-1].state == "expired"
     assert [o.error is None for o in outcomes] == [True, True, False, False]
@@ -111,7 +103,7 @@ def test_an_expired_openai_batch_returns_what_it_finished(tmp_path: Path, server
 
 def test_a_failed_openai_batch_says_why(tmp_path: Path, server: FakeLLMServer) -> None:
     server.behaviour.batch_outcome = "failed"
-    model = make_chat_model(_name(server, "openai"), fast_settings(tmp_path))
+    model = make_chat_model(served_model(server, "openai"), fast_settings(tmp_path))
     polls, outcomes = _through(model, _requests(2))
     assert (polls[-1].state, polls[-1].detail) == ("failed", "fake batch failure")
     assert all(o.error for o in outcomes)
@@ -123,7 +115,7 @@ def test_batch_calls_go_through_the_one_retry_layer(tmp_path: Path, server: Fake
     # Every third request (uploads, creation, polls, downloads) answers 429 first.
     server.behaviour.fault_for = lambda n: "429" if n % 3 == 0 else None
     meter = UsageMeter()
-    model = make_chat_model(_name(server, provider), fast_settings(tmp_path), meter=meter)
+    model = make_chat_model(served_model(server, provider), fast_settings(tmp_path), meter=meter)
     _polls, outcomes = _through(model, _requests(3))
     assert all(o.response is not None for o in outcomes)
     assert server.statuses[429] >= 2
@@ -132,7 +124,7 @@ def test_batch_calls_go_through_the_one_retry_layer(tmp_path: Path, server: Fake
 
 def test_a_batch_that_cannot_be_created_fails_with_the_reason(tmp_path: Path, server: FakeLLMServer) -> None:
     server.behaviour.fault_for = lambda n: "400"
-    model = make_chat_model(_name(server, "anthropic"), fast_settings(tmp_path))
+    model = make_chat_model(served_model(server, "anthropic"), fast_settings(tmp_path))
     with pytest.raises(ProviderFailure, match="HTTP 400: fake fault 400"):
         _through(model, _requests(1))
 
@@ -140,7 +132,7 @@ def test_a_batch_that_cannot_be_created_fails_with_the_reason(tmp_path: Path, se
 def test_record_then_replay_answers_a_batch_from_the_cache(tmp_path: Path) -> None:
     requests = _requests(3)
     with FakeLLMServer() as server:
-        name = _name(server, "openai")
+        name = served_model(server, "openai")
         recorder = make_chat_model(name, fast_settings(tmp_path, model_cache="record"))
         _polls, recorded = _through(recorder, requests)
     meter = UsageMeter()

@@ -15,7 +15,7 @@ from polygon_core.demo import demo_dir
 from polygon_core.models import Usage
 from tests.fakes.llm_server import FakeLLMServer
 
-from .conftest import SUITE, fast_settings
+from .conftest import SUITE, fast_settings, served_model
 
 AGENT = demo_dir() / "agents" / "agent_v1.yaml"
 
@@ -31,10 +31,6 @@ def _stored_run(settings: Any, run_id: str, roles: dict[str, str] | None = None)
     return stores
 
 
-def _name(server: FakeLLMServer, provider: str) -> str:
-    return (f"openai:gpt-4o-mini@{server.openai_url}" if provider == "openai"
-            else f"anthropic:claude-3-5-haiku@{server.anthropic_url}")
-
 
 def _full_pass(stores: pipeline.Stores, spec: pipeline.BatchPass) -> pipeline.RescoreResult:
     job = pipeline.submit_batch_pass(stores, spec)
@@ -48,12 +44,12 @@ def test_batch_judge_pass_sends_what_the_live_judge_sends_and_stores_the_same_ju
     settings = fast_settings(tmp_path)
     stores = _stored_run(settings, "batch-run")
     with FakeLLMServer() as live_server:
-        live = rescore_run(stores, "batch-run", rubric_version="v1", judge_model=_name(live_server, provider),
+        live = rescore_run(stores, "batch-run", rubric_version="v1", judge_model=served_model(live_server, provider),
                            repeats=2)
         live_bodies = [json.dumps(b, sort_keys=True) for b in live_server.behaviour.seen]
     with FakeLLMServer() as server:
         server.behaviour.batch_polls = 3
-        name = _name(server, provider)
+        name = served_model(server, provider)
         spec = pipeline.rescore_batch_pass(stores, "batch-run", kind="judge", model=name, rubric_version="v1",
                                            repeats=2)
         result = _full_pass(stores, spec)
@@ -75,7 +71,7 @@ def test_batch_judge_pass_sends_what_the_live_judge_sends_and_stores_the_same_ju
 
 def test_batch_tokens_cost_half_and_the_saving_is_reported(tmp_path: Path, server: FakeLLMServer) -> None:
     stores = _stored_run(fast_settings(tmp_path), "cost-run")
-    name = _name(server, "openai")
+    name = served_model(server, "openai")
     _full_pass(stores, pipeline.rescore_batch_pass(stores, "cost-run", kind="judge", model=name))
     usage = run_usage(stores.artifacts, "cost-run")
     judge = usage["roles"]["judge"]
@@ -96,7 +92,7 @@ def test_batch_tokens_cost_half_and_the_saving_is_reported(tmp_path: Path, serve
 def test_a_resubmitted_pass_reuses_its_batch_and_a_finished_pass_sends_nothing(
         tmp_path: Path, server: FakeLLMServer) -> None:
     stores = _stored_run(fast_settings(tmp_path), "resume-run")
-    spec = pipeline.rescore_batch_pass(stores, "resume-run", kind="judge", model=_name(server, "anthropic"))
+    spec = pipeline.rescore_batch_pass(stores, "resume-run", kind="judge", model=served_model(server, "anthropic"))
     first = pipeline.submit_batch_pass(stores, spec)
     again = pipeline.submit_batch_pass(stores, spec)  # a retried task, or a resumed flow
     assert again.batch_ids == first.batch_ids and len(server.batches) == 1
@@ -109,7 +105,7 @@ def test_a_resubmitted_pass_reuses_its_batch_and_a_finished_pass_sends_nothing(
 
 def test_large_passes_split_into_several_batches(tmp_path: Path, server: FakeLLMServer) -> None:
     stores = _stored_run(fast_settings(tmp_path, batch_max_requests=4), "chunk-run")
-    spec = pipeline.rescore_batch_pass(stores, "chunk-run", kind="judge", model=_name(server, "openai"))
+    spec = pipeline.rescore_batch_pass(stores, "chunk-run", kind="judge", model=served_model(server, "openai"))
     result = _full_pass(stores, spec)
     assert [len(b["items"]) for b in server.batches.values()] == [4, 2]
     assert result.added == 6
@@ -119,7 +115,7 @@ def test_failed_items_leave_their_conversations_unjudged_and_named(tmp_path: Pat
                                                                    server: FakeLLMServer) -> None:
     stores = _stored_run(fast_settings(tmp_path), "fail-run")
     server.behaviour.batch_item_fault = {"j0000000": "error", "j0000001": "expired"}.get
-    spec = pipeline.rescore_batch_pass(stores, "fail-run", kind="judge", model=_name(server, "anthropic"),
+    spec = pipeline.rescore_batch_pass(stores, "fail-run", kind="judge", model=served_model(server, "anthropic"),
                                        repeats=2)
     result = _full_pass(stores, spec)
     job = pipeline.load_job(stores, "fail-run", spec.key)
@@ -139,7 +135,7 @@ def test_waiting_past_the_limit_keeps_the_job_for_a_later_wait(tmp_path: Path, s
     server.behaviour.batch_polls = 3
     impatient = fast_settings(tmp_path, batch_max_wait_hours=1e-9)
     stores = _stored_run(impatient, "slow-run")
-    spec = pipeline.rescore_batch_pass(stores, "slow-run", kind="judge", model=_name(server, "openai"))
+    spec = pipeline.rescore_batch_pass(stores, "slow-run", kind="judge", model=served_model(server, "openai"))
     job = pipeline.submit_batch_pass(stores, spec)
     with pytest.raises(pipeline.BatchTimeout, match="still running after"):
         pipeline.wait_for_batch_pass(stores, "slow-run", job.spec.key, sleep=lambda s: None)
@@ -157,7 +153,7 @@ def test_waiting_past_the_limit_keeps_the_job_for_a_later_wait(tmp_path: Path, s
 def test_probe_pass_by_batch_answers_every_probe_like_the_live_pass(tmp_path: Path,
                                                                    server: FakeLLMServer) -> None:
     stores = _stored_run(fast_settings(tmp_path), "probe-run")
-    name = _name(server, "openai")
+    name = served_model(server, "openai")
     live = probe_run(stores, "probe-run", probe_model=name)
     live_answers = {(a.conversation_id, a.probe_id): a.answer for a in stores.repo.probe_answers("probe-run")}
     other = f"openai:gpt-4o-mini@{server.base}/v1/"  # the same server under another label
@@ -171,7 +167,7 @@ def test_probe_pass_by_batch_answers_every_probe_like_the_live_pass(tmp_path: Pa
 def test_record_then_replay_collects_without_the_server(tmp_path: Path) -> None:
     stores = _stored_run(fast_settings(tmp_path, model_cache="record"), "replay-run")
     with FakeLLMServer() as server:
-        name = _name(server, "openai")
+        name = served_model(server, "openai")
         spec = pipeline.rescore_batch_pass(stores, "replay-run", kind="judge", model=name, rubric_version="v2")
         _full_pass(stores, spec)
     recorded = {j.conversation_id: j.composite for j in stores.repo.judgments("replay-run", "v2")}

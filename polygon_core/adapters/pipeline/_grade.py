@@ -67,6 +67,22 @@ def judge_requests(conv: Conversation, *, rubric: Any, persona: Any, instruction
     return [base.model_copy(update={"seed": ((base.seed or 0) + i) % (2**31)}) for i in range(repeats)]
 
 
+def model_judge(stores: Stores, run_id: str, conv: Conversation, model: str, *, rubric_version: str,
+                persona: Any, agent_path: str | None, checks: Checks,
+                repeats: int) -> list[dict[str, Any]] | None:
+    """k raw passes of a model judge (with the agent's instructions when its file is known);
+    None when the model failed after its retries. Usage goes to the run's ledger."""
+    rubric = get_rubric(rubric_version)
+    instructions = _agent(agent_path)[1] if agent_path else None
+    requests = judge_requests(conv, rubric=rubric, persona=persona, instructions=instructions,
+                              checks=checks, repeats=repeats)
+    try:
+        replies = _ask(stores, run_id, "judge", conv.id, model, requests)
+    except ProviderFailure:
+        return None
+    return [read_judge_reply(r, rubric) for r in replies]
+
+
 def _checks(stores: Stores, run: Run, suite_path: str | None, agent_path: str | None,
             conv: Conversation) -> tuple[Checks, Any]:
     scenario = None
@@ -100,17 +116,12 @@ def judge(stores: Stores, run_id: str, conversation_id: str, *, suite_path: str 
         raws = [judge_offline(conv, checks, persona)] * repeats
         model_name = HEURISTIC_JUDGE
     else:
-        rubric = get_rubric(rubric_version)
-        instructions = _agent(agent_path)[1] if agent_path else None
-        requests = judge_requests(conv, rubric=rubric, persona=persona, instructions=instructions,
-                                  checks=checks, repeats=repeats)
-        try:
-            replies = _ask(stores, run_id, "judge", conv.id, model_name, requests)
-        except ProviderFailure:
+        raws = model_judge(stores, run_id, conv, model_name, rubric_version=rubric_version, persona=persona,
+                           agent_path=agent_path, checks=checks, repeats=repeats)
+        if raws is None:
             # The judge's model failed after its retries: no judgment, rather than a made-up one.
             return Judgment(conversation_id=conv.id, rubric_version=rubric_version, judge_model=model_name,
                             repeats=0)
-        raws = [read_judge_reply(r, rubric) for r in replies]
     judgment = build_judgment(conv, raws, rubric_version=rubric_version,
                               judge_model=model_name, forbidden_phrases=phrases)
     stores.repo.save_judgment(run_id, judgment)

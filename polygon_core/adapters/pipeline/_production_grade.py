@@ -20,15 +20,13 @@ from ...judging import (
     build_judgment,
     judge_offline,
     probe_request,
-    read_judge_reply,
     read_probe_reply,
     to_probe_answers,
 )
 from ...models import Conversation, Judgment, ProbeAnswer, Run
 from ...probes import Probe, default_probes, load_probes
-from ...scoring import get_rubric
 from ._common import Stores, _agent, load_conversation
-from ._grade import OFFLINE_NAMES, _ask, judge_requests
+from ._grade import OFFLINE_NAMES, _ask, model_judge
 from ._production import JudgeFn, plan_production_runs
 
 __all__ = ["grade_production", "judge_production", "probe_production", "production_checks"]
@@ -68,16 +66,12 @@ def judge_production(stores: Stores, run_id: str, conversation_id: str, *,
         raws = [judge(conv, checks) for _ in range(repeats)]
         label = judge_model if judge_fn is not None else HEURISTIC_JUDGE
     else:
-        rubric = get_rubric(rubric_version)
-        instructions = _agent(agent_path)[1] if agent_path else None
-        requests = judge_requests(conv, rubric=rubric, persona=None, instructions=instructions,
-                                  checks=checks, repeats=repeats)
-        try:
-            replies = _ask(stores, run_id, "judge", conv.id, model, requests)
-        except ProviderFailure:
+        found = model_judge(stores, run_id, conv, model, rubric_version=rubric_version, persona=None,
+                            agent_path=agent_path, checks=checks, repeats=repeats)
+        if found is None:
             return Judgment(conversation_id=conv.id, rubric_version=rubric_version, judge_model=model,
                             repeats=0)
-        raws, label = [read_judge_reply(r, rubric) for r in replies], model
+        raws, label = found, model
     phrases = list(_agent(agent_path)[0].forbidden_phrases) if agent_path else []
     judgment = build_judgment(conv, raws, rubric_version=rubric_version, judge_model=label,
                               forbidden_phrases=phrases, not_applicable=list(NOT_APPLICABLE_CRITERIA))
