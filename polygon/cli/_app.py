@@ -169,17 +169,23 @@ def _usage(stores: Any, run_id: str) -> dict[str, Any]:
 
 
 def _print_usage(stores: Any, runs: list[Run]) -> None:
+    from rich import box
     from rich.table import Table
 
     for run in runs:
         u = _usage(stores, run.id)
-        table = Table(title=f"Model usage of {run.id} (estimated cost, prices read on {u['prices_read_on']})")
-        for col in ("role", "model", "calls", "batch", "input", "cached", "output", "retries", "failures",
-                    "cost $"):
-            table.add_column(col, overflow="fold")
+        table = Table(title=f"Model usage of {run.id} (estimated cost, prices read on {u['prices_read_on']})",
+                      box=box.SIMPLE_HEAD)  # fits an 80-column terminal
+        # The batch column only when a pass went by batch; numbers never wrap, model names fold.
+        batched = any(r["batch_calls"] for r in u["usage"].values())
+        cols = ["role", "model", "calls", *(["batch"] if batched else []), "input", "cached", "output",
+                "retries", "failed", "cost $"]
+        for col in cols:
+            table.add_column(col, overflow="fold", no_wrap=col != "model", min_width=7 if col == "model" else None)
         for role, r in u["usage"].items():
             est = "~" if r["tokens_estimated"] else ""
-            table.add_row(role, ", ".join(r["models"]), str(r["calls"]), str(r["batch_calls"]),
+            table.add_row(role, ", ".join(r["models"]), str(r["calls"]),
+                          *([str(r["batch_calls"])] if batched else []),
                           f"{est}{r['input_tokens']}", str(r["cached_tokens"]), f"{est}{r['output_tokens']}",
                           str(r["retries"]), str(r["failures"]), f"{r['cost_usd']:.4f}")
         console.print(table)

@@ -183,9 +183,7 @@ def test_rescore_refuses_a_changed_agent(stored_run: tuple[str, Path, Path]) -> 
     run_id, _suite, agent = stored_run
     agent.write_text(AGENT.replace("Look the account up", "Never look the account up"),
                      encoding="utf-8")
-    from polygon_core.adapters import pipeline
-
-    pipeline._agent.cache_clear()
+    # No cache to clear: the loaded agent is re-read because its file changed.
     bad = runner.invoke(app, ["rescore", run_id, "--rubric", "v2"])
     assert bad.exit_code == 2
     assert "re-scoring would judge a different agent" in bad.stderr
@@ -232,8 +230,7 @@ def test_probe_unknown_probe_is_recorded_unanswered(stored_run: tuple[str, Path,
     run_id, suite, _agent = stored_run
     text = SCENARIO.replace("probes: [made_unkeepable_promise, recovered_after_tool_error, invented_policy]",
                             "probes: [said_goodbye]")
-    (suite / "scenarios" / "sloppy.yaml").write_text(text, encoding="utf-8")
-    pipeline._suite.cache_clear()
+    (suite / "scenarios" / "sloppy.yaml").write_text(text, encoding="utf-8")  # seen without a cache clear
     probes = tmp_path / "probes.yaml"
     probes.write_text(PROBES, encoding="utf-8")
     stores = pipeline.open_stores()

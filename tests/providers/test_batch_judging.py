@@ -205,6 +205,5 @@ def test_which_passes_go_by_batch(tmp_path: Path) -> None:
     assert (only.kind, only.model, only.repeats, only.rubric_version) == ("judge", "openai:gpt-4o-mini", 3, "v2")
     with (suite / "suite.yaml").open("a", encoding="utf-8") as fh:
         fh.write("batch_judging: true\n")
-    pipeline._suite.cache_clear()  # loaded suites are cached by path within a process
     assert pipeline.batch_passes(run, **args) == [only]
     assert pipeline.batch_passes(run, **args, enabled=False) == []

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import threading
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from ..._hashing import canonical_json
 from ...files import Suite, agent_version, load_agent, load_suite
@@ -18,6 +18,8 @@ from ...models import (
 from ..artifacts import ArtifactStore, artifact_store_from_url
 from ..settings import PolygonSettings, load_settings
 from ..storage import Repository, ensure_database
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -39,15 +41,60 @@ def open_stores(settings: PolygonSettings | None = None) -> Stores:
     return Stores(repo=repo, artifacts=artifacts, settings=settings)
 
 
-@lru_cache(maxsize=32)
-def _suite(path: str) -> Suite:
-    return load_suite(Path(path))
+_Stamp = tuple[int, int] | None
 
 
-@lru_cache(maxsize=32)
-def _agent(path: str) -> tuple[AgentConfig, str]:
-    loaded = load_agent(Path(path))
-    return loaded.config, loaded.prompt_text
+def _stamp(path: Path) -> _Stamp:
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return st.st_mtime_ns, st.st_size
+
+
+class _FileCache(Generic[T]):
+    """Loaded files by path, valid while none of the files a load read has changed.
+
+    A long-lived process (the web app, an in-process flow run) must see an edited agent or suite:
+    every call re-stats what the cached value was read from (a few stat calls, no parsing) and
+    loads again when a file's mtime or size moved or a file came or went.
+    """
+
+    def __init__(self, load: Callable[[Path], tuple[T, list[Path]]], size: int = 32) -> None:
+        self._load, self._size = load, size
+        self._entries: dict[str, tuple[T, list[tuple[Path, _Stamp]]]] = {}
+        self._lock = threading.Lock()
+
+    def __call__(self, path: str) -> T:
+        with self._lock:
+            hit = self._entries.get(path)
+        if hit is not None and all(_stamp(dep) == stamp for dep, stamp in hit[1]):
+            return hit[0]
+        value, deps = self._load(Path(path))
+        with self._lock:
+            if len(self._entries) >= self._size:
+                self._entries.pop(next(iter(self._entries)))
+            self._entries[path] = (value, [(dep, _stamp(dep)) for dep in deps])
+        return value
+
+    def cache_clear(self) -> None:
+        """Forget every loaded file."""
+        with self._lock:
+            self._entries.clear()
+
+
+def _load_suite(path: Path) -> tuple[Suite, list[Path]]:
+    # Every file and folder under the suite: a folder's mtime moves when a scenario is added.
+    return load_suite(path), [path, *sorted(path.rglob("*"))] if path.is_dir() else [path]
+
+
+def _load_agent(path: Path) -> tuple[tuple[AgentConfig, str], list[Path]]:
+    loaded = load_agent(path)
+    return (loaded.config, loaded.prompt_text), [path, *([loaded.prompt_path] if loaded.prompt_path else [])]
+
+
+_suite: _FileCache[Suite] = _FileCache(_load_suite)
+_agent: _FileCache[tuple[AgentConfig, str]] = _FileCache(_load_agent)
 
 
 def agent_identity(agent_path: str, suite_path: str) -> tuple[AgentConfig, str, str]:
