@@ -312,9 +312,11 @@ def list_runs(limit: int = 20) -> None:
 @app.command()
 @friendly
 def show(run_id: Annotated[str, typer.Argument(help="run id (or a unique prefix)")],
-         rubric: Annotated[str | None, typer.Option(help="rubric version to show (default: the run's)")] = None
+         rubric: Annotated[str | None, typer.Option(help="rubric version to show (default: the run's)")] = None,
+         judge: Annotated[str | None, typer.Option(
+             help="whose judgments to show (default: the run's own judge, else the latest)")] = None,
          ) -> None:
-    """Show one run: scorecard and per-conversation results."""
+    """Show one run: scorecard and per-conversation results (one rubric version, one judge)."""
     from rich.table import Table
 
     from polygon_core.adapters import pipeline
@@ -327,13 +329,21 @@ def show(run_id: Annotated[str, typer.Argument(help="run id (or a unique prefix)
         from polygon_core.scoring import get_rubric
 
         get_rubric(rubric)  # an unknown version is a user error naming the known ones
-    card = pipeline.scorecard(stores, run.id, rubric_version=rubric)
+    card = pipeline.scorecard(stores, run.id, rubric_version=rubric, judge=judge)
+    judges = {j.judge_model for j in stores.repo.judgments(run.id, card.rubric_version)}
+    if judge is not None and judge not in judges:
+        raise ValueError(f"run {run.id} has no judgments by {judge!r} under rubric {card.rubric_version}; "
+                         f"judged by: {', '.join(sorted(judges)) or 'nobody yet'}")
     console.print(_render.scorecards_table([card]))
+    if len(judges) > 1:
+        others = ", ".join(sorted(judges - {card.judge_model}))
+        console.print(f"(also judged under {card.rubric_version} by {others}: see --judge)", highlight=False)
     table = Table(title="Conversations")
     table.add_column("conversation", no_wrap=True)
     for col in ("caller", "end", "composite", "verdict", "gates", "failed assertions"):
         table.add_column(col, overflow="fold")
-    for row, rec in zip(pipeline.result_rows(stores, run.id, rubric), stores.repo.list_conversations(run.id), strict=False):
+    rows = pipeline.result_rows(stores, run.id, rubric, judge=card.judge_model)
+    for row, rec in zip(rows, stores.repo.list_conversations(run.id), strict=False):
         failed = ", ".join(f"{a.name}" + (f" (turn {a.turn})" if a.turn is not None else "")
                            for a in rec.assertions if a.status in ("fail", "error"))
         table.add_row(row.conversation_id, row.caller_type, row.end_reason,

@@ -59,7 +59,8 @@ def register(app: typer.Typer) -> None:
         else:
             result = rescore_run(stores, run_id, rubric_version=rubric, judge_model=judge_model,
                                  repeats=repeats, **paths)
-        card = pipeline.scorecard(stores, result.run_id, rubric_version=result.rubric_version)
+        card = pipeline.scorecard(stores, result.run_id, rubric_version=result.rubric_version,
+                                  judge=result.judge_model)
         if json_out:
             print(json.dumps({"run_id": result.run_id, "rubric_version": result.rubric_version,
                               "judge": result.judge_model, "added": result.added,
@@ -76,8 +77,8 @@ def register(app: typer.Typer) -> None:
                       + (f"; {len(result.failed)} not judged: the judge model failed"
                          if result.failed else ""), highlight=False)
         console.print(_render.scorecards_table([card]))
-        console.print(f"See `polygon show {result.run_id} --rubric {result.rubric_version}`.",
-                      highlight=False)
+        console.print(f"See `polygon show {result.run_id} --rubric {result.rubric_version} "
+                      f"--judge {result.judge_model}`.", highlight=False)
 
     @app.command()
     @friendly

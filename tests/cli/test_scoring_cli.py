@@ -346,3 +346,32 @@ def test_rescore_with_a_model_judge_through_the_openai_sdk(
         # the fake server answers every score with the schema's maximum and a made-up quote
         assert (j["judge_model"], j["composite"], j["repeats"], j["verdict"]) == (name, 100.0, 2, "pass")
         assert {c["unsupported_evidence"] for c in j["criteria"]} == {True}
+
+
+def test_a_scorecard_shows_one_judge_never_a_mix(stored_run: tuple[str, Path, Path],
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """Judged offline, then partly re-judged by a model under the same rubric: each card is one judge's."""
+    from polygon_core.adapters import pipeline
+    from polygon_core.adapters.pipeline._grade import rescore_run
+    from tests.fakes.llm_server import FakeLLMServer
+
+    run_id, _suite, _agent = stored_run
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    stores = pipeline.open_stores()
+    with FakeLLMServer() as srv:
+        srv.behaviour.fault_for = {0: "400"}.get  # the first conversation's judge call fails at once
+        judge = f"openai:gpt-4o-mini@{srv.openai_url}"
+        result = rescore_run(stores, run_id, rubric_version="v1", judge_model=judge)
+    assert (result.added, len(result.failed)) == (1, 1)
+    own = pipeline.scorecard(stores, run_id)
+    by_model = pipeline.scorecard(stores, run_id, judge=judge)
+    assert (own.judge_model, by_model.judge_model) == ("offline-heuristic", judge)
+    # The model's card has one judged conversation; the failed one is unjudged, not filled in by
+    # the heuristic judge's verdict.
+    assert sum(by_model.verdicts.values()) == 1 and sum(own.verdicts.values()) == 2
+    shown = runner.invoke(app, ["show", run_id])
+    assert shown.exit_code == 0, shown.output
+    assert "offline-heuristic" in shown.stdout and f"also judged under v1 by {judge}" in shown.stdout
+    missing = runner.invoke(app, ["show", run_id, "--judge", "openai:nobody"])
+    assert missing.exit_code == 2
+    assert "has no judgments by 'openai:nobody' under rubric v1; judged by:" in missing.stderr

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from ...compare import ResultRow, Scorecard, build_scorecard
 from ...judging import HEURISTIC_JUDGE
-from ...models import Conversation, Usage
+from ...models import Conversation, Judgment, Run, Usage
 from ._common import Stores
 
 
@@ -17,9 +17,25 @@ def _latency(conv: Conversation | None) -> float | None:
     return round(sum(agent) / len(agent), 2) if agent else None
 
 
+def _chosen_judge(stores: Stores, run: Run, version: str, judge: str | None) -> tuple[str, list[Judgment]]:
+    """The judge whose judgments a scorecard shows, and those judgments.
+
+    One scorecard never mixes judges: `judge` when given; else the run's own judge when it has
+    judged under this rubric; else the judge that judged last (a later `polygon rescore`).
+    """
+    stored = stores.repo.judgments(run.id, version)
+    if judge is None:
+        judges = [j.judge_model for j in stored]
+        own = run.models.get("judge") or HEURISTIC_JUDGE
+        judge = own if own in judges or not judges else judges[-1]
+    return judge, [j for j in stored if j.judge_model == judge]
+
+
 def result_rows(stores: Stores, run_id: str, rubric_version: str | None = None,
-                conversations: Sequence[Conversation] | None = None) -> list[ResultRow]:
-    """One ResultRow per stored conversation of a run, with its judgment under `rubric_version`.
+                conversations: Sequence[Conversation] | None = None,
+                judge: str | None = None) -> list[ResultRow]:
+    """One ResultRow per stored conversation of a run, with its judgment under `rubric_version` by
+    one judge (see `_chosen_judge`).
 
     Latency needs the transcripts: pass them as `conversations` when already loaded (otherwise it
     is left unknown rather than read from the artifact store one file at a time).
@@ -27,7 +43,7 @@ def result_rows(stores: Stores, run_id: str, rubric_version: str | None = None,
     run = stores.repo.get_run(run_id)
     assert run is not None, f"run {run_id} is not stored"
     version = rubric_version or run.rubric_version
-    judgments = {j.conversation_id: j for j in stores.repo.judgments(run_id, version)}
+    judgments = {j.conversation_id: j for j in _chosen_judge(stores, run, version, judge)[1]}
     transcripts = {c.id: c for c in conversations or ()}
     rows = []
     for rec in stores.repo.list_conversations(run_id):
@@ -54,14 +70,15 @@ def result_rows(stores: Stores, run_id: str, rubric_version: str | None = None,
 
 def scorecard(stores: Stores, run_id: str, label: str | None = None,
               rubric_version: str | None = None,
-              conversations: Sequence[Conversation] | None = None) -> Scorecard:
-    """The scorecard of one stored run."""
+              conversations: Sequence[Conversation] | None = None, judge: str | None = None) -> Scorecard:
+    """The scorecard of one stored run, under one rubric version and one judge (by default the
+    run's own; see `_chosen_judge`), labelled with both."""
     run = stores.repo.get_run(run_id)
     assert run is not None, f"run {run_id} is not stored"
     version = rubric_version or run.rubric_version
-    judges = sorted({j.judge_model for j in stores.repo.judgments(run_id, version)}) or [HEURISTIC_JUDGE]
+    chosen, _ = _chosen_judge(stores, run, version, judge)
     return build_scorecard(label or f"{run.agent_name}@{run.agent_version}", run.id, run.agent_version,
-                           version, ", ".join(judges), result_rows(stores, run_id, version, conversations),
+                           version, chosen, result_rows(stores, run_id, version, conversations, chosen),
                            stores.repo.probe_answers(run_id), models=run.models)
 
 
