@@ -214,7 +214,8 @@ def _print_comparison(run_ids: list[str]) -> None:
     from polygon_core.adapters import pipeline
 
     stores = pipeline.open_stores()
-    _render.print_comparison(console, pipeline.compare_runs(stores, run_ids))
+    # After a run, the short form: `polygon compare` lists every row and pair.
+    _render.print_comparison(console, pipeline.compare_runs(stores, run_ids), compact=True)
 
 
 def _where(stores: Any) -> str:

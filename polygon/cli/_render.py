@@ -100,14 +100,32 @@ def _short(text: str | None, limit: int = 90) -> str | None:
     return text[:limit].rsplit(" ", 1)[0] + " …"
 
 
-def divergence_table(divs: Sequence[PairDivergence], a: str, b: str) -> Table:
-    """First divergent turns between two configurations."""
-    table = Table(title=f"First divergent turn: {a} vs {b}", show_lines=True,
-                  caption="first: where the conversations first part (DESIGN.md); consequential: the first "
-                          "turn whose tool calls or ending differ")
+def divergence_table(divs: Sequence[PairDivergence], a: str, b: str, compact: bool = False) -> Table:
+    """First divergent turns between two configurations.
+
+    `compact` (after `polygon run`/`demo`): identical pairs are counted, not listed, and one row per
+    scenario stands for its seeds when they all part at the same turns for the same reasons.
+    """
+    shown = list(divs)
+    caption = ("first: where the conversations first part (DESIGN.md); consequential: the first "
+               "turn whose tool calls or ending differ")
+    seeds: dict[int, str] = {}
+    if compact:
+        same = sum(1 for d in divs if d.turn is None)
+        shown, groups = [], {}
+        for d in divs:
+            key = (d.scenario_id, d.turn, tuple(d.reasons), d.consequential_turn)
+            if d.turn is not None and key not in groups:
+                groups[key] = d
+                shown.append(d)
+            if d.turn is not None:
+                seeds[id(groups[key])] = ", ".join(filter(None, [seeds.get(id(groups[key])), str(d.seed)]))
+        caption += (f"; seeds that part alike share a row (the first seed's words shown); {same} identical "
+                    "pair(s) not listed (`polygon compare` lists every pair)")
+    table = Table(title=f"First divergent turn: {a} vs {b}", show_lines=True, caption=caption)
     for col in ("scenario", "seed", "turn", "reasons", a, b):
         table.add_column(col, overflow="fold")
-    for d in divs:
+    for d in shown:
         if d.turn is None:
             table.add_row(d.scenario_id, str(d.seed), "—", "identical", "", "")
             continue
@@ -122,18 +140,28 @@ def divergence_table(divs: Sequence[PairDivergence], a: str, b: str) -> Table:
             reasons += "\n" + ", ".join(d.consequential_reasons)
         elif d.consequential_turn is not None:
             turn += " (consequential)"
-        table.add_row(d.scenario_id, str(d.seed), turn, reasons, sa, sb)
+        table.add_row(d.scenario_id, seeds.get(id(d), str(d.seed)), turn, reasons, sa, sb)
     return table
 
 
-def differences_table(diffs: Sequence[Difference], scopes: bool = True) -> Table:
-    """Noise-aware paired differences (candidate − baseline), labelled better / worse / within noise."""
-    table = Table(title="Differences against the baseline (paired by scenario and seed)")
+def differences_table(diffs: Sequence[Difference], scopes: bool = True, compact: bool = False) -> Table:
+    """Noise-aware paired differences (candidate − baseline), labelled better / worse / within noise.
+
+    `compact` lists the overall composite and every row beyond noise; the rest are counted.
+    """
+    def listed(d: Difference) -> bool:
+        if not scopes and d.scope != "overall":
+            return False
+        return not compact or d.label != "within noise" or (d.metric == "composite" and d.scope == "overall")
+
+    hidden = sum(1 for d in diffs if (scopes or d.scope == "overall") and not listed(d))
+    table = Table(title="Differences against the baseline (paired by scenario and seed)",
+                  caption=f"{hidden} more row(s) within noise (`polygon compare` lists them)" if hidden else None)
     for col in ("candidate", "metric", "scope", "pairs", "baseline", "candidate mean", "Δ", "95% CI", "label"):
         table.add_column(col, overflow="fold", justify="right" if col in ("pairs", "Δ") else "left")
     style = {"better": "green", "worse": "bold red", "within noise": "dim"}
     for d in diffs:
-        if not scopes and d.scope != "overall":
+        if not listed(d):
             continue
         ci = "—" if d.ci_low is None else f"[{fmt(d.ci_low, 2)}, {fmt(d.ci_high, 2)}]"
         table.add_row(d.candidate, d.metric, d.scope, str(d.pairs), fmt(d.baseline_mean, 2),
@@ -141,14 +169,15 @@ def differences_table(diffs: Sequence[Difference], scopes: bool = True) -> Table
     return table
 
 
-def print_comparison(console: Console, comp: Comparison) -> None:
-    """Every table of a comparison, the written analysis and the CI verdict."""
+def print_comparison(console: Console, comp: Comparison, compact: bool = False) -> None:
+    """Every table of a comparison, the written analysis and the CI verdict (`compact`: rows within
+    noise and identical pairs are counted rather than listed)."""
     console.print(scorecards_table(comp.cards))
     console.print(matrix_table(comp.matrix, comp.labels))
     if comp.differences:
-        console.print(differences_table(comp.differences))
+        console.print(differences_table(comp.differences, compact=compact))
     for dset in comp.divergence_sets:
-        console.print(divergence_table(dset.items, dset.a, dset.b))
+        console.print(divergence_table(dset.items, dset.a, dset.b, compact=compact))
     console.print(probes_table(comp.cards, comp.probes))
     if comp.prose.strip():
         console.print("[bold]Analysis[/]")
