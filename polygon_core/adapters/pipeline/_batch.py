@@ -34,14 +34,21 @@ from ...judging import (
     read_probe_reply,
     to_probe_answers,
 )
-from ...models import UNSCORED_END_REASONS, Conversation, DomainModel, Run
+from ...models import Conversation, DomainModel, Run
 from ...probes import Probe, default_probes, load_probes
 from ...providers import ChatRequest, ChatResponse
 from ...scoring import get_rubric
 from ..providers import BatchStatus, UsageMeter, ledger_key, make_chat_model
-from ._common import Stores, _agent, _suite, load_conversation
-from ._grade import OFFLINE_NAMES, RescoreResult, _checks, _require_scenario, _run_inputs, judge_requests
-from ._production_grade import production_checks
+from ._common import Stores, _agent, _suite
+from ._grade import (
+    OFFLINE_NAMES,
+    RescoreResult,
+    _run_inputs,
+    forbidden_phrases,
+    judge_requests,
+    probes_for,
+    scorable,
+)
 
 __all__ = ["BatchJob", "BatchPass", "BatchTimeout", "batch_passes", "collect_batch_pass", "load_job",
            "rescore_batch_pass", "submit_batch_pass", "wait_for_batch_pass"]
@@ -145,26 +152,17 @@ def _work(stores: Stores, spec: BatchPass, only: set[str] | None = None) -> Iter
     prompt = _agent(spec.agent_path)[1] if spec.agent_path else None
     rubric = get_rubric(spec.rubric_version)
     library = _probes(spec) if spec.kind == "probe" else []
-    for rec in stores.repo.list_conversations(run.id):
-        if rec.conversation_id in done or (only is not None and rec.conversation_id not in only):
+    for item in scorable(stores, run, spec.suite_path, spec.agent_path, skip=done, only=only):
+        if isinstance(item, str):
+            yield item
             continue
-        conv = load_conversation(stores, run.id, rec.conversation_id)
-        if conv.end_reason in UNSCORED_END_REASONS:
-            yield conv.id
-            continue
-        if production:
-            checks, scenario = production_checks(conv, spec.agent_path), None
-        else:
-            checks, scenario = _checks(stores, run, spec.suite_path, spec.agent_path, conv)
-            _require_scenario(scenario, conv, str(spec.suite_path))
+        conv, checks, scenario = item
         if spec.kind == "judge":
             yield _Work(conv, scenario, judge_requests(
                 conv, rubric=rubric, persona=scenario.persona if scenario else None, instructions=prompt,
                 checks=checks, repeats=spec.repeats), [], production)
             continue
-        answered = library
-        if scenario is not None and scenario.probes is not None:
-            answered = [p for p in library if p.id in set(scenario.probes)]
+        answered = probes_for(scenario, library)
         asked = [p for p in answered if not (production and p.id in NOT_APPLICABLE_PROBES)]
         if asked:
             yield _Work(conv, scenario, [probe_request(conv, asked, checks=checks)], answered, production)
@@ -326,10 +324,8 @@ def _store(stores: Stores, spec: BatchPass, work: _Work, replies: list[ChatRespo
     if spec.kind == "judge":
         rubric = get_rubric(spec.rubric_version)
         raws = [read_judge_reply(r, rubric) for r in replies]
-        phrases = [*(work.scenario.forbidden_phrases if work.scenario else []),
-                   *(_agent(spec.agent_path)[0].forbidden_phrases if spec.agent_path else [])]
         judgment = build_judgment(work.conv, raws, rubric_version=rubric.version, judge_model=spec.model,
-                                  forbidden_phrases=phrases,
+                                  forbidden_phrases=forbidden_phrases(work.scenario, spec.agent_path),
                                   not_applicable=list(NOT_APPLICABLE_CRITERIA) if work.production else ())
         stores.repo.save_judgment(spec.run_id, judgment)
         return 1
@@ -382,9 +378,5 @@ def rescore_batch_pass(stores: Stores, run_id: str, *, kind: Literal["judge", "p
     spec = BatchPass(run_id=run.id, kind=kind, model=model, suite_path=suite, agent_path=agent,
                      rubric_version=rubric.version, repeats=repeats, probes_path=probes_path)
     _probes(spec)  # a bad probe file fails before anything is sent
-    _in_loop(_model(stores, model), _noop)
+    _model(stores, model)  # a bad name, a missing key or a model that cannot batch, before sending
     return spec
-
-
-async def _noop() -> None:
-    return None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -97,6 +98,20 @@ def _checks(stores: Stores, run: Run, suite_path: str | None, agent_path: str | 
     return run_checks(conv, scenario, forbidden_phrases=forbidden, tools=tools), scenario
 
 
+def forbidden_phrases(scenario: Any, agent_path: str | None) -> list[str]:
+    """The phrases the forbidden-phrase gate fires on: the scenario's and the agent's."""
+    return [*(scenario.forbidden_phrases if scenario is not None else []),
+            *(_agent(agent_path)[0].forbidden_phrases if agent_path else [])]
+
+
+def probes_for(scenario: Any, library: list[Probe]) -> list[Probe]:
+    """The probes one conversation is asked: a scenario that lists its probes gets only those."""
+    if scenario is None or scenario.probes is None:
+        return library
+    wanted = set(scenario.probes)
+    return [p for p in library if p.id in wanted]
+
+
 def judge(stores: Stores, run_id: str, conversation_id: str, *, suite_path: str | None,
           agent_path: str | None, rubric_version: str, repeats: int = 1) -> Judgment:
     """One judge pass (offline heuristic) over one stored conversation, stored as a new judgment."""
@@ -110,8 +125,7 @@ def judge(stores: Stores, run_id: str, conversation_id: str, *, suite_path: str 
                         repeats=0)
     checks, scenario = _checks(stores, run, suite_path, agent_path, conv)
     persona = scenario.persona if scenario else None
-    phrases = [*(scenario.forbidden_phrases if scenario else []),
-               *(_agent(agent_path)[0].forbidden_phrases if agent_path else [])]
+    phrases = forbidden_phrases(scenario, agent_path)
     if model_name in _OFFLINE:
         raws = [judge_offline(conv, checks, persona)] * repeats
         model_name = HEURISTIC_JUDGE
@@ -135,9 +149,7 @@ def probe(stores: Stores, run_id: str, conversation_id: str, *, suite_path: str 
     assert run is not None, f"run {run_id} is not stored"
     conv = load_conversation(stores, run_id, conversation_id)
     checks, scenario = _checks(stores, run, suite_path, agent_path, conv)
-    probes: list[Probe] = load_probes(Path(probes_path)) if probes_path else default_probes()
-    if scenario is not None and scenario.probes is not None:
-        probes = [p for p in probes if p.id in set(scenario.probes)]
+    probes = probes_for(scenario, load_probes(Path(probes_path)) if probes_path else default_probes())
     model_name = _role_model(run, "probe")
     if conv.end_reason in UNSCORED_END_REASONS or not probes:
         return []
@@ -210,6 +222,29 @@ def _require_scenario(scenario: Any, conv: Conversation, suite: str) -> None:
                          f"the suite {suite}; pass --suite with the suite as it was")
 
 
+def scorable(stores: Stores, run: Run, suite_path: str | None, agent_path: str | None, *,
+             skip: set[str] | frozenset[str] = frozenset(),
+             only: set[str] | None = None) -> Iterator[tuple[Conversation, Checks, Any] | str]:
+    """A stored run's conversations to grade again, each with its checks and scenario.
+
+    Yields the id alone (a plain string) for a conversation that is never scored (a provider or
+    simulator error). `skip` and `only` select by conversation id. A production run has no
+    scenarios (None); on a synthetic run, a scenario gone from the suite is an error.
+    """
+    production = run.source == "production"
+    for rec in stores.repo.list_conversations(run.id):
+        if rec.conversation_id in skip or (only is not None and rec.conversation_id not in only):
+            continue
+        conv = load_conversation(stores, run.id, rec.conversation_id)
+        if conv.end_reason in UNSCORED_END_REASONS:
+            yield conv.id
+            continue
+        checks, scenario = _checks(stores, run, None if production else suite_path, agent_path, conv)
+        if not production:
+            _require_scenario(scenario, conv, str(suite_path))
+        yield conv, checks, scenario
+
+
 def _check_model_name(name: str, stores: Stores) -> None:
     # A bad name or a missing key is a user error before anything is sent or stored.
     model = make_chat_model(name, stores.settings)
@@ -252,18 +287,15 @@ def rescore_run(stores: Stores, run_id: str, *, rubric_version: str, judge_model
     label = HEURISTIC_JUDGE if offline else (model.name if model is not None else judge_model)
     done = {j.conversation_id for j in stores.repo.judgments(run.id, rubric.version)
             if j.judge_model == label}
-    result = RescoreResult(run_id=run.id, judge_model=label, rubric_version=rubric.version)
-    config, prompt = _agent(agent)
-    for rec in stores.repo.list_conversations(run.id):
-        if rec.conversation_id in done:
-            result.skipped.append(rec.conversation_id)
+    result = RescoreResult(run_id=run.id, judge_model=label, rubric_version=rubric.version,
+                           skipped=[r.conversation_id for r in stores.repo.list_conversations(run.id)
+                                    if r.conversation_id in done])
+    prompt = _agent(agent)[1]
+    for item in scorable(stores, run, suite, agent, skip=done):
+        if isinstance(item, str):
+            result.unscored.append(item)
             continue
-        conv = load_conversation(stores, run.id, rec.conversation_id)
-        if conv.end_reason in UNSCORED_END_REASONS:
-            result.unscored.append(conv.id)
-            continue
-        checks, scenario = _checks(stores, run, suite, agent, conv)
-        _require_scenario(scenario, conv, suite)
+        conv, checks, scenario = item
         persona = scenario.persona if scenario else None
         if offline:
             raws = [judge_offline(conv, checks, persona)] * repeats
@@ -276,9 +308,8 @@ def rescore_run(stores: Stores, run_id: str, *, rubric_version: str, judge_model
                 result.failed.append(conv.id)
                 continue
             raws = [read_judge_reply(r, rubric) for r in replies]
-        phrases = [*(scenario.forbidden_phrases if scenario else []), *config.forbidden_phrases]
         judgment = build_judgment(conv, raws, rubric_version=rubric.version, judge_model=label,
-                                  forbidden_phrases=phrases)
+                                  forbidden_phrases=forbidden_phrases(scenario, agent))
         stores.repo.save_judgment(run.id, judgment)
         result.added += 1
     return result
@@ -300,16 +331,12 @@ def probe_run(stores: Stores, run_id: str, *, probes_path: str | None = None,
         _check_model_name(probe_model, stores)
     label = HEURISTIC_JUDGE if offline else (model.name if model is not None else probe_model)
     result = RescoreResult(run_id=run.id, judge_model=label)
-    for rec in stores.repo.list_conversations(run.id):
-        conv = load_conversation(stores, run.id, rec.conversation_id)
-        if conv.end_reason in UNSCORED_END_REASONS:
-            result.unscored.append(conv.id)
+    for item in scorable(stores, run, suite, agent):
+        if isinstance(item, str):
+            result.unscored.append(item)
             continue
-        checks, scenario = _checks(stores, run, suite, agent, conv)
-        _require_scenario(scenario, conv, suite)
-        asked = probes
-        if scenario is not None and scenario.probes is not None:
-            asked = [p for p in probes if p.id in set(scenario.probes)]
+        conv, checks, scenario = item
+        asked = probes_for(scenario, probes)
         if not asked:
             continue
         if offline:

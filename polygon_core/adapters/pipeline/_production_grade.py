@@ -25,8 +25,8 @@ from ...judging import (
 )
 from ...models import Conversation, Judgment, ProbeAnswer, Run
 from ...probes import Probe, default_probes, load_probes
-from ._common import Stores, _agent, load_conversation
-from ._grade import OFFLINE_NAMES, _ask, model_judge
+from ._common import Stores, load_conversation
+from ._grade import OFFLINE_NAMES, _ask, forbidden_phrases, model_judge
 from ._production import JudgeFn, plan_production_runs
 
 __all__ = ["grade_production", "judge_production", "probe_production", "production_checks"]
@@ -34,8 +34,7 @@ __all__ = ["grade_production", "judge_production", "probe_production", "producti
 
 def production_checks(conv: Conversation, agent_path: str | None) -> Checks:
     """The checks that make sense on a real call (no scenario: forbidden phrases, tools, loops)."""
-    forbidden = list(_agent(agent_path)[0].forbidden_phrases) if agent_path else []
-    return run_checks(conv, None, forbidden_phrases=forbidden)
+    return run_checks(conv, None, forbidden_phrases=forbidden_phrases(None, agent_path))
 
 
 def _run(stores: Stores, run_id: str) -> Run:
@@ -72,9 +71,9 @@ def judge_production(stores: Stores, run_id: str, conversation_id: str, *,
             return Judgment(conversation_id=conv.id, rubric_version=rubric_version, judge_model=model,
                             repeats=0)
         raws, label = found, model
-    phrases = list(_agent(agent_path)[0].forbidden_phrases) if agent_path else []
     judgment = build_judgment(conv, raws, rubric_version=rubric_version, judge_model=label,
-                              forbidden_phrases=phrases, not_applicable=list(NOT_APPLICABLE_CRITERIA))
+                              forbidden_phrases=forbidden_phrases(None, agent_path),
+                              not_applicable=list(NOT_APPLICABLE_CRITERIA))
     stores.repo.save_judgment(run_id, judgment)
     return judgment
 
