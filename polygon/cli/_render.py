@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from rich.console import Console
 from rich.table import Table
@@ -106,26 +107,24 @@ def divergence_table(divs: Sequence[PairDivergence], a: str, b: str, compact: bo
     `compact` (after `polygon run`/`demo`): identical pairs are counted, not listed, and one row per
     scenario stands for its seeds when they all part at the same turns for the same reasons.
     """
-    shown = list(divs)
     caption = ("first: where the conversations first part (DESIGN.md); consequential: the first "
                "turn whose tool calls or ending differ")
-    seeds: dict[int, str] = {}
+    # Each row: the pair whose words are shown, and the seeds it stands for.
+    rows: list[tuple[PairDivergence, list[int]]] = [(d, [d.seed]) for d in divs]
     if compact:
-        same = sum(1 for d in divs if d.turn is None)
-        shown, groups = [], {}
+        groups: dict[tuple[Any, ...], tuple[PairDivergence, list[int]]] = {}
         for d in divs:
-            key = (d.scenario_id, d.turn, tuple(d.reasons), d.consequential_turn)
-            if d.turn is not None and key not in groups:
-                groups[key] = d
-                shown.append(d)
             if d.turn is not None:
-                seeds[id(groups[key])] = ", ".join(filter(None, [seeds.get(id(groups[key])), str(d.seed)]))
+                key = (d.scenario_id, d.turn, tuple(d.reasons), d.consequential_turn)
+                groups.setdefault(key, (d, []))[1].append(d.seed)
+        rows = list(groups.values())
+        same = sum(1 for d in divs if d.turn is None)
         caption += (f"; seeds that part alike share a row (the first seed's words shown); {same} identical "
                     "pair(s) not listed (`polygon compare` lists every pair)")
     table = Table(title=f"First divergent turn: {a} vs {b}", show_lines=True, caption=caption)
     for col in ("scenario", "seed", "turn", "reasons", a, b):
         table.add_column(col, overflow="fold")
-    for d in shown:
+    for d, seeds in rows:
         if d.turn is None:
             table.add_row(d.scenario_id, str(d.seed), "—", "identical", "", "")
             continue
@@ -140,7 +139,7 @@ def divergence_table(divs: Sequence[PairDivergence], a: str, b: str, compact: bo
             reasons += "\n" + ", ".join(d.consequential_reasons)
         elif d.consequential_turn is not None:
             turn += " (consequential)"
-        table.add_row(d.scenario_id, seeds.get(id(d), str(d.seed)), turn, reasons, sa, sb)
+        table.add_row(d.scenario_id, ", ".join(map(str, seeds)), turn, reasons, sa, sb)
     return table
 
 
