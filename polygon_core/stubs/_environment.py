@@ -218,46 +218,26 @@ class ToolEnvironment:
         self._calls.append(call)
         return _Outcome(call=call, sleep_s=sleep_s)
 
+    def _rejected(self, call_id: str, name: str, arguments: dict[str, Any], error: str,
+                  message: str) -> _Outcome:
+        """A call that never reaches the stub: recorded invalid, with the reason as its result."""
+        return self._record(ToolCall(id=call_id, name=name, arguments=arguments,
+                                     result={"error": error, "detail": message}, valid=False,
+                                     validation_error=message))
+
     def _execute(self, name: str, arguments: Any, turn: int) -> _Outcome:
         call_id = self._next_id(turn)
         tool = self._tools.get(name)
         if tool is None:
-            message = f"unknown tool {name!r}"
             raw = copy.deepcopy(dict(arguments)) if isinstance(arguments, Mapping) else {}
-            return self._record(
-                ToolCall(
-                    id=call_id,
-                    name=name,
-                    arguments=raw,
-                    result={"error": "unknown_tool", "detail": message},
-                    valid=False,
-                    validation_error=message,
-                )
-            )
+            return self._rejected(call_id, name, raw, "unknown_tool", f"unknown tool {name!r}")
         if not isinstance(arguments, Mapping):
-            message = f"$: arguments must be a JSON object, got {type(arguments).__name__}"
-            return self._record(
-                ToolCall(
-                    id=call_id,
-                    name=name,
-                    result={"error": "invalid_arguments", "detail": message},
-                    valid=False,
-                    validation_error=message,
-                )
-            )
+            return self._rejected(call_id, name, {}, "invalid_arguments",
+                                  f"$: arguments must be a JSON object, got {type(arguments).__name__}")
         args = copy.deepcopy(dict(arguments))
         problem = _validation_message(self._validators[name], args)
         if problem is not None:
-            return self._record(
-                ToolCall(
-                    id=call_id,
-                    name=name,
-                    arguments=args,
-                    result={"error": "invalid_arguments", "detail": problem},
-                    valid=False,
-                    validation_error=problem,
-                )
-            )
+            return self._rejected(call_id, name, args, "invalid_arguments", problem)
 
         counter = self._valid_calls.get(name, 0)
         self._valid_calls[name] = counter + 1
