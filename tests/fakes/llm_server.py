@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import email.parser
 import email.policy
+import hashlib
 import json
 import threading
 import time
@@ -30,32 +31,51 @@ AGENT_LINES = ["Northwind billing, how can I help you today?", "I can look into 
                "Have a good day."]
 
 
-def default_for(schema: dict[str, Any]) -> Any:
-    """A schema-valid value; integer scores take the schema's maximum (a generous judge)."""
+def default_for(schema: dict[str, Any], salt: int | None = None) -> Any:
+    """A schema-valid value. Integer scores take the schema's maximum (a generous judge); with a
+    `salt` they, and enum choices, vary with it instead (replies that differ by request)."""
     if "const" in schema:
         return schema["const"]
     if schema.get("enum"):
-        return schema["enum"][0]
+        return schema["enum"][0 if salt is None else salt % len(schema["enum"])]
     for key in ("anyOf", "oneOf"):
         if schema.get(key):
-            return default_for(schema[key][0])
+            return default_for(schema[key][0], salt)
     kind = schema.get("type")
     if isinstance(kind, list):
         kind = next((k for k in kind if k != "null"), "null")
     if kind == "object" or "properties" in schema:
         props = schema.get("properties", {})
-        return {k: default_for(props.get(k, {})) for k in schema.get("required", list(props))}
+        keys = schema.get("required", list(props))
+        # Each property its own share of the salt, so fields do not all move together.
+        return {k: default_for(props.get(k, {}), None if salt is None else salt // (i + 1) + i)
+                for i, k in enumerate(keys)}
     if kind == "array":
-        return [default_for(schema.get("items", {})) for _ in range(schema.get("minItems", 0))]
-    if kind == "integer":
-        return int(schema.get("maximum", schema.get("minimum", 3)))
-    if kind == "number":
-        return float(schema.get("maximum", schema.get("minimum", 3)))
+        return [default_for(schema.get("items", {}), salt) for _ in range(schema.get("minItems", 0))]
+    if kind in ("integer", "number"):
+        high = schema.get("maximum", schema.get("minimum", 3))
+        low = schema.get("minimum", high)
+        value = high if salt is None else low + salt % (int(high) - int(low) + 1)
+        return int(value) if kind == "integer" else float(value)
     if kind == "boolean":
         return True
     if kind == "string":
         return "the agent said so" if not schema.get("minLength") else "x" * schema["minLength"]
     return None
+
+
+def _texts(body: dict[str, Any]) -> str:
+    """Every text a request carries, in order, whatever the wire format (system first)."""
+    out: list[str] = []
+    system = body.get("system", "")
+    out += [system] if isinstance(system, str) else [b.get("text", "") for b in system]
+    for m in body.get("messages", []):
+        content = m.get("content")
+        if isinstance(content, str):
+            out.append(content)
+        elif isinstance(content, list):
+            out += [c.get("text", "") for c in content if c.get("type") == "text"]
+    return "\n".join(t for t in out if t)
 
 
 @dataclass
@@ -69,6 +89,7 @@ class Behaviour:
     tool_call: bool = False         # agent requests with tools: first call a tool
     malformed_arguments: bool = False
     ignore_schema: bool = False
+    vary: bool = False              # structured replies depend on the request's text (not all alike)
     caller_turns: int = 2           # caller lines before it hangs up
     batch_polls: int = 1            # polls of a batch that still say "in progress" before it ends
     batch_outcome: str = "completed"  # or "failed" / "expired": what a whole OpenAI batch ends as
@@ -296,13 +317,14 @@ class FakeLLMServer:
             for key, lines in (("output_file_id", good), ("error_file_id", bad)):
                 if lines:
                     file_id = f"file-{len(self.files) + 1}"
-                    self.files[file_id] = "".join(json.dumps(x) + "\n" for x in lines).encode()
+                    # Newest first: the APIs promise no order, so results must be matched by custom id.
+                    self.files[file_id] = "".join(json.dumps(x) + "\n" for x in reversed(lines)).encode()
                     files[key] = file_id
             batch["files"] = files
         return batch["files"]
 
     def _anthropic_results(self, batch_id: str) -> bytes:
-        return "".join(json.dumps(r) + "\n" for r in self._finish(self.batches[batch_id])).encode()
+        return "".join(json.dumps(r) + "\n" for r in reversed(self._finish(self.batches[batch_id]))).encode()
 
     # -- content --------------------------------------------------------------------------------
 
@@ -324,7 +346,8 @@ class FakeLLMServer:
             if b.ignore_schema:
                 text = "I think the agent did fine overall."
             else:
-                value = default_for(schema[0])
+                salt = int(hashlib.sha256(_texts(body).encode()).hexdigest()[:8], 16) if b.vary else None
+                value = default_for(schema[0], salt)
                 if anthropic:
                     tool = {"id": "toolu_s", "name": schema[1], "input": value}
                 else:

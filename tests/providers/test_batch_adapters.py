@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +33,15 @@ def _requests(n: int) -> dict[str, ChatRequest]:
             for i in range(n)}
 
 
+def _ask_live(model: Any, request: ChatRequest) -> Any:
+    async def go() -> Any:
+        try:
+            return await model.chat(request)
+        finally:
+            await model.aclose()
+    return asyncio.run(go())
+
+
 def _through(model: Any, requests: dict[str, ChatRequest]) -> tuple[list[Any], list[Any]]:
     """Submit, poll until done, read: what the pipeline does, in one event loop."""
     async def go() -> tuple[list[Any], list[Any]]:
@@ -50,6 +60,7 @@ def _through(model: Any, requests: dict[str, ChatRequest]) -> tuple[list[Any], l
 def test_batch_round_trip_maps_every_result_back_by_custom_id(tmp_path: Path, server: FakeLLMServer,
                                                               provider: str) -> None:
     server.behaviour.batch_polls = 2
+    server.behaviour.vary = True  # each reply depends on its request; results come back newest first
     meter = UsageMeter()
     model = make_chat_model(served_model(server, provider), fast_settings(tmp_path), meter=meter)
     requests = _requests(5)
@@ -57,7 +68,12 @@ def test_batch_round_trip_maps_every_result_back_by_custom_id(tmp_path: Path, se
     assert [p.state for p in polls] == ["pending", "pending", "ended"]
     assert polls[-1].succeeded == 5 and polls[-1].errored == 0
     assert [o.custom_id for o in outcomes] == list(requests)
-    assert all(o.error is None and o.response.parsed == {"score": 5} for o in outcomes)
+    # Each outcome is its own request's reply: the same as asking that request live.
+    live = [_ask_live(make_chat_model(served_model(server, provider), fast_settings(tmp_path)), r)
+            for r in requests.values()]
+    assert [o.response.parsed for o in outcomes] == [r.parsed for r in live]
+    assert len({json.dumps(r.parsed) for r in live}) > 1  # the replies really differ
+    assert all(o.error is None for o in outcomes)
     assert {o.response.provider for o in outcomes} == {provider}
     # The batch carried each request's own body: seeds (OpenAI) and the forced tool (Anthropic).
     (batch,) = server.batches.values()

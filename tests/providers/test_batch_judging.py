@@ -44,11 +44,13 @@ def test_batch_judge_pass_sends_what_the_live_judge_sends_and_stores_the_same_ju
     settings = fast_settings(tmp_path)
     stores = _stored_run(settings, "batch-run")
     with FakeLLMServer() as live_server:
+        live_server.behaviour.vary = True  # replies differ by conversation: a mix-up would show
         live = rescore_run(stores, "batch-run", rubric_version="v1", judge_model=served_model(live_server, provider),
                            repeats=2)
         live_bodies = [json.dumps(b, sort_keys=True) for b in live_server.behaviour.seen]
     with FakeLLMServer() as server:
         server.behaviour.batch_polls = 3
+        server.behaviour.vary = True
         name = served_model(server, provider)
         spec = pipeline.rescore_batch_pass(stores, "batch-run", kind="judge", model=name, rubric_version="v1",
                                            repeats=2)
@@ -64,6 +66,7 @@ def test_batch_judge_pass_sends_what_the_live_judge_sends_and_stores_the_same_ju
         by_judge.setdefault(j.judge_model, {})[j.conversation_id] = j.model_dump(exclude={"judge_model"})
     assert by_judge[name] == by_judge[live.judge_model] and len(by_judge[name]) == 6
     assert all(v["repeats"] == 2 and v["composite"] is not None for v in by_judge[name].values())
+    assert len({v["composite"] for v in by_judge[name].values()}) > 1  # not all alike
     job = pipeline.load_job(stores, "batch-run", spec.key)
     assert job is not None and job.state == "collected" and len(job.items) == 12
     assert [s.state for s in job.statuses] == ["ended"]
@@ -152,16 +155,18 @@ def test_waiting_past_the_limit_keeps_the_job_for_a_later_wait(tmp_path: Path, s
 
 def test_probe_pass_by_batch_answers_every_probe_like_the_live_pass(tmp_path: Path,
                                                                    server: FakeLLMServer) -> None:
+    server.behaviour.vary = True  # answers depend on the conversation's text, whatever the wire format
     stores = _stored_run(fast_settings(tmp_path), "probe-run")
     name = served_model(server, "openai")
     live = probe_run(stores, "probe-run", probe_model=name)
     live_answers = {(a.conversation_id, a.probe_id): a.answer for a in stores.repo.probe_answers("probe-run")}
-    other = f"openai:gpt-4o-mini@{server.base}/v1/"  # the same server under another label
+    other = served_model(server, "anthropic")  # another answerer, by Message Batches
     result = _full_pass(stores, pipeline.rescore_batch_pass(stores, "probe-run", kind="probe", model=other))
     batch_answers = {(a.conversation_id, a.probe_id): a.answer for a in stores.repo.probe_answers("probe-run")
                      if a.answered_by == other}
     assert result.added == live.added > 0
-    assert batch_answers == {k: v for k, v in live_answers.items()}
+    assert batch_answers == live_answers and len(server.batches) == 1
+    assert len(set(live_answers.values())) > 1
 
 
 def test_record_then_replay_collects_without_the_server(tmp_path: Path) -> None:
@@ -176,7 +181,6 @@ def test_record_then_replay_collects_without_the_server(tmp_path: Path) -> None:
     home.mkdir()
     replay = _stored_run(fast_settings(home, model_cache="replay", model_cache_dir=tmp_path / "model-cache"),
                          "replay-run")
-    spec = spec.model_copy()
     result = _full_pass(replay, spec)
     assert result.added == 6
     job = pipeline.load_job(replay, "replay-run", spec.key)
