@@ -42,8 +42,13 @@ def result_rows(stores: Stores, run_id: str, rubric_version: str | None = None,
     """
     run = stores.repo.get_run(run_id)
     assert run is not None, f"run {run_id} is not stored"
-    version = rubric_version or run.rubric_version
-    judgments = {j.conversation_id: j for j in _chosen_judge(stores, run, version, judge)[1]}
+    _judge, judgments = _chosen_judge(stores, run, rubric_version or run.rubric_version, judge)
+    return _rows(stores, run_id, judgments, conversations)
+
+
+def _rows(stores: Stores, run_id: str, chosen: Sequence[Judgment],
+          conversations: Sequence[Conversation] | None) -> list[ResultRow]:
+    judgments = {j.conversation_id: j for j in chosen}
     transcripts = {c.id: c for c in conversations or ()}
     rows = []
     for rec in stores.repo.list_conversations(run_id):
@@ -76,9 +81,9 @@ def scorecard(stores: Stores, run_id: str, label: str | None = None,
     run = stores.repo.get_run(run_id)
     assert run is not None, f"run {run_id} is not stored"
     version = rubric_version or run.rubric_version
-    chosen, _ = _chosen_judge(stores, run, version, judge)
+    chosen, judgments = _chosen_judge(stores, run, version, judge)
     return build_scorecard(label or f"{run.agent_name}@{run.agent_version}", run.id, run.agent_version,
-                           version, chosen, result_rows(stores, run_id, version, conversations, chosen),
+                           version, chosen, _rows(stores, run_id, judgments, conversations),
                            stores.repo.probe_answers(run_id), models=run.models)
 
 
