@@ -10,7 +10,12 @@ from ._base import DomainModel
 
 Verdict = Literal["pass", "warn", "fail"]
 AssertionStatus = Literal["pass", "fail", "error", "not_applicable"]
-ProbeValue = Literal["yes", "no", "na", "unanswered"]
+ProbeValue = Literal["yes", "no", "na", "unanswered", "error"]
+# How a judgment came to be (docs/design.md, "Verdicts"): `judged` by a judge; `judge_error` when the
+# judge failed or returned nothing readable (not scored, and the command exits 1); `agent_failure`
+# when the conversation is the agent's failure without any judging (it ended `agent_error`, or the
+# agent never spoke): verdict fail with the reason, no composite.
+JudgmentStatus = Literal["judged", "judge_error", "agent_failure"]
 
 
 class AssertionResult(DomainModel):
@@ -56,6 +61,8 @@ class Judgment(DomainModel):
     not_scored: list[str] = Field(default_factory=list)
     gates: list[GateHit] = Field(default_factory=list)
     verdict: Verdict | None = Field(None, description="None when nothing could be scored")
+    status: JudgmentStatus = "judged"
+    reason: str | None = Field(None, description="why: the judge's failure, or the agent's failure")
 
     @property
     def not_applicable(self) -> list[str]:

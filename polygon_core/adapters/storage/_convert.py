@@ -67,6 +67,8 @@ def judgment_from_row(row: JudgmentRow) -> Judgment:
         not_scored=row.not_scored,
         gates=[GateHit.model_validate(g) for g in row.gates],
         verdict=row.verdict,  # type: ignore[arg-type]  # validated by Judgment
+        status=row.status,  # type: ignore[arg-type]
+        reason=row.reason,
     )
 
 

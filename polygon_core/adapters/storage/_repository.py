@@ -298,6 +298,8 @@ class Repository:
             "criteria": [c.model_dump(mode="json") for c in judgment.criteria],
             "gates": [g.model_dump(mode="json") for g in judgment.gates],
             "raw": _json_safe(judgment, "raw"),
+            "status": judgment.status,
+            "reason": judgment.reason,
         }
         with self._write() as session:
             # Locking the run row serialises judgment writes of one run, so `seq` stays a

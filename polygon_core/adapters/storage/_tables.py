@@ -153,6 +153,11 @@ class JudgmentRow(PolygonTable, table=True):
     criteria: list[dict[str, Any]] = _json()
     gates: list[dict[str, Any]] = _json()
     raw: list[dict[str, Any]] = _json()
+    # judged | judge_error | agent_failure (revision 0003); rows stored before it read as judged.
+    status: str = Field(
+        default="judged", sa_column=sa.Column(sa.String(), nullable=False, server_default="judged")
+    )
+    reason: str | None = Field(default=None, sa_column=sa.Column(sa.Text(), nullable=True))
     # Order in which judgments were (last) saved within a run; ties are broken by id.
     seq: int = Field(sa_column=sa.Column(sa.Integer(), nullable=False))
 
