@@ -9,6 +9,8 @@
 
 from ._grade import build_judgment, evidence_supported
 from ._heuristic import HEURISTIC_JUDGE, judge_offline, scores_only
+from ._heuristic_version import HEURISTIC_VERSION
+from ._identity import FITTED_JUDGE_PREFIX, judge_prompt_hash
 from ._model import judge_with_model, probe_with_model
 from ._probes_offline import SIGNALS, answer_probes_offline
 from ._prompt import (
@@ -29,7 +31,9 @@ from ._prompt import (
 )
 
 __all__ = [
+    "FITTED_JUDGE_PREFIX",
     "HEURISTIC_JUDGE",
+    "HEURISTIC_VERSION",
     "PROBE_FLAG_MISSING",
     "PROBE_FLAG_UNPARSEABLE",
     "PROBE_FLAG_UNREADABLE",
@@ -40,6 +44,7 @@ __all__ = [
     "escape_data",
     "evidence_supported",
     "judge_offline",
+    "judge_prompt_hash",
     "judge_request",
     "judge_response_schema",
     "judge_system_prompt",
