@@ -152,7 +152,11 @@ def _summary_json(stores: Any, runs: list[Run]) -> dict[str, Any]:
                             "rubric_version": run.rubric_version, "conversations": card.conversations,
                             "verdicts": card.verdicts, "mean_composite": card.mean_composite,
                             "gates": card.gates, "models": run.models,
-                            "provider_errors": card.provider_errors, **_usage(stores, run.id)})
+                            "provider_errors": card.provider_errors,
+                            "agent_failures": card.agent_failures, "agent_failure_reason": card.agent_failure_reason,
+                            "judge_errors": card.judge_errors, "judge_error_reason": card.judge_error_reason,
+                            "probe_errors": card.probe_errors, "probe_error_reason": card.probe_error_reason,
+                            **_usage(stores, run.id)})
     return out
 
 
@@ -195,19 +199,17 @@ def _print_usage(stores: Any, runs: list[Run]) -> None:
 
 
 def _provider_errors(stores: Any, runs: list[Run]) -> None:
-    """Conversations lost to provider failures make the command fail (exit 1), with the reason."""
+    """Lost, broken or unjudged conversations make the command fail (exit 1), with the reason."""
     from polygon_core.adapters import pipeline
+
+    from ._failures import stop_on_failures
 
     failed = [(r.id, c) for r in runs for c in stores.repo.list_conversations(r.id)
               if c.end_reason == "provider_error"]
-    if not failed:
-        return
-    total = sum(len(stores.repo.list_conversations(r.id)) for r in runs)
-    run_id, rec = failed[0]
-    detail = pipeline.load_conversation(stores, run_id, rec.conversation_id).end_detail
-    err.print(f"[red]error:[/] {len(failed)} of {total} conversations ended with provider_error (not "
-              f"scored); first: {detail}", markup=True, highlight=False, soft_wrap=True)
-    raise typer.Exit(1)
+    detail = (pipeline.load_conversation(stores, failed[0][0], failed[0][1].conversation_id).end_detail
+              if failed else None)
+    cards = [pipeline.scorecard(stores, r.id) for r in runs]
+    stop_on_failures(err, cards, first_provider_detail=detail, agents=[r.agent_name for r in runs])
 
 
 def _print_comparison(run_ids: list[str]) -> None:
@@ -341,12 +343,14 @@ def show(run_id: Annotated[str, typer.Argument(help="run id (or a unique prefix)
         console.print(f"(also judged under {card.rubric_version} by {others}: see --judge)", highlight=False)
     table = Table(title="Conversations")
     table.add_column("conversation", no_wrap=True)
-    for col in ("caller", "end", "composite", "verdict", "gates", "failed assertions"):
+    for col in ("caller", "end", "composite", "verdict", "gates", "failed assertions / why"):
         table.add_column(col, overflow="fold")
     rows = pipeline.result_rows(stores, run.id, rubric, judge=card.judge_model)
     for row, rec in zip(rows, stores.repo.list_conversations(run.id), strict=False):
         failed = ", ".join(f"{a.name}" + (f" (turn {a.turn})" if a.turn is not None else "")
                            for a in rec.assertions if a.status in ("fail", "error"))
+        if row.status in ("agent_failure", "judge_error"):
+            failed = f"{row.status}: {row.reason}" + (f"; {failed}" if failed else "")
         table.add_row(row.conversation_id, row.caller_type, row.end_reason,
                       "—" if row.composite is None else f"{row.composite:.1f}", row.verdict or "—",
                       ", ".join(row.gates) or "", failed)

@@ -77,13 +77,13 @@ def register(app: typer.Typer) -> None:
                     ) -> None:
         """Grade a source's calls in a date window as production runs (the Prefect flow)."""
         from polygon_core.adapters import pipeline
-        from polygon_core.adapters.providers import make_chat_model
 
         pipeline.parse_window(since, until)  # bad dates fail here, before Prefect starts
-        settings = pipeline.open_stores().settings
+        stores = pipeline.open_stores()
+        settings = stores.settings
         for name in (judge_model, probe_model):
             if name:
-                make_chat_model(name, settings)  # a bad name or a missing key: one line, exit 2
+                pipeline.check_model_name(stores, name)  # a bad name or a missing key: one line, exit 2
         models = [judge_model or settings.judge_model, probe_model or settings.probe_model]
         if batch_judging and all(m in pipeline.OFFLINE_NAMES for m in models):
             raise ValueError("--batch-judging needs a model judge or probe answerer (--judge-model / "
@@ -96,8 +96,14 @@ def register(app: typer.Typer) -> None:
             agent_path=str(agent.resolve()) if agent else None,
             suite_path=str(suite.resolve()) if suite else None, rubric_version=rubric,
             judge_model=judge_model, probe_model=probe_model, batch_judging=batch_judging)
+        from polygon_core.compare import Scorecard
+
+        from ._failures import stop_on_failures
+
+        cards = [Scorecard.model_validate(c) for c in result["runs"]]
         if json_out:
             print(json.dumps(result))
+            stop_on_failures(err, cards)
             return
         imp = result["import"]
         if imp["read"]:
@@ -111,3 +117,4 @@ def register(app: typer.Typer) -> None:
             console.print(f"{card['run_id']}: {card['conversations']} calls, mean "
                           f"{'—' if mean is None else f'{mean:.1f}'}, pass/warn/fail "
                           f"{v['pass']}/{v['warn']}/{v['fail']}")
+        stop_on_failures(err, cards)

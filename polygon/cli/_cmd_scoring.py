@@ -9,6 +9,7 @@ from typing import Annotated, Any
 import typer
 
 from ._app import _quiet_prefect, _render, console, err, friendly
+from ._failures import failure_line, stop_on_failures
 
 _BATCH_HELP = ("send the pass through the provider's batch API (OpenAI Batch, Anthropic Message Batches): "
                "half the price; waits for the batch, polling every POLYGON_BATCH_POLL_SECONDS")
@@ -34,7 +35,7 @@ def register(app: typer.Typer) -> None:
     @friendly
     def rescore(
         run_id: Annotated[str, typer.Argument(help="run id (or a unique prefix)")],
-        rubric: Annotated[str, typer.Option(help="rubric version to judge under (v1, v2)")],
+        rubric: Annotated[str, typer.Option(help="rubric version to judge under (v1, v2, v3)")],
         judge: Annotated[str | None, typer.Option(
             help="judge model: offline (the heuristic judge) or e.g. openai:<model> "
                  "(default: POLYGON_JUDGE_MODEL)")] = None,
@@ -46,7 +47,6 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Add judgments under a rubric version to a stored run; earlier judgments stay as they are."""
         from polygon_core.adapters import pipeline
-        from polygon_core.adapters.pipeline._grade import rescore_run
 
         stores = pipeline.open_stores()
         paths = {"suite_path": str(suite.resolve()) if suite else None,
@@ -57,7 +57,7 @@ def register(app: typer.Typer) -> None:
                 stores, run_id, kind="judge", model=judge_model, rubric_version=rubric, repeats=repeats,
                 **paths))
         else:
-            result = rescore_run(stores, run_id, rubric_version=rubric, judge_model=judge_model,
+            result = pipeline.rescore_run(stores, run_id, rubric_version=rubric, judge_model=judge_model,
                                  repeats=repeats, **paths)
         card = pipeline.scorecard(stores, result.run_id, rubric_version=result.rubric_version,
                                   judge=result.judge_model)
@@ -65,8 +65,11 @@ def register(app: typer.Typer) -> None:
             print(json.dumps({"run_id": result.run_id, "rubric_version": result.rubric_version,
                               "judge": result.judge_model, "added": result.added,
                               "skipped": result.skipped, "unscored": result.unscored,
-                              "failed": result.failed, "verdicts": card.verdicts,
-                              "mean_composite": card.mean_composite, "gates": card.gates}, indent=2))
+                              "failed": result.failed, "judge_errors": result.errors,
+                              "agent_failures": result.agent_failures, "verdicts": card.verdicts,
+                              "mean_composite": card.mean_composite, "gates": card.gates,
+                              "exit_code": 1 if failure_line([card]) else 0}, indent=2))
+            stop_on_failures(err, [card])
             return
         console.print(f"{result.run_id}: {result.added} judgment(s) added under rubric "
                       f"{result.rubric_version} by {result.judge_model}"
@@ -74,11 +77,14 @@ def register(app: typer.Typer) -> None:
                          if result.skipped else "")
                       + (f"; {len(result.unscored)} never scored (provider or simulator error)"
                          if result.unscored else "")
-                      + (f"; {len(result.failed)} not judged: the judge model failed"
+                      + (f"; {len(result.agent_failures)} broken call(s), failed without judging"
+                         if result.agent_failures else "")
+                      + (f"; {len(result.failed)} not judged: the judge failed"
                          if result.failed else ""), highlight=False)
         console.print(_render.scorecards_table([card]))
         console.print(f"See `polygon show {result.run_id} --rubric {result.rubric_version} "
                       f"--judge {result.judge_model}`.", highlight=False)
+        stop_on_failures(err, [card])
 
     @app.command()
     @friendly
@@ -94,7 +100,6 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Answer behaviour probes on a stored run (own pass; composites and verdicts untouched)."""
         from polygon_core.adapters import pipeline
-        from polygon_core.adapters.pipeline._grade import probe_run
 
         if probes is not None and not probes.is_file():
             raise ValueError(f"{probes}: no such probe file")
@@ -107,7 +112,13 @@ def register(app: typer.Typer) -> None:
             result = _run_batch(pipeline.rescore_batch_pass(
                 stores, run_id, kind="probe", model=probe_model, probes_path=probes_path, **paths))
         else:
-            result = probe_run(stores, run_id, probes_path=probes_path, probe_model=probe_model, **paths)
+            result = pipeline.probe_run(stores, run_id, probes_path=probes_path, probe_model=probe_model, **paths)
         console.print(f"{result.run_id}: {result.added} probe answer(s) by {result.judge_model}",
                       highlight=False)
         console.print(_render.probes_table([pipeline.scorecard(stores, result.run_id)]))
+        if result.failed:
+            total = len(stores.repo.list_conversations(result.run_id))
+            first = result.errors.get(result.failed[0], "no reason recorded")
+            err.print(f"[red]error:[/] probe answerer {result.judge_model} failed on {len(result.failed)} of "
+                      f"{total} conversations: {first}", markup=True, highlight=False, soft_wrap=True)
+            raise typer.Exit(1)

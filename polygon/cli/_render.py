@@ -40,6 +40,11 @@ def scorecards_table(cards: Sequence[Scorecard]) -> Table:
     row("mean agent latency (ms)", [fmt(c.latency_ms) for c in cards])
     row("partial judgments", [str(c.partial) for c in cards])
     row("provider / simulator errors", [f"{c.provider_errors} / {c.simulator_errors}" for c in cards])
+    # Shown only when they happened: a clean run's card stays as short as it was.
+    if any(c.agent_failures for c in cards):
+        row("broken calls (fail, not judged)", [str(c.agent_failures) for c in cards])
+    if any(c.judge_errors or c.probe_errors for c in cards):
+        row("judge / probe errors", [f"{c.judge_errors} / {c.probe_errors}" for c in cards])
     names = sorted({n for c in cards for n in c.criteria})
     for name in names:
         row(f"  {name}", [fmt(c.criteria.get(name), 2) for c in cards])

@@ -466,7 +466,7 @@ class ReprobeBody(BaseModel):
 @router.post("/runs/{run_id}/rescore", dependencies=[Depends(admin_access)], tags=["admin"])
 def rescore(run_id: str, body: RescoreBody, ctx: Ctx) -> dict[str, Any]:
     """Judge every conversation of a run under a rubric version (adds judgments; admin scope)."""
-    from polygon_core.adapters.pipeline._grade import rescore_run
+    from polygon_core.adapters.pipeline import rescore_run
 
     stores = ctx.stores()
     run = _run(stores, run_id)
@@ -480,7 +480,7 @@ def rescore(run_id: str, body: RescoreBody, ctx: Ctx) -> dict[str, Any]:
 @router.post("/runs/{run_id}/reprobe", dependencies=[Depends(admin_access)], tags=["admin"])
 def reprobe(run_id: str, body: ReprobeBody, ctx: Ctx) -> dict[str, Any]:
     """Answer the probes again on every conversation of a run (adds answers; admin scope)."""
-    from polygon_core.adapters.pipeline._grade import probe_run
+    from polygon_core.adapters.pipeline import probe_run
 
     stores = ctx.stores()
     run = _run(stores, run_id)

@@ -183,6 +183,9 @@ def run_checks(
                             knowledge_base=scenario.knowledge_base, tools=tools)
         if scenario and scenario.assertions else []
     )
+    if scenario and scenario.gating_assertions:
+        gating = set(scenario.gating_assertions)
+        assertions = [a.model_copy(update={"gate": True}) if a.name in gating else a for a in assertions]
     goals = {name: expr for name, expr in (scenario.assertions if scenario else {}).items()
              if name.casefold().startswith(GOAL_PREFIX)}
     to_goal = turns_to_goal(conversation, goals, knowledge_base=scenario.knowledge_base,

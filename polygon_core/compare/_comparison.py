@@ -173,16 +173,32 @@ def compare_configurations(configs: Sequence[ConfigurationResults], baseline: st
         baseline=baseline, labels=[c.label for c in configs], runs=[c.run for c in configs], cards=cards,
         matrix=scenario_matrix(rows), divergence_sets=divergence_sets, differences=differences,
         noise_floors=floors, probes=compare_probes(cards), summary=summary, prose=template_prose(summary),
-        ci=ci_verdict(baseline, differences, rows), rows=rows,
+        ci=ci_verdict(baseline, differences, rows, cards), rows=rows,
         conversations={c.label: c.conversations for c in configs},
         judgments={c.label: c.judgments for c in configs},
     )
 
 
-def ci_verdict(baseline: str, differences: Sequence[Difference],
-               rows: dict[str, list[ResultRow]]) -> CiVerdict:
-    """Exit 1 when a candidate's composite is worse beyond noise or any gate fired in a candidate."""
+def _unjudged(baseline: str, cards: Sequence[Scorecard]) -> list[str]:
+    # A comparison is only as good as its judgments: a judge that failed, or a candidate with
+    # nothing scored, must not read as "no worse".
     reasons = []
+    for card in cards:
+        if card.judge_errors:
+            reasons.append(f"{card.label}: judge {card.judge_model} failed on {card.judge_errors} of "
+                           f"{card.conversations} conversations: {card.judge_error_reason}")
+        if card.label != baseline and card.scored == 0:
+            reasons.append(f"{card.label}: no scored conversation ({card.conversations} conversations, "
+                           f"{card.agent_failures} broken, {card.judge_errors} judge errors, "
+                           f"{card.provider_errors + card.simulator_errors} provider or simulator errors)")
+    return reasons
+
+
+def ci_verdict(baseline: str, differences: Sequence[Difference],
+               rows: dict[str, list[ResultRow]], cards: Sequence[Scorecard] = ()) -> CiVerdict:
+    """Exit 1 when a candidate's composite is worse beyond noise, any gate fired in a candidate, a
+    candidate has no scored conversation, or a judge failed on any run."""
+    reasons = _unjudged(baseline, cards)
     for d in differences:
         if d.metric == "composite" and d.scope == "overall" and d.label == "worse":
             reasons.append(f"{d.candidate} is worse than {baseline} beyond noise: "

@@ -37,6 +37,8 @@ class ResultRow(DomainModel):
     cost_usd: float | None = Field(None, description="None when no price is known (offline)")
     assertions: dict[str, str] = Field(default_factory=dict, description="name → pass/fail/error/…")
     assertion_turns: dict[str, int] = Field(default_factory=dict, description="name → turn that broke it")
+    status: str | None = Field(None, description="judged | judge_error | agent_failure; None = no judgment")
+    reason: str | None = Field(None, description="the judge's or the agent's failure")
 
 
 class ProbeRate(DomainModel):
@@ -78,6 +80,12 @@ class Scorecard(DomainModel):
     partial: int = 0
     provider_errors: int = 0
     simulator_errors: int = 0
+    agent_failures: int = Field(0, description="broken calls (agent_error, or the agent never spoke): fail")
+    agent_failure_reason: str | None = Field(None, description="the first broken call's reason")
+    judge_errors: int = Field(0, description="conversations the judge failed on: not scored")
+    judge_error_reason: str | None = Field(None, description="the first judge error's reason")
+    probe_errors: int = Field(0, description="conversations the probe answerer failed on")
+    probe_error_reason: str | None = None
     probes: list[ProbeRate] = Field(default_factory=list)
     tokens: int = 0
     tokens_estimated: bool = True
@@ -125,6 +133,21 @@ def probe_rates(answers: Sequence[ProbeAnswer]) -> list[ProbeRate]:
     return rates
 
 
+def _failures(rows: Sequence[ResultRow], answers: Sequence[ProbeAnswer]) -> dict[str, int | str | None]:
+    """Counts and first reasons of broken calls, judge errors and probe errors (nothing silent)."""
+    broken = [r for r in rows if r.status == "agent_failure"]
+    judge = [r for r in rows if r.status == "judge_error"]
+    probe: dict[str, str] = {}
+    for a in answers:
+        if a.answer == "error":
+            probe.setdefault(a.conversation_id, a.evidence or "the probe answerer failed")
+    return {
+        "agent_failures": len(broken), "agent_failure_reason": broken[0].reason if broken else None,
+        "judge_errors": len(judge), "judge_error_reason": judge[0].reason if judge else None,
+        "probe_errors": len(probe), "probe_error_reason": next(iter(probe.values()), None),
+    }
+
+
 def build_scorecard(label: str, run_id: str, agent_version: str, rubric_version: str,
                     judge_model: str, rows: Sequence[ResultRow], answers: Sequence[ProbeAnswer] = (),
                     models: dict[str, str] | None = None) -> Scorecard:
@@ -156,6 +179,7 @@ def build_scorecard(label: str, run_id: str, agent_version: str, rubric_version:
         partial=sum(1 for r in agent_rows if r.partial),
         provider_errors=sum(1 for r in rows if r.end_reason == "provider_error"),
         simulator_errors=sum(1 for r in rows if r.end_reason == "simulator_error"),
+        **_failures(agent_rows, answers),
         probes=probe_rates(answers), tokens=sum(r.tokens for r in rows),
         tokens_estimated=any(r.tokens_estimated for r in rows),
         latency_ms=round(float(np.mean(latencies)), 2) if latencies else None,

@@ -27,12 +27,13 @@ class AssertionResult(DomainModel):
     message: str | None = None
     turn: int | None = Field(None, description="the turn that broke it, when one did")
     answered_by: str = Field("deterministic", description="deterministic | offline-heuristic | model")
+    gate: bool = Field(False, description="marked `gate: true`: a fail fails the call under rubric v3")
 
 
 class GateHit(DomainModel):
     """A hard gate that fired, with where and why."""
 
-    gate: Literal["forbidden_phrase", "safety", "invalid_tool_call"]
+    gate: Literal["forbidden_phrase", "safety", "invalid_tool_call", "assertion"]
     turn: int | None = None
     detail: str
 

@@ -23,7 +23,18 @@ class Scenario(FileModel):
     persona: Persona
     context: dict[str, Any] = Field(default_factory=dict, description="initial environment state")
     tools: list[str] = Field(default_factory=list, description="tool names from the tool library")
-    assertions: dict[str, str] = Field(default_factory=dict)
+    assertions: dict[str, str] = Field(
+        default_factory=dict,
+        description="name → expression, or name → {expr, gate} (gate: true fails the call under rubric v3)",
+        json_schema_extra={"additionalProperties": {"anyOf": [
+            {"type": "string"},
+            {"type": "object", "properties": {"expr": {"type": "string"}, "gate": {"type": "boolean"}},
+             "required": ["expr"], "additionalProperties": False},
+        ]}},
+    )
+    gating_assertions: list[str] = Field(
+        default_factory=list, description="names of the assertions marked `gate: true` (set from them)"
+    )
     forbidden_phrases: list[str] = Field(default_factory=list)
     probes: list[str] | None = Field(None, description="probe ids; default: the whole library")
     noise: float = Field(0.0, ge=0.0, le=1.0, description="recognition-noise intensity")
@@ -31,6 +42,37 @@ class Scenario(FileModel):
         default_factory=list, description="statements the agent may cite as policy"
     )
     tags: list[str] = Field(default_factory=list)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _gated_assertions(cls, data: Any) -> Any:
+        # `goal_met: {expr: "...", gate: true}` is an assertion that gates (rubric v3); it is kept
+        # as its expression in `assertions`, and its name in `gating_assertions`.
+        if not isinstance(data, dict) or not isinstance(data.get("assertions"), dict):
+            return data
+        plain: dict[Any, Any] = {}
+        gating = list(data.get("gating_assertions") or [])
+        for name, value in data["assertions"].items():
+            if isinstance(value, dict):
+                extra = sorted(set(value) - {"expr", "gate"})
+                if extra or not isinstance(value.get("expr"), str):
+                    raise ValueError(f"assertion {name!r}: expected an expression or {{expr: <expression>, "
+                                     f"gate: true|false}}" + (f"; unknown keys: {', '.join(extra)}" if extra else ""))
+                if not isinstance(value.get("gate", False), bool):
+                    raise ValueError(f"assertion {name!r}: `gate` must be true or false")
+                plain[name] = value["expr"]
+                if value.get("gate") and name not in gating:
+                    gating.append(name)
+            else:
+                plain[name] = value
+        return {**data, "assertions": plain, "gating_assertions": gating}
+
+    @model_validator(mode="after")
+    def _gates_named(self) -> Scenario:
+        unknown = [n for n in self.gating_assertions if n not in self.assertions]
+        if unknown:
+            raise ValueError(f"gating_assertions name no assertion: {', '.join(unknown)}")
+        return self
 
     @field_validator("tools", mode="before")
     @classmethod

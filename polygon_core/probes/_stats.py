@@ -14,7 +14,7 @@ Polarity = Literal["wanted", "guardrail"]
 # For a wanted behaviour the agent did right when the answer is "yes"; for a guardrail, "no".
 _SUCCESS: dict[str, str] = {"wanted": "yes", "guardrail": "no"}
 _APPLICABLE = frozenset({"yes", "no"})
-_KNOWN_ANSWERS = frozenset({"yes", "no", "na", "unanswered"})
+_KNOWN_ANSWERS = frozenset({"yes", "no", "na", "unanswered", "error"})
 
 
 class Conformance(BaseModel):
@@ -53,9 +53,10 @@ def wilson_interval(successes: int, n: int, confidence: float = 0.95) -> tuple[f
 
 
 def conformance(answers: Iterable[Any], polarity: Polarity) -> Conformance:
-    """Conformance of probe `answers` ("yes"/"no"/"na"/"unanswered" or objects with `.answer`).
+    """Conformance of probe `answers` ("yes"/"no"/"na"/"unanswered"/"error" or objects with `.answer`).
 
-    Only yes/no answers are applicable: "na" and "unanswered" never enter n. Success is "yes" for a
+    Only yes/no answers are applicable: "na", "unanswered" and "error" (the answerer failed) never
+    enter n. Success is "yes" for a
     wanted behaviour and "no" for a guardrail. With n == 0, rate and interval are None.
     """
     if polarity not in _SUCCESS:
@@ -77,7 +78,7 @@ def _answer_of(item: Any) -> str:
     answer = item if isinstance(item, str) else getattr(item, "answer", None)
     if answer not in _KNOWN_ANSWERS:
         # Raw judge text belongs in parse_probe_answer first; guessing here would skew the rate.
-        raise ValueError(f"unknown probe answer {answer!r}; expected yes, no, na or unanswered")
+        raise ValueError(f"unknown probe answer {answer!r}; expected yes, no, na, unanswered or error")
     return str(answer)
 
 

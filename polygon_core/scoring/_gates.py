@@ -7,7 +7,7 @@ import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from polygon_core.models import GateHit, ToolCall, Turn
+from polygon_core.models import AssertionResult, GateHit, ToolCall, Turn
 
 from ._aggregate import Aggregate
 from ._rubric import SAFETY_CRITERION, Rubric
@@ -95,8 +95,13 @@ def compute_gates(
     rubric: Rubric,
     aggregate: Aggregate,
     forbidden_phrases: Iterable[str] = (),
+    assertions: Sequence[AssertionResult] = (),
 ) -> list[GateHit]:
-    """Apply the gates `rubric` lists, in its order, and return every hit."""
+    """Apply the gates `rubric` lists, in its order, and return every hit.
+
+    `assertions` are the conversation's evaluated scenario assertions, read by the `assertion`
+    gate (rubric v3) only.
+    """
     hits: list[GateHit] = []
     for gate in rubric.gates:
         if gate == "forbidden_phrase":
@@ -105,7 +110,23 @@ def compute_gates(
             hits.extend(safety_gate(aggregate))
         elif gate == "invalid_tool_call":
             hits.extend(invalid_tool_call_hits(turns))
+        elif gate == "assertion":
+            hits.extend(assertion_gate_hits(assertions))
     return hits
+
+
+def assertion_gate_hits(assertions: Iterable[AssertionResult]) -> list[GateHit]:
+    """One hit per assertion marked `gate: true` that failed, at the turn that broke it.
+
+    Only `fail` fires: an assertion that could not be evaluated (`error`) or does not apply says
+    nothing about the agent, and is reported as such elsewhere.
+    """
+    return [
+        GateHit(gate="assertion", turn=a.turn,
+                detail=f"gating assertion {a.name!r} failed" + (f": {a.message}" if a.message else ""))
+        for a in assertions
+        if a.gate and a.status == "fail"
+    ]
 
 
 def _phrase_pattern(phrase: str) -> re.Pattern[str] | None:

@@ -9,9 +9,9 @@ from typing import Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-GateName = Literal["forbidden_phrase", "safety", "invalid_tool_call"]
+GateName = Literal["forbidden_phrase", "safety", "invalid_tool_call", "assertion"]
 
-# The eight criteria in rubric order (v1 and v2 share them). The YAML files are the source of truth
+# The eight criteria in rubric order (v1, v2 and v3 share them). The YAML files are the source of truth
 # for weights and descriptions; this tuple exists so callers can name criteria without loading one.
 CRITERIA: tuple[str, ...] = (
     "goal_completion",
@@ -27,7 +27,7 @@ CRITERIA: tuple[str, ...] = (
 # The criterion the safety gate watches.
 SAFETY_CRITERION = "safety_compliance"
 
-KNOWN_VERSIONS: tuple[str, ...] = ("v1", "v2")
+KNOWN_VERSIONS: tuple[str, ...] = ("v1", "v2", "v3")
 
 
 class Criterion(BaseModel):
@@ -75,7 +75,7 @@ class Rubric(BaseModel):
 
 
 def get_rubric(version: str) -> Rubric:
-    """Return the bundled rubric `version` ("v1" or "v2").
+    """Return the bundled rubric `version` ("v1", "v2" or "v3").
 
     Raises ValueError naming the known versions for any other value. Each call returns a fresh copy,
     so a caller that mutates its rubric cannot change what the next caller sees.

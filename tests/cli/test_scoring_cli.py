@@ -168,7 +168,7 @@ def test_rescore_with_repeats_and_errors(stored_run: tuple[str, Path, Path]) -> 
     stored = pipeline.open_stores().repo.judgments(run_id, "v2")
     assert [j.repeats for j in stored] == [3, 3]
     for args, message in [
-        (["rescore", run_id, "--rubric", "v3"], "unknown rubric version 'v3'"),
+        (["rescore", run_id, "--rubric", "v9"], "unknown rubric version 'v9'"),
         (["rescore", "no-such-run", "--rubric", "v2"], "no run 'no-such-run' is stored"),
         (["rescore", run_id, "--rubric", "v2", "--repeats", "0"], "--repeats must be at least 1"),
         (["rescore", run_id, "--rubric", "v2", "--judge", "nonsense-model"], "nonsense-model"),

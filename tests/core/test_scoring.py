@@ -76,11 +76,18 @@ def test_rubric_criteria_weights_and_thresholds(version: str) -> None:
 def test_rubric_gates_per_version() -> None:
     assert V1.gates == ["forbidden_phrase", "safety"]
     assert V2.gates == ["forbidden_phrase", "safety", "invalid_tool_call"]
+    assert get_rubric("v3").gates == ["forbidden_phrase", "safety", "invalid_tool_call", "assertion"]
+
+
+def test_v3_keeps_v2_criteria_weights_and_thresholds() -> None:
+    v3 = get_rubric("v3")
+    assert v3.weights == V2.weights
+    assert (v3.pass_threshold, v3.warn_threshold) == (V2.pass_threshold, V2.warn_threshold)
 
 
 def test_unknown_rubric_version_names_the_known_ones() -> None:
-    with pytest.raises(ValueError, match=r"v3.*v1, v2"):
-        get_rubric("v3")
+    with pytest.raises(ValueError, match=r"v4.*v1, v2, v3"):
+        get_rubric("v4")
 
 
 def test_get_rubric_returns_an_independent_copy() -> None:

@@ -30,7 +30,8 @@ from ._common import (
     transcript_key,
 )
 from ._compare import Comparison, ComparisonError, compare_runs, run_labels
-from ._grade import OFFLINE_NAMES, RescoreResult, judge, probe
+from ._dispatch import FITTED_PREFIX, JudgeSpec, check_model_name, judge_label
+from ._grade import OFFLINE_NAMES, RescoreResult, ensure_judged, judge, probe, probe_run, rescore_run
 from ._production import (
     AgentIdentity,
     ImportSummary,
@@ -48,6 +49,7 @@ from ._runs import ROLES, create_run, manifest_key, new_run, role_models, run_ma
 from ._simulate import simulate
 
 __all__ = [
+    "FITTED_PREFIX",
     "OFFLINE_NAMES",
     "ROLES",
     "AgentIdentity",
@@ -57,6 +59,7 @@ __all__ = [
     "Comparison",
     "ComparisonError",
     "ImportSummary",
+    "JudgeSpec",
     "ReplayDiff",
     "RescoreResult",
     "Stores",
@@ -64,15 +67,18 @@ __all__ = [
     "_suite",
     "agent_identity",
     "batch_passes",
+    "check_model_name",
     "collect_batch_pass",
     "compare_runs",
     "create_run",
+    "ensure_judged",
     "fingerprint",
     "finish_run",
     "grade_production",
     "import_calls",
     "import_file",
     "judge",
+    "judge_label",
     "judge_production",
     "list_source_files",
     "load_conversation",
@@ -85,9 +91,11 @@ __all__ = [
     "plan_production_runs",
     "probe",
     "probe_production",
+    "probe_run",
     "production_run_info",
     "replay_conversation",
     "rescore_batch_pass",
+    "rescore_run",
     "result_rows",
     "role_models",
     "run_labels",

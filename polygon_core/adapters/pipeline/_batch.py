@@ -18,7 +18,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
@@ -28,13 +28,15 @@ from pydantic import Field
 from ..._hashing import content_hash
 from ...imports import NOT_APPLICABLE_CRITERIA, NOT_APPLICABLE_PROBES, mark_probes_not_applicable
 from ...judging import (
+    agent_failure,
+    agent_failure_judgment,
     build_judgment,
     probe_request,
     read_judge_reply,
     read_probe_reply,
     to_probe_answers,
 )
-from ...models import Conversation, DomainModel, Run
+from ...models import AssertionResult, Conversation, DomainModel, Run
 from ...probes import Probe, default_probes, load_probes
 from ...providers import ChatRequest, ChatResponse
 from ...scoring import get_rubric
@@ -119,6 +121,7 @@ class _Work:
     requests: list[ChatRequest]
     probes: list[Probe]  # the probes answered (asked, plus not-applicable ones on a production run)
     production: bool = False
+    assertions: list[AssertionResult] = field(default_factory=list)  # for rubric v3's assertion gate
 
 
 def _run(stores: Stores, run_id: str) -> Run:
@@ -136,7 +139,7 @@ def _done(stores: Stores, spec: BatchPass) -> set[str]:
     """Conversations this pass has already answered (by this model): never asked twice."""
     if spec.kind == "judge":
         return {j.conversation_id for j in stores.repo.judgments(spec.run_id, spec.rubric_version)
-                if j.judge_model == spec.model}
+                if j.judge_model == spec.model and j.status != "judge_error"}
     return {a.conversation_id for a in stores.repo.probe_answers(spec.run_id) if a.answered_by == spec.model}
 
 
@@ -158,9 +161,15 @@ def _work(stores: Stores, spec: BatchPass, only: set[str] | None = None) -> Iter
             continue
         conv, checks, scenario = item
         if spec.kind == "judge":
+            broken = agent_failure(conv)
+            if broken is not None:
+                # A broken call is never sent to a judge: it is the agent's failure, stored now.
+                stores.repo.save_judgment(spec.run_id, agent_failure_judgment(
+                    conv, broken, rubric_version=rubric.version, judge_model=spec.model))
+                continue
             yield _Work(conv, scenario, judge_requests(
                 conv, rubric=rubric, persona=scenario.persona if scenario else None, instructions=prompt,
-                checks=checks, repeats=spec.repeats), [], production)
+                checks=checks, repeats=spec.repeats), [], production, list(checks.assertions))
             continue
         answered = probes_for(scenario, library)
         asked = [p for p in answered if not (production and p.id in NOT_APPLICABLE_PROBES)]
@@ -326,7 +335,8 @@ def _store(stores: Stores, spec: BatchPass, work: _Work, replies: list[ChatRespo
         raws = [read_judge_reply(r, rubric) for r in replies]
         judgment = build_judgment(work.conv, raws, rubric_version=rubric.version, judge_model=spec.model,
                                   forbidden_phrases=forbidden_phrases(work.scenario, spec.agent_path),
-                                  not_applicable=list(NOT_APPLICABLE_CRITERIA) if work.production else ())
+                                  not_applicable=list(NOT_APPLICABLE_CRITERIA) if work.production else (),
+                                  assertions=work.assertions)
         stores.repo.save_judgment(spec.run_id, judgment)
         return 1
     asked = [p for p in work.probes if not (work.production and p.id in NOT_APPLICABLE_PROBES)]

@@ -1,86 +1,65 @@
-"""Judge and probe passes over stored conversations."""
+"""Judge and probe passes over stored conversations: one per task, and whole stored runs again.
+
+Every pass goes through `_dispatch` (`judge_one`, `probe_one`), so a broken call, a judge error
+and a probe error are stored and reported the same way wherever they happen.
+"""
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ...checks import Checks, run_checks
-from ...conversation import ProviderFailure
-from ...judging import (
-    HEURISTIC_JUDGE,
-    answer_probes_offline,
-    build_judgment,
-    judge_offline,
-    judge_request,
-    probe_request,
-    read_judge_reply,
-    read_probe_reply,
-    to_probe_answers,
-)
-from ...models import (
-    UNSCORED_END_REASONS,
-    Conversation,
-    Judgment,
-    ProbeAnswer,
-    Run,
-)
+from ...judging import HEURISTIC_JUDGE
+from ...models import UNSCORED_END_REASONS, Conversation, Judgment, ProbeAnswer, Run
 from ...probes import Probe, default_probes, load_probes
 from ...scoring import get_rubric
-from ..providers import UsageMeter, ledger_key, make_chat_model
 from ._common import Stores, _agent, _suite, load_conversation
+from ._dispatch import (
+    OFFLINE_NAMES,
+    JudgeSpec,
+    check_model_name,
+    judge_label,
+    judge_one,
+    judge_requests,
+    probe_one,
+    send,
+)
 
-_OFFLINE = ("offline", HEURISTIC_JUDGE)
+__all__ = [
+    "OFFLINE_NAMES",
+    "RescoreResult",
+    "ensure_judged",
+    "forbidden_phrases",
+    "judge",
+    "judge_requests",
+    "model_judge",
+    "probe",
+    "probe_run",
+    "probes_for",
+    "rescore_run",
+    "scorable",
+]
 
 
 def _role_model(run: Run, role: str) -> str:
-    return run.models.get(role) or HEURISTIC_JUDGE
-
-
-def _ask(stores: Stores, run_id: str, step: str, conversation_id: str, model_name: str,
-         requests: list[Any]) -> list[Any]:
-    """Send requests to a role's model (in one event loop) and write the step's usage ledger."""
-    meter = UsageMeter()
-    model = make_chat_model(model_name, stores.settings, meter=meter)
-
-    async def go() -> list[Any]:
-        try:
-            return [await model.chat(r) for r in requests]
-        finally:
-            close = getattr(model, "aclose", None)
-            if close is not None:
-                await close()
-
-    try:
-        return asyncio.run(go())
-    finally:
-        stores.artifacts.put_text(ledger_key(run_id, step, conversation_id), meter.to_json())
-
-
-def judge_requests(conv: Conversation, *, rubric: Any, persona: Any, instructions: str | None,
-                   checks: Checks, repeats: int) -> list[Any]:
-    """The k requests of a k-repeat model judge: one per repeat, with distinct seeds (the same
-    seed would just replay one reply). Live, batch and production judging all send these."""
-    base = judge_request(conv, rubric=rubric, persona=persona, instructions=instructions, checks=checks)
-    return [base.model_copy(update={"seed": ((base.seed or 0) + i) % (2**31)}) for i in range(repeats)]
+    return judge_label(run.models.get(role) or HEURISTIC_JUDGE)
 
 
 def model_judge(stores: Stores, run_id: str, conv: Conversation, model: str, *, rubric_version: str,
                 persona: Any, agent_path: str | None, checks: Checks,
-                repeats: int) -> list[dict[str, Any]] | None:
-    """k raw passes of a model judge (with the agent's instructions when its file is known);
-    None when the model failed after its retries. Usage goes to the run's ledger."""
+                repeats: int) -> list[dict[str, Any]]:
+    """k raw passes of a model judge (with the agent's instructions when its file is known); raises
+    ProviderFailure when the model failed after its retries. Usage goes to the run's ledger."""
+    from ...judging import read_judge_reply
+
     rubric = get_rubric(rubric_version)
     instructions = _agent(agent_path)[1] if agent_path else None
     requests = judge_requests(conv, rubric=rubric, persona=persona, instructions=instructions,
                               checks=checks, repeats=repeats)
-    try:
-        replies = _ask(stores, run_id, "judge", conv.id, model, requests)
-    except ProviderFailure:
-        return None
+    replies = send(stores, run_id, "judge", conv.id, model, None, requests)
     return [read_judge_reply(r, rubric) for r in replies]
 
 
@@ -114,32 +93,21 @@ def probes_for(scenario: Any, library: list[Probe]) -> list[Probe]:
 
 def judge(stores: Stores, run_id: str, conversation_id: str, *, suite_path: str | None,
           agent_path: str | None, rubric_version: str, repeats: int = 1) -> Judgment:
-    """One judge pass (offline heuristic) over one stored conversation, stored as a new judgment."""
+    """One judge pass by the run's judge over one stored conversation, stored.
+
+    Provider and simulator failures say nothing about the agent: never scored, nothing stored. A
+    broken call is stored as the agent's failure, a failed judge as a `judge_error`.
+    """
     run = stores.repo.get_run(run_id)
     assert run is not None, f"run {run_id} is not stored"
     conv = load_conversation(stores, run_id, conversation_id)
-    model_name = _role_model(run, "judge")
+    spec = JudgeSpec.resolve(stores, _role_model(run, "judge"), rubric_version, repeats=repeats)
     if conv.end_reason in UNSCORED_END_REASONS:
-        # Provider and simulator failures say nothing about the agent: never scored, nothing stored.
-        return Judgment(conversation_id=conv.id, rubric_version=rubric_version, judge_model=model_name,
+        return Judgment(conversation_id=conv.id, rubric_version=spec.rubric.version, judge_model=spec.name,
                         repeats=0)
     checks, scenario = _checks(stores, run, suite_path, agent_path, conv)
-    persona = scenario.persona if scenario else None
-    phrases = forbidden_phrases(scenario, agent_path)
-    if model_name in _OFFLINE:
-        raws = [judge_offline(conv, checks, persona)] * repeats
-        model_name = HEURISTIC_JUDGE
-    else:
-        raws = model_judge(stores, run_id, conv, model_name, rubric_version=rubric_version, persona=persona,
-                           agent_path=agent_path, checks=checks, repeats=repeats)
-        if raws is None:
-            # The judge's model failed after its retries: no judgment, rather than a made-up one.
-            return Judgment(conversation_id=conv.id, rubric_version=rubric_version, judge_model=model_name,
-                            repeats=0)
-    judgment = build_judgment(conv, raws, rubric_version=rubric_version,
-                              judge_model=model_name, forbidden_phrases=phrases)
-    stores.repo.save_judgment(run_id, judgment)
-    return judgment
+    return judge_one(stores, run_id, conv, checks, spec, persona=scenario.persona if scenario else None,
+                     agent_path=agent_path, forbidden=forbidden_phrases(scenario, agent_path))
 
 
 def probe(stores: Stores, run_id: str, conversation_id: str, *, suite_path: str | None,
@@ -150,25 +118,12 @@ def probe(stores: Stores, run_id: str, conversation_id: str, *, suite_path: str 
     conv = load_conversation(stores, run_id, conversation_id)
     checks, scenario = _checks(stores, run, suite_path, agent_path, conv)
     probes = probes_for(scenario, load_probes(Path(probes_path)) if probes_path else default_probes())
-    model_name = _role_model(run, "probe")
     if conv.end_reason in UNSCORED_END_REASONS or not probes:
         return []
-    if model_name in _OFFLINE:
-        answers = answer_probes_offline(conv, checks, probes)
-    else:
-        try:
-            (reply,) = _ask(stores, run_id, "probe", conv.id, model_name,
-                            [probe_request(conv, probes, checks=checks)])
-        except ProviderFailure:
-            return []
-        answers = to_probe_answers(conv.id, probes, read_probe_reply(reply, probes), answered_by=model_name)
-    stores.repo.save_probe_answers(run_id, answers)
-    return answers
+    return probe_one(stores, run_id, conv, checks, probes, name=_role_model(run, "probe"))
 
 
-# --- re-scoring and re-probing stored runs (`polygon rescore`, `polygon probe`) -----------------
-
-OFFLINE_NAMES = frozenset(_OFFLINE)
+# --- re-scoring and re-probing stored runs (`polygon rescore`, `polygon probe`, calibration) ------
 
 
 @dataclass
@@ -178,8 +133,10 @@ class RescoreResult:
     run_id: str
     added: int = 0
     skipped: list[str] = field(default_factory=list)  # already judged by this judge: kept as stored
-    unscored: list[str] = field(default_factory=list)
-    failed: list[str] = field(default_factory=list)
+    unscored: list[str] = field(default_factory=list)  # provider or simulator errors: never scored
+    failed: list[str] = field(default_factory=list)  # the judge (or answerer) failed: see `errors`
+    errors: dict[str, str] = field(default_factory=dict)  # conversation id → the failure's reason
+    agent_failures: list[str] = field(default_factory=list)  # broken calls: verdict fail, not judged
     judge_model: str = HEURISTIC_JUDGE
     rubric_version: str | None = None
 
@@ -245,74 +202,89 @@ def scorable(stores: Stores, run: Run, suite_path: str | None, agent_path: str |
         yield conv, checks, scenario
 
 
-def _check_model_name(name: str, stores: Stores) -> None:
-    # A bad name or a missing key is a user error before anything is sent or stored.
-    model = make_chat_model(name, stores.settings)
-    close = getattr(model, "aclose", None)
-    if close is not None:
-        asyncio.run(close())
+def _judge_stored(stores: Stores, run: Run, conv: Conversation, checks: Checks, scenario: Any,
+                  spec: JudgeSpec, agent_path: str | None, step: str) -> Judgment:
+    from ...imports import NOT_APPLICABLE_CRITERIA
+
+    production = run.source == "production"
+    return judge_one(stores, run.id, conv, checks, spec, persona=scenario.persona if scenario else None,
+                     agent_path=agent_path, forbidden=forbidden_phrases(scenario, agent_path), step=step,
+                     not_applicable=list(NOT_APPLICABLE_CRITERIA) if production else ())
 
 
-def _send(stores: Stores, run_id: str, step: str, conversation_id: str, name: str, model: Any,
-          requests: list[Any]) -> list[Any]:
-    if model is None:  # a named model: through `_ask`, which also writes the usage ledger
-        return _ask(stores, run_id, step, conversation_id, name, requests)
+def _record(result: RescoreResult, judgment: Judgment) -> None:
+    if judgment.status == "judge_error":
+        result.failed.append(judgment.conversation_id)
+        result.errors[judgment.conversation_id] = judgment.reason or "the judge failed"
+        return
+    if judgment.status == "agent_failure":
+        result.agent_failures.append(judgment.conversation_id)
+    result.added += 1
 
-    async def go() -> list[Any]:
-        return [await model.chat(r) for r in requests]
 
-    return asyncio.run(go())
+def _inputs_for(stores: Stores, run_id: str, suite_path: str | None,
+                agent_path: str | None) -> tuple[Run, str | None, str | None]:
+    run = stores.repo.get_run(run_id)
+    if run is not None and run.source == "production":
+        # A real call has no suite; its agent file (for instructions and forbidden phrases) is
+        # optional. The run's manifest is not needed.
+        return run, None, agent_path
+    return _run_inputs(stores, run_id, suite_path, agent_path)
+
+
+def _already_judged(stores: Stores, run_id: str, version: str, label: str) -> set[str]:
+    # A judge_error is not "done": running again retries it.
+    return {j.conversation_id for j in stores.repo.judgments(run_id, version)
+            if j.judge_model == label and j.status != "judge_error"}
 
 
 def rescore_run(stores: Stores, run_id: str, *, rubric_version: str, judge_model: str = "offline",
                 repeats: int = 1, suite_path: str | None = None, agent_path: str | None = None,
-                model: Any = None) -> RescoreResult:
+                model: Any = None, only: set[str] | None = None) -> RescoreResult:
     """Judge every stored conversation of a run under `rubric_version`, adding judgments.
 
     Never rewrites a stored judgment: a conversation that already has one under this rubric
     version by this judge is skipped (`skipped`); other versions and judges are never touched,
     because storage keys a judgment by (run, conversation, rubric version, judge). Conversations
-    that ended by a provider or simulator error are never scored (`unscored`); a judge model that
-    fails after its retries leaves no judgment (`failed`). `judge_model` "offline" is the heuristic
-    judge; another name is a model judge through `make_chat_model` (or `model`, a ChatModel, in
-    tests). The suite and agent come from the run's manifest unless given.
+    that ended by a provider or simulator error are never scored (`unscored`); a broken call is
+    stored as the agent's failure (`agent_failures`); a judge that fails after its retries or
+    answers nothing readable is stored as a `judge_error` (`failed`, with `errors`). `judge_model`
+    "offline" is the heuristic judge, `fitted:<name>@<hash>` a fitted one; another name is a model
+    judge through `make_chat_model` (or `model`, a ChatModel, in tests). The suite and agent come
+    from the run's manifest unless given; a production run needs neither. `only` limits the pass
+    to those conversation ids.
     """
-    rubric = get_rubric(rubric_version)
     if repeats < 1:
         raise ValueError(f"--repeats must be at least 1, got {repeats}")
-    run, suite, agent = _run_inputs(stores, run_id, suite_path, agent_path)
-    offline = model is None and judge_model in OFFLINE_NAMES
-    if not offline and model is None:
-        _check_model_name(judge_model, stores)
-    label = HEURISTIC_JUDGE if offline else (model.name if model is not None else judge_model)
-    done = {j.conversation_id for j in stores.repo.judgments(run.id, rubric.version)
-            if j.judge_model == label}
-    result = RescoreResult(run_id=run.id, judge_model=label, rubric_version=rubric.version,
+    get_rubric(rubric_version)
+    run, suite, agent = _inputs_for(stores, run_id, suite_path, agent_path)
+    if model is None:
+        check_model_name(stores, judge_model)
+    spec = JudgeSpec.resolve(stores, judge_model, rubric_version, repeats=repeats, model=model)
+    done = _already_judged(stores, run.id, spec.rubric.version, spec.name)
+    result = RescoreResult(run_id=run.id, judge_model=spec.name, rubric_version=spec.rubric.version,
                            skipped=[r.conversation_id for r in stores.repo.list_conversations(run.id)
-                                    if r.conversation_id in done])
-    prompt = _agent(agent)[1]
-    for item in scorable(stores, run, suite, agent, skip=done):
+                                    if r.conversation_id in done
+                                    and (only is None or r.conversation_id in only)])
+    for item in scorable(stores, run, suite, agent, skip=done, only=only):
         if isinstance(item, str):
             result.unscored.append(item)
             continue
         conv, checks, scenario = item
-        persona = scenario.persona if scenario else None
-        if offline:
-            raws = [judge_offline(conv, checks, persona)] * repeats
-        else:
-            requests = judge_requests(conv, rubric=rubric, persona=persona, instructions=prompt,
-                                      checks=checks, repeats=repeats)
-            try:
-                replies = _send(stores, run.id, f"rescore-{rubric.version}", conv.id, label, model, requests)
-            except ProviderFailure:
-                result.failed.append(conv.id)
-                continue
-            raws = [read_judge_reply(r, rubric) for r in replies]
-        judgment = build_judgment(conv, raws, rubric_version=rubric.version, judge_model=label,
-                                  forbidden_phrases=forbidden_phrases(scenario, agent))
-        stores.repo.save_judgment(run.id, judgment)
-        result.added += 1
+        _record(result, _judge_stored(stores, run, conv, checks, scenario, spec, agent,
+                                      f"rescore-{spec.rubric.version}"))
     return result
+
+
+def ensure_judged(stores: Stores, run_id: str, *, judge_model: str, rubric_version: str, repeats: int = 1,
+                  only: set[str] | None = None) -> RescoreResult:
+    """Judge what judge `judge_model` has not yet judged (or failed on) in a run; keep the rest.
+
+    What calibration calls before it compares a judge with people: the same pass as `rescore_run`,
+    for synthetic and production runs alike.
+    """
+    return rescore_run(stores, run_id, rubric_version=rubric_version, judge_model=judge_model,
+                       repeats=repeats, only=only)
 
 
 def probe_run(stores: Stores, run_id: str, *, probes_path: str | None = None,
@@ -322,14 +294,14 @@ def probe_run(stores: Stores, run_id: str, *, probes_path: str | None = None,
 
     Probes run in their own pass and never touch judgments, composites or verdicts. Answers are
     keyed by (conversation, probe, wording hash, answerer): a reworded probe adds a new series
-    beside the old one. A scenario that lists its probes gets only those.
+    beside the old one. A scenario that lists its probes gets only those. An answerer that fails
+    stores `error` answers (`failed`, with `errors`).
     """
-    run, suite, agent = _run_inputs(stores, run_id, suite_path, agent_path)
+    run, suite, agent = _inputs_for(stores, run_id, suite_path, agent_path)
     probes: list[Probe] = load_probes(Path(probes_path)) if probes_path else default_probes()
-    offline = model is None and probe_model in OFFLINE_NAMES
-    if not offline and model is None:
-        _check_model_name(probe_model, stores)
-    label = HEURISTIC_JUDGE if offline else (model.name if model is not None else probe_model)
+    if model is None:
+        check_model_name(stores, probe_model)
+    label = judge_label(probe_model, model)
     result = RescoreResult(run_id=run.id, judge_model=label)
     for item in scorable(stores, run, suite, agent):
         if isinstance(item, str):
@@ -339,16 +311,11 @@ def probe_run(stores: Stores, run_id: str, *, probes_path: str | None = None,
         asked = probes_for(scenario, probes)
         if not asked:
             continue
-        if offline:
-            answers = answer_probes_offline(conv, checks, asked)
+        answers = probe_one(stores, run.id, conv, checks, asked, name=label, model=model, step="reprobe")
+        errors = [a for a in answers if a.answer == "error"]
+        if errors:
+            result.failed.append(conv.id)
+            result.errors[conv.id] = errors[0].evidence or "the probe answerer failed"
         else:
-            try:
-                (reply,) = _send(stores, run.id, "reprobe", conv.id, label, model,
-                                 [probe_request(conv, asked, checks=checks)])
-            except ProviderFailure:
-                result.failed.append(conv.id)
-                continue
-            answers = to_probe_answers(conv.id, asked, read_probe_reply(reply, asked), answered_by=label)
-        stores.repo.save_probe_answers(run.id, answers)
-        result.added += len(answers)
+            result.added += len(answers)
     return result

@@ -12,21 +12,13 @@ from datetime import date
 from pathlib import Path
 
 from ...checks import Checks, run_checks
-from ...conversation import ProviderFailure
 from ...imports import NOT_APPLICABLE_CRITERIA, NOT_APPLICABLE_PROBES, mark_probes_not_applicable
-from ...judging import (
-    HEURISTIC_JUDGE,
-    answer_probes_offline,
-    build_judgment,
-    judge_offline,
-    probe_request,
-    read_probe_reply,
-    to_probe_answers,
-)
+from ...judging import HEURISTIC_JUDGE, agent_failure, agent_failure_judgment, build_judgment
 from ...models import Conversation, Judgment, ProbeAnswer, Run
 from ...probes import Probe, default_probes, load_probes
 from ._common import Stores, load_conversation
-from ._grade import OFFLINE_NAMES, _ask, forbidden_phrases, model_judge
+from ._dispatch import JudgeSpec, judge_label, judge_one, probe_one
+from ._grade import forbidden_phrases
 from ._production import JudgeFn, plan_production_runs
 
 __all__ = ["grade_production", "judge_production", "probe_production", "production_checks"]
@@ -50,30 +42,26 @@ def judge_production(stores: Stores, run_id: str, conversation_id: str, *,
                      repeats: int = 1) -> Judgment:
     """Judge one stored production conversation; ground-truth criteria are `not_applicable`.
 
-    The judge is `judge_fn` when given (labelled `judge_model`), else the run's judge model: the
-    heuristic tier, or a model judge that reads the redacted transcript and the agent's
-    instructions (no persona: a real call has none). A model that fails after its retries leaves
-    no judgment (returned with `repeats=0`, not stored), as in the synthetic judge pass.
+    The judge is `judge_fn` when given (labelled `judge_model`), else the run's judge: the heuristic
+    tier, a fitted judge, or a model judge that reads the redacted transcript and the agent's
+    instructions (no persona: a real call has none). As in the synthetic pass, a broken call is the
+    agent's failure and a judge that fails is a stored `judge_error`.
     """
     run = _run(stores, run_id)
     conv = load_conversation(stores, run_id, conversation_id)
     checks = production_checks(conv, agent_path)
-    rubric_version = rubric_version or run.rubric_version
-    model = run.models.get("judge") or HEURISTIC_JUDGE
-    if judge_fn is not None or model in OFFLINE_NAMES:
-        judge = judge_fn or (lambda c, k: judge_offline(c, k, None))
-        raws = [judge(conv, checks) for _ in range(repeats)]
-        label = judge_model if judge_fn is not None else HEURISTIC_JUDGE
-    else:
-        found = model_judge(stores, run_id, conv, model, rubric_version=rubric_version, persona=None,
-                            agent_path=agent_path, checks=checks, repeats=repeats)
-        if found is None:
-            return Judgment(conversation_id=conv.id, rubric_version=rubric_version, judge_model=model,
-                            repeats=0)
-        raws, label = found, model
-    judgment = build_judgment(conv, raws, rubric_version=rubric_version, judge_model=label,
-                              forbidden_phrases=forbidden_phrases(None, agent_path),
-                              not_applicable=list(NOT_APPLICABLE_CRITERIA))
+    version = rubric_version or run.rubric_version
+    forbidden = forbidden_phrases(None, agent_path)
+    if judge_fn is None:
+        spec = JudgeSpec.resolve(stores, run.models.get("judge") or HEURISTIC_JUDGE, version, repeats=repeats)
+        return judge_one(stores, run_id, conv, checks, spec, persona=None, agent_path=agent_path,
+                         forbidden=forbidden, not_applicable=list(NOT_APPLICABLE_CRITERIA))
+    broken = agent_failure(conv)
+    judgment = (agent_failure_judgment(conv, broken, rubric_version=version, judge_model=judge_model)
+                if broken is not None else
+                build_judgment(conv, [judge_fn(conv, checks) for _ in range(repeats)], rubric_version=version,
+                               judge_model=judge_model, forbidden_phrases=forbidden,
+                               not_applicable=list(NOT_APPLICABLE_CRITERIA)))
     stores.repo.save_judgment(run_id, judgment)
     return judgment
 
@@ -82,30 +70,16 @@ def probe_production(stores: Stores, run_id: str, conversation_id: str, *,
                      agent_path: str | None = None, probes_path: str | None = None) -> list[ProbeAnswer]:
     """Answer the probes on one production conversation; those needing ground truth say `na`.
 
-    By the run's probe model (the heuristic tier, or a model through the provider layer); a model
-    that fails after its retries leaves no answers.
+    By the run's probe model (the heuristic tier, or a model through the provider layer, which is
+    not asked the probes that need ground truth); a model that fails stores `error` answers.
     """
     run = _run(stores, run_id)
     conv = load_conversation(stores, run_id, conversation_id)
     checks = production_checks(conv, agent_path)
     probes: list[Probe] = load_probes(Path(probes_path)) if probes_path else default_probes()
-    model = run.models.get("probe") or HEURISTIC_JUDGE
-    if model in OFFLINE_NAMES:
-        answers = answer_probes_offline(conv, checks, probes)
-    else:
-        # Probes that need ground truth are not asked (they are `na` whatever a model says).
-        asked = [p for p in probes if p.id not in NOT_APPLICABLE_PROBES]
-        read = {}
-        if asked:
-            try:
-                (reply,) = _ask(stores, run_id, "probe", conv.id, model, [probe_request(conv, asked, checks=checks)])
-            except ProviderFailure:
-                return []
-            read = read_probe_reply(reply, asked)
-        answers = to_probe_answers(conv.id, probes, read, answered_by=model)
-    answers = mark_probes_not_applicable(answers)
-    stores.repo.save_probe_answers(run_id, answers)
-    return answers
+    asked = [p for p in probes if p.id not in NOT_APPLICABLE_PROBES]
+    return probe_one(stores, run_id, conv, checks, probes, name=judge_label(run.models.get("probe") or HEURISTIC_JUDGE),
+                     asked=asked, adjust=mark_probes_not_applicable)
 
 
 def grade_production(stores: Stores, source: str, since: str | date | None = None,

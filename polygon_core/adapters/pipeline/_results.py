@@ -69,6 +69,7 @@ def _rows(stores: Stores, run_id: str, chosen: Sequence[Judgment],
             latency_ms=_latency(transcripts.get(rec.conversation_id)),
             assertions={a.name: a.status for a in rec.assertions},
             assertion_turns={a.name: a.turn for a in rec.assertions if a.turn is not None},
+            status=j.status if j else None, reason=j.reason if j else None,
         ))
     return rows
 

@@ -1,0 +1,59 @@
+"""Failures stop the line: any lost, broken or unjudged conversation is one line on stderr, exit 1.
+
+A CI job built on Polygon must never pass a change that takes the agent down, or one whose judge
+could not judge: `run`, `demo`, `rescore`, `probe` and `grade-calls` all end here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import typer
+
+from polygon_core.compare import Scorecard
+
+
+def _kind(what: str, who: str, n: int, total: int, reason: str | None) -> str:
+    return f"{what} {who} failed on {n} of {total} conversations: {reason or 'no reason recorded'}"
+
+
+def failure_line(cards: Sequence[Scorecard], *, first_provider_detail: str | None = None,
+                 agents: Sequence[str] = ()) -> str | None:
+    """One line naming every kind of failure in `cards` (count and first cause), or None.
+
+    Kinds, most fundamental first: conversations lost to provider errors, broken calls (the
+    agent's failure), judge errors, probe errors. `agents` are the cards' agent names.
+    """
+    total = sum(c.conversations for c in cards)
+    parts: list[str] = []
+    lost = sum(c.provider_errors for c in cards)
+    if lost:
+        parts.append(f"{lost} of {total} conversations ended with provider_error (not scored); "
+                     f"first: {first_provider_detail or 'no detail recorded'}")
+    broken = [(c, name) for c, name in zip(cards, list(agents) or [c.label for c in cards], strict=False)
+              if c.agent_failures]
+    if broken:
+        names = ", ".join(dict.fromkeys(name for _c, name in broken))
+        parts.append(_kind("agent", names, sum(c.agent_failures for c, _ in broken), total,
+                           broken[0][0].agent_failure_reason))
+    judged = [c for c in cards if c.judge_errors]
+    if judged:
+        names = ", ".join(dict.fromkeys(c.judge_model for c in judged))
+        parts.append(_kind("judge", names, sum(c.judge_errors for c in judged), total,
+                           judged[0].judge_error_reason))
+    probed = [c for c in cards if c.probe_errors]
+    if probed:
+        names = ", ".join(dict.fromkeys(c.models.get("probe") or "offline-heuristic" for c in probed))
+        parts.append(_kind("probe answerer", names, sum(c.probe_errors for c in probed), total,
+                           probed[0].probe_error_reason))
+    return "; ".join(parts) or None
+
+
+def stop_on_failures(err: Any, cards: Sequence[Scorecard], **kwargs: Any) -> None:
+    """Print the failure line (if any) and exit 1."""
+    line = failure_line(cards, **kwargs)
+    if line is None:
+        return
+    err.print(f"[red]error:[/] {line}", markup=True, highlight=False, soft_wrap=True)
+    raise typer.Exit(1)
