@@ -7,7 +7,15 @@
 - `build_judgment`: k raw repeats → aggregate, gates, verdict, evidence checked against the transcript.
 """
 
-from ._grade import build_judgment, evidence_supported
+from ._grade import (
+    agent_failure,
+    agent_failure_judgment,
+    build_judgment,
+    evidence_supported,
+    judge_error_judgment,
+    probe_error_answers,
+    unreadable_probe_reply,
+)
 from ._heuristic import HEURISTIC_JUDGE, judge_offline, scores_only
 from ._heuristic_version import HEURISTIC_VERSION
 from ._identity import FITTED_JUDGE_PREFIX, judge_prompt_hash
@@ -39,16 +47,20 @@ __all__ = [
     "PROBE_FLAG_UNREADABLE",
     "SIGNALS",
     "UNPARSEABLE_REPLY",
+    "agent_failure",
+    "agent_failure_judgment",
     "answer_probes_offline",
     "build_judgment",
     "escape_data",
     "evidence_supported",
+    "judge_error_judgment",
     "judge_offline",
     "judge_prompt_hash",
     "judge_request",
     "judge_response_schema",
     "judge_system_prompt",
     "judge_with_model",
+    "probe_error_answers",
     "probe_request",
     "probe_response_schema",
     "probe_with_model",
@@ -57,4 +69,5 @@ __all__ = [
     "scores_only",
     "to_probe_answers",
     "transcript_block",
+    "unreadable_probe_reply",
 ]
