@@ -87,6 +87,25 @@ class PolygonSettings(BaseSettings):
     model_max_attempts: int = Field(6, ge=1, description="attempts per model request (1 = no retry)")
     model_retry_seconds: float = Field(120.0, gt=0, description="total time budget of one request's retries")
     model_retry_base_delay: float = Field(0.5, ge=0, description="first backoff delay, doubled per retry")
+    # Per role (agent, caller, judge, probe, persona): an output cap on every request, and timeout
+    # and attempts that override the model_* defaults above (None = inherit). Prompt analysis and
+    # the comparison summary ask as the judge. See "Local models" in the README.
+    agent_max_tokens: int = Field(512, ge=1, description="output cap of the agent under test when its "
+                                  "sampling sets no max_tokens")
+    caller_max_tokens: int = Field(256, ge=1, description="output cap of a simulated caller's line")
+    judge_max_tokens: int = Field(1024, ge=1, description="output cap of a judge reply (and prompt analysis)")
+    probe_max_tokens: int = Field(512, ge=1, description="output cap of a probe reply")
+    persona_max_tokens: int = Field(1024, ge=1, description="output cap of one generated persona")
+    agent_timeout: float | None = Field(None, gt=0, description="seconds per agent request (default model_timeout)")
+    caller_timeout: float | None = Field(None, gt=0, description="seconds per caller request")
+    judge_timeout: float | None = Field(None, gt=0, description="seconds per judge request")
+    probe_timeout: float | None = Field(None, gt=0, description="seconds per probe request")
+    persona_timeout: float | None = Field(None, gt=0, description="seconds per persona request")
+    agent_max_attempts: int | None = Field(None, ge=1, description="attempts per agent request (default model_max_attempts)")
+    caller_max_attempts: int | None = Field(None, ge=1, description="attempts per caller request")
+    judge_max_attempts: int | None = Field(None, ge=1, description="attempts per judge request")
+    probe_max_attempts: int | None = Field(None, ge=1, description="attempts per probe request")
+    persona_max_attempts: int | None = Field(None, ge=1, description="attempts per persona request")
     model_concurrency: int | None = Field(4, ge=1, description="requests in flight per provider+model")
     model_rpm: int | None = Field(None, ge=1, description="requests per minute per provider+model")
     model_tpm: int | None = Field(None, ge=1, description="tokens per minute per provider+model")
@@ -114,6 +133,8 @@ class PolygonSettings(BaseSettings):
         "api_tokens",
         "openai_api_key",
         "anthropic_api_key",
+        *(f"{role}_{what}" for role in ("agent", "caller", "judge", "probe", "persona")
+          for what in ("timeout", "max_attempts")),
         mode="before",
     )
     @classmethod

@@ -50,7 +50,8 @@ class ChatRequest(DomainModel):
     schema_name: str = "reply"
     temperature: float | None = None
     top_p: float | None = None
-    max_tokens: int | None = None
+    max_tokens: int | None = Field(None, description="output cap; None = the role's configured cap, "
+                                   "which the model layer always sets")
     seed: int | None = None
     role: str = Field("agent", description="which Polygon role asks: usage and limits are per role")
 
@@ -62,6 +63,7 @@ class ChatResponse(DomainModel):
     tool_calls: list[ChatToolCall] = Field(default_factory=list)
     parsed: Any = Field(None, description="the structured reply, when a schema was asked for")
     unparseable: bool = Field(False, description="a schema was asked for and the reply did not fit")
+    cut: bool = Field(False, description="the reply stopped at the output cap (max_tokens)")
     parse_error: str | None = None
     usage: Usage = Field(default_factory=Usage)
     latency_ms: float = 0.0

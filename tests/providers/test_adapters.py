@@ -174,8 +174,12 @@ def test_retry_after_is_honoured(tmp_path: Path, server: FakeLLMServer) -> None:
 @pytest.mark.parametrize("status", ["400", "401"])
 def test_client_errors_fail_at_once(tmp_path: Path, server: FakeLLMServer, status: str) -> None:
     server.behaviour.fault_for = lambda n: status
-    with pytest.raises(ProviderFailure, match=f"HTTP {status}") as info:
+    expected = (f"{served_model(server, 'anthropic')}: HTTP 400: fake fault 400" if status == "400" else
+                f"401 Unauthorized from anthropic:claude-3-5-haiku-latest at {server.anthropic_url}: "
+                "check ANTHROPIC_API_KEY")
+    with pytest.raises(ProviderFailure) as info:
         _ask(make_chat_model(served_model(server, "anthropic"), fast_settings(tmp_path)), _req())
+    assert str(info.value) == expected
     assert server.requests == 1  # no retry, and the SDK's own retries are off
     assert FAKE_KEY not in str(info.value)
 

@@ -58,6 +58,8 @@ class AnthropicAdapter(SdkAdapter):
 
     provider = "anthropic"
     client_class = "AsyncAnthropic"
+    key_variable = "ANTHROPIC_API_KEY"
+    default_url = "https://api.anthropic.com"
 
     def _params(self, request: ChatRequest) -> dict[str, Any]:
         system, messages = anthropic_messages(request.messages)
@@ -81,10 +83,13 @@ class AnthropicAdapter(SdkAdapter):
             params["extra_body"] = extra
         return params
 
-    async def call(self, request: ChatRequest, label: str) -> ChatResponse:
+    async def call(self, request: ChatRequest, label: str, timeout: float | None = None) -> ChatResponse:
         """Send one request; raises Retryable or ProviderFailure."""
         started = time.perf_counter()
-        resp = await self.guarded(label, lambda: self._client().messages.create(**self._params(request)))
+        params = self._params(request)
+        if timeout is not None:
+            params["timeout"] = timeout
+        resp = await self.guarded(label, lambda: self._client().messages.create(**params))
         return self._reply(resp, request, round((time.perf_counter() - started) * 1000, 1))
 
     def _reply(self, resp: Any, request: ChatRequest, latency_ms: float) -> ChatResponse:
@@ -105,10 +110,16 @@ class AnthropicAdapter(SdkAdapter):
                                               arguments_valid=False))
         text = "".join(texts)
         usage = resp.usage
+        cap = request.max_tokens or _DEFAULT_MAX_TOKENS
+        produced = int(getattr(usage, "output_tokens", 0) or 0)
+        # The API stops at the cap itself; a compatible server that ignored it is cut here.
+        cut = getattr(resp, "stop_reason", None) == "max_tokens" or produced > cap
+        if produced > cap:
+            text = text[: 4 * cap]
         read = int(getattr(usage, "cache_read_input_tokens", 0) or 0)
         written = int(getattr(usage, "cache_creation_input_tokens", 0) or 0)
         out = ChatResponse(
-            text=text, tool_calls=calls, provider="anthropic", model=self.model,
+            text=text, tool_calls=calls, provider="anthropic", model=self.model, cut=cut,
             usage=Usage(input_tokens=int(getattr(usage, "input_tokens", 0) or 0) + read + written,
                         output_tokens=int(getattr(usage, "output_tokens", 0) or 0),
                         cached_tokens=read, calls=1),

@@ -49,11 +49,14 @@ def forget_loop_clients() -> list[Any]:
 class SdkAdapter:
     """What both provider adapters share: the SDK, the key, and one client per event loop.
 
-    Subclasses set `provider` (the SDK's import name) and `client_class` (its async client).
+    Subclasses set `provider` (the SDK's import name), `client_class` (its async client), the
+    environment variable of its key and the URL requests go to without a base URL.
     """
 
     provider: str
     client_class: str
+    key_variable: str
+    default_url: str
 
     def __init__(self, model: str, *, api_key: str | None, base_url: str | None, timeout: float) -> None:
         from ._errors import import_sdk
@@ -61,6 +64,13 @@ class SdkAdapter:
         self.model, self.base_url, self.timeout = model, base_url, timeout
         self._key = api_key
         self._sdk = import_sdk(self.provider)
+
+    @property
+    def endpoint(self) -> Any:
+        """Where requests go, as failure messages name it."""
+        from ._errors import Endpoint
+
+        return Endpoint(f"{self.provider}:{self.model}", self.base_url or self.default_url, self.key_variable)
 
     def secrets(self) -> list[str]:
         """Values that must never appear in an error message."""
@@ -87,7 +97,7 @@ class SdkAdapter:
         except (ProviderFailure, Retryable):
             raise
         except Exception as exc:
-            mapped = classify(exc, self._sdk, label, self.secrets())
+            mapped = classify(exc, self._sdk, label, self.secrets(), self.endpoint)
             if mapped is exc:
                 raise
             raise mapped from None

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import email.utils
 import time
+from dataclasses import dataclass
+from http import HTTPStatus
 from typing import Any
 
 from ...conversation import ProviderFailure
 from ._retry import Retryable
 
-__all__ = ["ProviderConfigError", "classify", "import_sdk", "redact"]
+__all__ = ["Endpoint", "ProviderConfigError", "classify", "import_sdk", "redact"]
 
 
 class ProviderConfigError(ValueError):
@@ -60,19 +62,56 @@ def _retry_after(headers: Any) -> float | None:
 _RETRY_STATUS = {408, 409, 425, 429}
 
 
-def classify(exc: BaseException, sdk: Any, label: str, secrets: list[str]) -> BaseException:
-    """Map an SDK exception to Retryable (transient) or ProviderFailure (final, with the reason)."""
+@dataclass(frozen=True)
+class Endpoint:
+    """Where requests go, as failure messages name it (never with a key)."""
+
+    name: str           # provider:model
+    url: str            # the base URL requests go to
+    key_variable: str   # the environment variable of the key
+
+
+def _class_names(exc: BaseException) -> set[str]:
+    return {c.__name__ for c in type(exc).__mro__}
+
+
+def _transport(exc: BaseException, endpoint: Endpoint) -> Retryable | None:
+    """A transport failure of httpx (or the httpx2 the SDKs now use), by class name."""
+    names = _class_names(exc) | (_class_names(exc.__cause__) if exc.__cause__ else set())
+    if "TimeoutException" in names:
+        return Retryable("the request timed out", kind="timeout")
+    if "ConnectError" in names:
+        message = f"cannot connect to {endpoint.url}: is the server running?"
+        return Retryable(message, final=lambda _attempts: message)
+    if "TransportError" in names:
+        return Retryable(f"the connection to {endpoint.url} dropped ({type(exc).__name__})")
+    return None
+
+
+def _status_failure(exc: Any, endpoint: Endpoint, label: str, secrets: list[str]) -> BaseException:
+    status = exc.status_code
+    detail = redact(_message(exc), secrets)
+    if status in _RETRY_STATUS or status >= 500:
+        return Retryable(f"HTTP {status}: {detail}", _retry_after(getattr(exc.response, "headers", None)))
+    if status in (401, 403):
+        # No server detail: an endpoint may echo the key it refused.
+        return ProviderFailure(f"{status} {HTTPStatus(status).phrase} from {endpoint.name} at {endpoint.url}: "
+                               f"check {endpoint.key_variable}")
+    return ProviderFailure(f"{label}: HTTP {status}: {detail}")
+
+
+def classify(exc: BaseException, sdk: Any, label: str, secrets: list[str],
+             endpoint: Endpoint | None = None) -> BaseException:
+    """Map an SDK (or transport) exception to Retryable (transient) or ProviderFailure (final)."""
+    endpoint = endpoint or Endpoint(label, label, "the API key")
     if isinstance(exc, sdk.APIStatusError):
-        status = exc.status_code
-        detail = redact(_message(exc), secrets)
-        if status in _RETRY_STATUS or status >= 500:
-            return Retryable(f"HTTP {status}: {detail}", _retry_after(getattr(exc.response, "headers", None)))
-        if status in (401, 403):
-            return ProviderFailure(f"{label}: HTTP {status} (authentication failed; check the API key "
-                                   f"setting): {detail}")
-        return ProviderFailure(f"{label}: HTTP {status}: {detail}")
+        return _status_failure(exc, endpoint, label, secrets)
     if isinstance(exc, sdk.APITimeoutError):
-        return Retryable("the request timed out")
+        return Retryable("the request timed out", kind="timeout")
+    if isinstance(exc, sdk.APIConnectionError) or not isinstance(exc, sdk.APIError):
+        mapped = _transport(exc, endpoint)
+        if mapped is not None:
+            return mapped
     if isinstance(exc, sdk.APIConnectionError):
         return Retryable(f"connection failed: {redact(str(exc), secrets)}")
     if isinstance(exc, (sdk.APIResponseValidationError, ValueError)):

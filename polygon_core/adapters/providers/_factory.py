@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import dataclasses
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +19,8 @@ from ._meter import UsageMeter
 from ._names import ModelSpec, parse_model_name
 from ._offline import OfflineChatModel
 from ._openai import OpenAIAdapter
-from ._retry import RetryPolicy, call_with_retries
+from ._retry import Retryable, RetryPolicy, call_with_retries
+from ._roles import RoleBudget, role_budgets, settings_group
 
 __all__ = ["ProviderChatModel", "make_chat_model"]
 
@@ -28,29 +31,62 @@ def _estimate_tokens(request: ChatRequest) -> int:
 
 
 class ProviderChatModel:
-    """A provider adapter behind Polygon's one retry layer, the per-model limiter, the cache and a meter."""
+    """A provider adapter behind Polygon's one retry layer, the per-model limiter, the cache and a meter.
+
+    Every request gets its role's output cap (when it names none) before anything else, so the cap
+    is on the wire, in batch bodies and in the cache key; each attempt has its role's timeout as a
+    deadline on the whole reply (a server trickling tokens cannot outlast it), and the role's
+    attempts bound the retries.
+    """
 
     def __init__(self, spec: ModelSpec, adapter: Any, *, policy: RetryPolicy, limiter: Limiter,
                  cache: ResponseCache | None, meter: UsageMeter | None,
-                 prefect_limits: bool = False) -> None:
+                 budgets: dict[str, RoleBudget], prefect_limits: bool = False) -> None:
         self.spec, self.adapter, self.policy = spec, adapter, policy
         self.limiter, self.cache, self.meter = limiter, cache, meter
         self.prefect_limits = prefect_limits
+        self.budgets = budgets
         self.name = spec.name
 
-    async def _attempt(self, request: ChatRequest) -> ChatResponse:
+    def budget(self, role: str) -> RoleBudget:
+        """The budget of a request role."""
+        return self.budgets[settings_group(role)]
+
+    def capped(self, request: ChatRequest) -> ChatRequest:
+        """The request with its role's output cap when it names none (the agent's own wins)."""
+        if request.max_tokens is not None:
+            return request
+        return request.model_copy(update={"max_tokens": self.budget(request.role).max_tokens})
+
+    async def _attempt(self, request: ChatRequest, budget: RoleBudget) -> ChatResponse:
         async with prefect_slot(self.spec, enabled=self.prefect_limits):
             handle = await self.limiter.acquire(_estimate_tokens(request))
             used = None
             try:
-                reply = await self.adapter.call(request, self.name)
+                try:
+                    async with asyncio.timeout(budget.timeout):
+                        reply = await self.adapter.call(request, self.name, budget.timeout)
+                except (TimeoutError, Retryable) as exc:
+                    if isinstance(exc, Retryable) and exc.kind != "timeout":
+                        raise
+                    raise Retryable(f"timed out after {budget.timeout:g} s", kind="timeout",
+                                    final=budget.timeout_message) from None
                 used = reply.usage.input_tokens + reply.usage.output_tokens
                 return reply
             finally:
                 self.limiter.release(handle, used)
 
+    def _marked(self, request: ChatRequest, reply: ChatResponse) -> ChatResponse:
+        """A structured reply cut at the cap is unreadable, and says why."""
+        if not reply.cut or request.response_schema is None:
+            return reply
+        reason = self.budget(request.role).cap_message(request.max_tokens or 0)
+        return reply.model_copy(update={"parsed": None, "unparseable": True, "parse_error": reason})
+
     async def chat(self, request: ChatRequest) -> ChatResponse:
         """One request: from the cache (replay/record), else the provider with retries."""
+        request = self.capped(request)
+        budget = self.budget(request.role)
         key = cache_key(self.spec.short, request) if self.cache else None
         if self.cache and key:
             hit = self.cache.get(key)
@@ -62,13 +98,14 @@ class ProviderChatModel:
                                  f"(replay mode never calls the model; record the run first)")
         try:
             reply, retries = await call_with_retries(
-                lambda: self._attempt(request), self.policy, label=self.name,
+                lambda: self._attempt(request, budget),
+                dataclasses.replace(self.policy, max_attempts=budget.max_attempts), label=self.name,
                 on_retry=(lambda _reason: self.meter.retry(request.role)) if self.meter else None)
         except ProviderFailure as exc:
             if self.meter:
                 self.meter.add(request.role, self.name, _no_usage(), failed=True)
             raise type(exc)(redact(str(exc), self.adapter.secrets())) from None
-        reply = reply.model_copy(update={"retries": retries})
+        reply = self._marked(request, reply.model_copy(update={"retries": retries}))
         if self.cache and key and self.cache.mode == "record":
             self.cache.put(key, reply)
         self._meter(request.role, reply, 0)
@@ -86,7 +123,7 @@ class ProviderChatModel:
         if not self.cache:
             return {}
         hits: dict[str, ChatResponse] = {}
-        for cid, request in requests.items():
+        for cid, request in self._all_capped(requests).items():
             hit = self.cache.get(cache_key(self.spec.short, request))
             if hit is not None:
                 hits[cid] = hit
@@ -105,8 +142,12 @@ class ProviderChatModel:
             raise type(exc)(redact(str(exc), self.adapter.secrets())) from None
         return result
 
+    def _all_capped(self, requests: dict[str, ChatRequest]) -> dict[str, ChatRequest]:
+        return {cid: self.capped(request) for cid, request in requests.items()}
+
     async def submit_batch(self, requests: dict[str, ChatRequest]) -> str:
         """Submit requests (custom id → request) as one batch; returns the provider's batch id."""
+        requests = self._all_capped(requests)
         role = next(iter(requests.values())).role if requests else "judge"
         return await self._with_retries(lambda: self.adapter.submit_batch(requests, self.name), role)
 
@@ -116,9 +157,12 @@ class ProviderChatModel:
 
     async def batch_results(self, batch_id: str, requests: dict[str, ChatRequest]) -> list[BatchOutcome]:
         """Each request's outcome; replies are metered as batch usage and recorded in record mode."""
+        requests = self._all_capped(requests)
         role = next(iter(requests.values())).role if requests else "judge"
         outcomes = await self._with_retries(
             lambda: self.adapter.batch_results(batch_id, requests, self.name), role)
+        outcomes = [o if o.response is None else o.model_copy(update={
+            "response": self._marked(requests[o.custom_id], o.response)}) for o in outcomes]
         for outcome in outcomes:
             request = requests[outcome.custom_id]
             if outcome.response is None:
@@ -188,4 +232,4 @@ def make_chat_model(name: str, settings: PolygonSettings, *, meter: UsageMeter |
              if settings.model_cache != "off" else None)
     limiter = limiter_for(f"{spec.short}@{base or ''}", _limits(spec, settings))
     return ProviderChatModel(spec, adapter, policy=policy, limiter=limiter, cache=cache, meter=meter,
-                             prefect_limits=settings.model_prefect_limits)
+                             prefect_limits=settings.model_prefect_limits, budgets=role_budgets(settings))

@@ -10,11 +10,14 @@ from ...models import Usage
 from ...providers import ChatMessage, ChatRequest, ChatResponse, ChatToolCall
 from ._batch import BatchOutcome, BatchStatus, openai_batch_state
 from ._clients import SdkAdapter
+from ._retry import Retryable
+from ._stream import ReadLimits, capped_body, read_completion
 from ._structured import read_structured
 
 __all__ = ["OpenAIAdapter", "openai_messages"]
 
 _BATCH_ENDPOINT = "/v1/chat/completions"
+DEFAULT_READ_TOKENS = 1024  # a request without a cap (never sent by Polygon's model layer)
 
 
 def openai_messages(messages: list[ChatMessage]) -> list[dict[str, Any]]:
@@ -34,15 +37,31 @@ def openai_messages(messages: list[ChatMessage]) -> list[dict[str, Any]]:
     return out
 
 
-def _tool_call(raw: Any) -> ChatToolCall:
-    text = raw.function.arguments or "{}"
+def _tool_call(raw: dict[str, Any], index: int) -> ChatToolCall:
+    function = raw.get("function") or {}
+    call_id, name = str(raw.get("id") or f"call_{index}"), str(function.get("name") or "")
+    text = function.get("arguments") or "{}"
+    if not isinstance(text, str):  # a server that sent the arguments as an object
+        text = json.dumps(text)
     try:
         args = json.loads(text)
     except ValueError:
         args = None
     if not isinstance(args, dict):
-        return ChatToolCall(id=raw.id, name=raw.function.name, raw_arguments=text, arguments_valid=False)
-    return ChatToolCall(id=raw.id, name=raw.function.name, arguments=args)
+        return ChatToolCall(id=call_id, name=name, raw_arguments=text, arguments_valid=False)
+    return ChatToolCall(id=call_id, name=name, arguments=args)
+
+
+def _usage(raw: Any, request: ChatRequest) -> Usage:
+    if not isinstance(raw, dict) or raw.get("estimated"):
+        # No usage from the server: estimate from the request's text and the reply's deltas.
+        given = raw if isinstance(raw, dict) else {}
+        return Usage(input_tokens=sum(len(m.content) for m in request.messages) // 4,
+                     output_tokens=int(given.get("completion_tokens") or 0), calls=1, estimated=True)
+    details = raw.get("prompt_tokens_details") or {}
+    return Usage(input_tokens=int(raw.get("prompt_tokens") or 0),
+                 output_tokens=int(raw.get("completion_tokens") or 0),
+                 cached_tokens=int(details.get("cached_tokens") or 0), calls=1)
 
 
 class OpenAIAdapter(SdkAdapter):
@@ -50,6 +69,8 @@ class OpenAIAdapter(SdkAdapter):
 
     provider = "openai"
     client_class = "AsyncOpenAI"
+    key_variable = "OPENAI_API_KEY"
+    default_url = "https://api.openai.com/v1"
 
     def _params(self, request: ChatRequest) -> dict[str, Any]:
         params: dict[str, Any] = {"model": self.model, "messages": openai_messages(request.messages)}
@@ -60,40 +81,52 @@ class OpenAIAdapter(SdkAdapter):
         if request.response_schema is not None:
             params["response_format"] = {"type": "json_schema", "json_schema": {
                 "name": request.schema_name, "schema": request.response_schema}}
-        for key in ("temperature", "top_p", "max_tokens", "seed"):
+        for key in ("temperature", "top_p", "seed"):
             value = getattr(request, key)
             if value is not None:
                 params[key] = value
+        if request.max_tokens is not None:
+            # OpenAI's own API wants `max_completion_tokens` (its reasoning models refuse
+            # `max_tokens`); compatible servers (vLLM, Ollama, llama.cpp) all read `max_tokens`.
+            params["max_completion_tokens" if self.base_url is None else "max_tokens"] = request.max_tokens
         return params
 
-    async def call(self, request: ChatRequest, label: str) -> ChatResponse:
-        """Send one request; raises Retryable or ProviderFailure."""
+    async def call(self, request: ChatRequest, label: str, timeout: float | None = None) -> ChatResponse:
+        """Send one request as a stream and read it within the cap; raises Retryable or ProviderFailure."""
         started = time.perf_counter()
-        # The SDK's low-level `post` sends the same request without `create`'s per-call walk of
-        # the typed parameters (about 10 ms per call, the largest cost in a concurrent run);
-        # the reply is parsed into the same ChatCompletion type.
+        body = {**self._params(request), "stream": True, "stream_options": {"include_usage": True}}
+        options: dict[str, Any] = {"headers": {"X-Stainless-Raw-Response": "stream"}}
+        if timeout is not None:
+            options["timeout"] = timeout
+        # The SDK's low-level `post` (no per-call walk of typed parameters) with the body left
+        # unread, so `_stream` reads it within the cap.
         resp = await self.guarded(label, lambda: self._client().post(
-            "/chat/completions", body=self._params(request), cast_to=self._sdk.types.chat.ChatCompletion))
-        return self._reply(resp, request, round((time.perf_counter() - started) * 1000, 1))
+            "/chat/completions", body=body, cast_to=self._sdk.AsyncAPIResponse[bytes], options=options))
+        limits = ReadLimits(request.max_tokens or DEFAULT_READ_TOKENS)
+        try:
+            completion = await self.guarded(label, lambda: read_completion(
+                resp.headers.get("content-type", ""), resp.iter_bytes(), limits))
+        finally:
+            await resp.close()
+        request_id = resp.headers.get("x-request-id")
+        return self._reply(completion.body, request, round((time.perf_counter() - started) * 1000, 1),
+                           cut=completion.cut, request_id=request_id)
 
-    def _reply(self, resp: Any, request: ChatRequest, latency_ms: float) -> ChatResponse:
-        """A ChatCompletion as a ChatResponse (the schema'd reply read tolerantly)."""
-        message = resp.choices[0].message
-        text = message.content or ""
-        usage = resp.usage
-        cached = 0
-        details = getattr(usage, "prompt_tokens_details", None) if usage else None
-        if details is not None and getattr(details, "cached_tokens", None):
-            cached = int(details.cached_tokens)
+    def _reply(self, body: dict[str, Any], request: ChatRequest, latency_ms: float, *, cut: bool = False,
+               request_id: str | None = None) -> ChatResponse:
+        """A ChatCompletion (plain JSON) as a ChatResponse (the schema'd reply read tolerantly)."""
+        choices = body.get("choices") or []
+        if not choices or not isinstance(choices[0], dict):
+            raise Retryable("the server's reply is not a valid response (no choices)")
+        message = choices[0].get("message") or {}
+        text = message.get("content") or ""
         out = ChatResponse(
-            text=text, tool_calls=[_tool_call(c) for c in (message.tool_calls or [])], provider="openai",
-            model=self.model, latency_ms=latency_ms,
-            usage=Usage(input_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
-                        output_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
-                        cached_tokens=cached, calls=1, estimated=usage is None),
-            request_id=getattr(resp, "_request_id", None) or getattr(resp, "id", None))
+            text=text if isinstance(text, str) else json.dumps(text),
+            tool_calls=[_tool_call(c, i) for i, c in enumerate(message.get("tool_calls") or [])],
+            provider="openai", model=self.model, latency_ms=latency_ms, cut=cut,
+            usage=_usage(body.get("usage"), request), request_id=request_id or body.get("id"))
         if request.response_schema is not None:
-            parsed, bad, error = read_structured(text, request.response_schema)
+            parsed, bad, error = read_structured(out.text, request.response_schema)
             out = out.model_copy(update={"parsed": parsed, "unparseable": bad, "parse_error": error})
         return out
 
@@ -150,5 +183,6 @@ class OpenAIAdapter(SdkAdapter):
             err = line.get("error") or (response.get("body") or {}).get("error") or {}
             message = err.get("message") if isinstance(err, dict) else str(err)
             return BatchOutcome(custom_id=cid, error=f"HTTP {response.get('status_code')}: {message}")
-        completion = self._sdk.types.chat.ChatCompletion.model_validate(response["body"])
-        return BatchOutcome(custom_id=cid, response=self._reply(completion, requests[cid], 0.0))
+        completion = capped_body(response["body"], ReadLimits(requests[cid].max_tokens or DEFAULT_READ_TOKENS))
+        return BatchOutcome(custom_id=cid, response=self._reply(completion.body, requests[cid], 0.0,
+                                                                cut=completion.cut))

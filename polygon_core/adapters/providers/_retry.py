@@ -23,12 +23,27 @@ T = TypeVar("T")
 
 
 class Retryable(Exception):
-    """A transient failure (429, 5xx, timeout, dropped connection, garbled body)."""
+    """A transient failure (429, 5xx, timeout, dropped connection, garbled body).
 
-    def __init__(self, reason: str, retry_after: float | None = None) -> None:
+    `kind` is "timeout" for a request that ran out of time (the model layer words it per role);
+    `final`, when given, is the whole one-line reason once attempts run out (it gets the attempt
+    count), instead of "<model>: gave up after N attempts: <reason>".
+    """
+
+    def __init__(self, reason: str, retry_after: float | None = None, *, kind: str = "transient",
+                 final: Callable[[int], str] | None = None) -> None:
         super().__init__(reason)
         self.reason = reason
         self.retry_after = retry_after
+        self.kind = kind
+        self.final = final
+
+    def gave_up(self, label: str, attempts: int, budget: float | None = None) -> ProviderFailure:
+        """The ProviderFailure of a request whose last attempt failed with this."""
+        if self.final is not None:
+            return ProviderFailure(self.final(attempts))
+        spent = f" ({budget:g} s retry budget spent)" if budget is not None else ""
+        return ProviderFailure(f"{label}: gave up after {attempts} attempts{spent}: {self.reason}")
 
 
 @dataclass(frozen=True)
@@ -63,15 +78,13 @@ async def call_with_retries(fn: Callable[[], Awaitable[T]], policy: RetryPolicy,
             return await fn(), attempt - 1
         except Retryable as exc:
             if attempt >= policy.max_attempts:
-                raise ProviderFailure(f"{label}: gave up after {attempt} attempts: {exc.reason}") from None
+                raise exc.gave_up(label, attempt) from None
             delay = policy.backoff(attempt, rng)
             if exc.retry_after is not None:
                 delay = max(exc.retry_after, 0.0)
             left = policy.max_seconds - (clock() - start)
             if delay > left:
-                raise ProviderFailure(
-                    f"{label}: gave up after {attempt} attempts ({policy.max_seconds:g} s retry budget "
-                    f"spent): {exc.reason}") from None
+                raise exc.gave_up(label, attempt, policy.max_seconds) from None
             if on_retry:
                 on_retry(exc.reason)
             await asyncio.sleep(delay)
