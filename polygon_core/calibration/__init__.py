@@ -1,8 +1,57 @@
-"""Calibration of a judge against people's ratings: labels, statistics, the fitting contract.
+"""Calibration of a judge against people's ratings (docs/calibration.md).
+
+- `parse_labels`: the labels file (CSV or JSON Lines), strictly, every bad row with file:line.
+- `calibrate`: per criterion and `overall`, Spearman's rho, Kendall's tau, quadratic-weighted
+  Cohen's kappa, exact and within-one agreement and mean bias (judge - people), each with a seeded
+  bootstrap 95% interval, and the people's own agreement (Krippendorff's alpha, ordinal).
+- `calibration_line`: the line a scorecard shows about its judge.
+- `LabelledConversation`: the contract with judge fitting (`polygon calibrate --fit`).
 
 Pure: no Prefect, database, network, clock or environment (tests/test_layers.py).
 """
 
+from ._calibrate import Calibration, CalibrationRow, Estimate, Ratings, calibrate, people_means
+from ._labels import FIELDS, Label, LabelsError, labels_hash, parse_labels
+from ._scale import SCALE, judge_value, overall_from_composite, round_scores
+from ._stats import (
+    CONFIDENCE,
+    DEFAULT_RESAMPLES,
+    DEFAULT_SEED,
+    STATISTICS,
+    agreement,
+    bootstrap_intervals,
+    people_alpha,
+)
+from ._summary import EARLIER_PROMPT, calibration_line, calibration_status, format_estimate
 from ._types import OVERALL, LabelledConversation
 
-__all__ = ["OVERALL", "LabelledConversation"]
+__all__ = [
+    "CONFIDENCE",
+    "DEFAULT_RESAMPLES",
+    "DEFAULT_SEED",
+    "EARLIER_PROMPT",
+    "FIELDS",
+    "OVERALL",
+    "SCALE",
+    "STATISTICS",
+    "Calibration",
+    "CalibrationRow",
+    "Estimate",
+    "Label",
+    "LabelledConversation",
+    "LabelsError",
+    "Ratings",
+    "agreement",
+    "bootstrap_intervals",
+    "calibrate",
+    "calibration_line",
+    "calibration_status",
+    "format_estimate",
+    "judge_value",
+    "labels_hash",
+    "overall_from_composite",
+    "parse_labels",
+    "people_alpha",
+    "people_means",
+    "round_scores",
+]

@@ -1,0 +1,123 @@
+"""A calibration: per criterion and overall, how a judge's scores agree with people's ratings."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+
+from pydantic import Field
+
+from ..models import DomainModel, Judgment
+from ._scale import judge_value
+from ._stats import DEFAULT_RESAMPLES, DEFAULT_SEED, STATISTICS, agreement, bootstrap_intervals, people_alpha
+from ._types import OVERALL
+
+__all__ = ["Calibration", "CalibrationRow", "Estimate", "Ratings", "calibrate", "people_means"]
+
+# conversation id -> criterion or "overall" -> rater -> score (1-5)
+Ratings = Mapping[str, Mapping[str, Mapping[str, int]]]
+
+
+class Estimate(DomainModel):
+    """A statistic with its bootstrap 95% interval; None where undefined on the data."""
+
+    value: float | None = None
+    low: float | None = None
+    high: float | None = None
+
+
+class CalibrationRow(DomainModel):
+    """One criterion (or `overall`): the judge against the mean of the people's ratings."""
+
+    criterion: str
+    n: int = Field(..., description="conversations compared: rated by people and scored by the judge")
+    left_out: dict[str, int] = Field(default_factory=dict,
+                                     description="rated conversations left out, by reason")
+    raters: int = Field(..., description="raters who rated this criterion")
+    rho: Estimate
+    tau: Estimate
+    kappa: Estimate
+    exact: Estimate
+    within_one: Estimate
+    bias: Estimate
+    people_alpha: float | None = Field(None, description="Krippendorff's alpha (ordinal) among the people")
+    people_alpha_reason: str | None = None
+
+
+class Calibration(DomainModel):
+    """A judge calibrated against people's labels on one run (what `polygon calibrate` stores)."""
+
+    judge_model: str
+    rubric_version: str
+    judge_prompt_hash: str
+    run_id: str
+    labels_hash: str
+    seed: int = DEFAULT_SEED
+    resamples: int = DEFAULT_RESAMPLES
+    conversations: int = Field(..., description="labelled conversations of the run")
+    raters: int
+    rows: list[CalibrationRow]
+    created_at: str | None = Field(None, description="ISO time, set at the edge (core has no clock)")
+
+    def row(self, criterion: str) -> CalibrationRow | None:
+        """The row of `criterion` (or "overall"), if it was rated."""
+        return next((r for r in self.rows if r.criterion == criterion), None)
+
+    @property
+    def n(self) -> int:
+        """Rated calls behind the headline: the overall row's n (else the largest row's)."""
+        overall = self.row(OVERALL)
+        if overall is not None:
+            return overall.n
+        return max((r.n for r in self.rows), default=0)
+
+
+def people_means(ratings: Ratings, key: str) -> dict[str, float]:
+    """Per conversation, the mean of its raters' scores on `key` (conversations that have some)."""
+    out = {}
+    for conversation, by_key in ratings.items():
+        scores = list(by_key.get(key, {}).values())
+        if scores:
+            out[conversation] = sum(scores) / len(scores)
+    return out
+
+
+def _row(key: str, ratings: Ratings, judgments: Mapping[str, Judgment | None], *, seed: int,
+         resamples: int) -> CalibrationRow:
+    people = people_means(ratings, key)
+    judge, humans, left_out = [], [], Counter[str]()
+    for conversation in sorted(people):
+        value = judge_value(judgments.get(conversation), key)
+        if isinstance(value, str):
+            left_out[value] += 1
+            continue
+        judge.append(value)
+        humans.append(people[conversation])
+    point = agreement(judge, humans)
+    intervals = bootstrap_intervals(judge, humans, seed=seed, resamples=resamples)
+    estimates = {name: Estimate(value=point[name], low=(intervals[name] or (None, None))[0],
+                                high=(intervals[name] or (None, None))[1]) for name in STATISTICS}
+    by_rater = {c: dict(by_key[key]) for c, by_key in ratings.items() if by_key.get(key)}
+    alpha, reason = people_alpha(by_rater)
+    raters = {r for scores in by_rater.values() for r in scores}
+    return CalibrationRow(criterion=key, n=len(judge), left_out=dict(sorted(left_out.items())),
+                          raters=len(raters), people_alpha=alpha, people_alpha_reason=reason,
+                          **estimates)
+
+
+def calibrate(ratings: Ratings, judgments: Mapping[str, Judgment | None], *, keys: Sequence[str],
+              judge_model: str, rubric_version: str, judge_prompt_hash: str, run_id: str,
+              labels_hash: str, seed: int = DEFAULT_SEED,
+              resamples: int = DEFAULT_RESAMPLES) -> Calibration:
+    """Compare one judge's judgments with people's ratings, row by row (`keys`, in order).
+
+    `ratings` holds the people's scores by conversation, key and rater; `judgments` the judge's
+    judgment of each conversation (None or absent: not judged). Every row resamples with its own
+    `numpy.random.default_rng(seed)`, so a row's interval does not depend on the other rows.
+    """
+    raters = {r for by_key in ratings.values() for scores in by_key.values() for r in scores}
+    rows = [_row(key, ratings, judgments, seed=seed, resamples=resamples) for key in keys]
+    return Calibration(judge_model=judge_model, rubric_version=rubric_version,
+                       judge_prompt_hash=judge_prompt_hash, run_id=run_id, labels_hash=labels_hash,
+                       seed=seed, resamples=resamples, conversations=len(ratings), raters=len(raters),
+                       rows=rows)
