@@ -26,6 +26,7 @@ from yaml.resolver import BaseResolver
 from yaml.scanner import Scanner
 
 from ._errors import PathPart, PolygonFileError, format_path
+from ._limits import MAX_FILE_BYTES, LimitedComposer, LimitExceeded
 
 _DataPath = tuple[PathPart, ...]
 
@@ -59,8 +60,9 @@ _CoreResolver.add_implicit_resolver(
 _CoreResolver.add_implicit_resolver("tag:yaml.org,2002:merge", re.compile(r"^(?:<<)$"), ["<"])
 
 
-class _Loader(Reader, Scanner, Parser, Composer, SafeConstructor, _CoreResolver):
+class _Loader(LimitedComposer, Reader, Scanner, Parser, Composer, SafeConstructor, _CoreResolver):
     def __init__(self, stream: str) -> None:
+        self.init_limits()
         Reader.__init__(self, stream)
         Scanner.__init__(self)
         Parser.__init__(self)
@@ -132,10 +134,13 @@ class YamlDocument:
 def parse_yaml(text: str, file: str) -> YamlDocument:
     """Parse one YAML document from `text`; `file` is the name used in errors.
 
-    Raises PolygonFileError for invalid YAML (with the 1-based line of the problem) and for a key
-    repeated in one mapping (PyYAML would silently keep the last one). An empty document gives
-    `data=None`; callers decide whether that is allowed.
+    Raises PolygonFileError for invalid YAML (with the 1-based line of the problem), for a key
+    repeated in one mapping (PyYAML would silently keep the last one) and for a document beyond the
+    loader's limits (size, depth, alias expansion, recursive aliases: see `_limits`). An empty
+    document gives `data=None`; callers decide whether that is allowed.
     """
+    if len(text) > MAX_FILE_BYTES:
+        raise PolygonFileError(file, _too_large(), line=text[:MAX_FILE_BYTES].count("\n") + 1)
     try:
         loader = _Loader(text)  # the reader rejects control characters up front
     except ReaderError as exc:
@@ -151,6 +156,11 @@ def parse_yaml(text: str, file: str) -> YamlDocument:
         return YamlDocument(
             file=file, data=data, root_line=node.start_mark.line + 1, _positions=positions
         )
+    except LimitExceeded as exc:
+        raise PolygonFileError(file, exc.message, line=exc.line) from None
+    except RecursionError:
+        # The limits keep every recursion shallow; this is a last line of defence, never a crash.
+        raise PolygonFileError(file, "nested too deeply to read") from None
     except yaml.MarkedYAMLError as exc:
         raise _syntax_error(exc, file) from None
     except ReaderError as exc:
@@ -174,17 +184,28 @@ def read_yaml(path: Path, display: str | None = None) -> YamlDocument:
     return parse_yaml(read_text(path, name), name)
 
 
+def _too_large() -> str:
+    return f"the file is larger than {MAX_FILE_BYTES:,} bytes, the limit for Polygon files"
+
+
 def read_text(path: Path, display: str | None = None) -> str:
-    """Read a UTF-8 text file (a leading BOM is dropped), turning OS errors into file errors."""
+    """Read a UTF-8 text file (a leading BOM is dropped), turning OS errors into file errors.
+
+    At most `MAX_FILE_BYTES` are read: a larger file is refused, naming the line where the limit
+    falls, without loading the rest of it.
+    """
     name = display if display is not None else str(path)
     try:
-        raw = path.read_bytes()
+        with path.open("rb") as stream:
+            raw = stream.read(MAX_FILE_BYTES + 1)
     except FileNotFoundError:
         raise PolygonFileError(name, "no such file") from None
     except IsADirectoryError:
         raise PolygonFileError(name, "is a folder, expected a file") from None
     except OSError as exc:
         raise PolygonFileError(name, f"cannot read the file: {exc.strerror or exc}") from None
+    if len(raw) > MAX_FILE_BYTES:
+        raise PolygonFileError(name, _too_large(), line=raw[:MAX_FILE_BYTES].count(b"\n") + 1)
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
