@@ -4,6 +4,7 @@
 """
 
 from . import _pages as pages  # paginated reads for the web app
+from ._calibrations import CalibrationStore
 from ._imports import ImportedRecord, ImportLedger, ProductionRunInfo
 from ._migrate import DatabaseNotReadyError, head_revision
 from ._records import ConversationRecord
@@ -15,6 +16,7 @@ from ._repository import (
 )
 
 __all__ = [
+    "CalibrationStore",
     "ConversationRecord",
     "DatabaseNotReadyError",
     "ImportLedger",

@@ -20,6 +20,7 @@ __all__ = [
     "IMPORT_TABLE_NAMES",
     "NAMING_CONVENTION",
     "TABLE_NAMES",
+    "CalibrationRow",
     "ConversationRow",
     "ImportedConversationRow",
     "JudgmentRow",
@@ -256,3 +257,35 @@ IMPORT_TABLE_NAMES: tuple[str, ...] = (
     ImportedConversationRow.__tablename__,
     ProductionRunRow.__tablename__,
 )
+
+
+class CalibrationRow(PolygonTable, table=True):
+    """One calibration of a judge against people's labels (`polygon calibrate`), revision 0004.
+
+    Keyed by what was calibrated (judge model, rubric version, judge-prompt hash) and on what (run,
+    labels file hash, seed, resamples): calibrating the same again replaces the record. No foreign
+    key to the run: a calibration describes the judge, and outlives the run it was measured on.
+    """
+
+    __tablename__ = "polygon_calibration"
+    __table_args__ = (
+        sa.UniqueConstraint("judge_model", "rubric_version", "judge_prompt_hash", "run_id", "labels_hash",
+                            "seed", "resamples", name="uq_polygon_calibration_key"),
+        # Scorecards ask for a judge's latest calibration under a rubric version.
+        sa.Index("ix_polygon_calibration_latest", "judge_model", "rubric_version", "created_at"),
+    )
+
+    id: int | None = Field(
+        default=None, sa_column=sa.Column(sa.Integer(), primary_key=True, autoincrement=True)
+    )
+    judge_model: str = Field(sa_column=sa.Column(sa.String(), nullable=False))
+    rubric_version: str = Field(sa_column=sa.Column(sa.String(), nullable=False))
+    judge_prompt_hash: str = Field(sa_column=sa.Column(sa.String(), nullable=False))
+    run_id: str = Field(sa_column=sa.Column(sa.String(), nullable=False))
+    labels_hash: str = Field(sa_column=sa.Column(sa.String(), nullable=False))
+    seed: int = Field(sa_column=sa.Column(sa.BigInteger(), nullable=False))
+    resamples: int = Field(sa_column=sa.Column(sa.Integer(), nullable=False))
+    n: int = Field(sa_column=sa.Column(sa.Integer(), nullable=False))
+    results: dict[str, Any] = _json()
+    # ISO text, written by the edge.
+    created_at: str = Field(sa_column=sa.Column(sa.String(), nullable=False))
