@@ -19,6 +19,8 @@ from ..scoring import (
 from ._prompt import UNPARSEABLE_REPLY
 
 _EVIDENCE_MIN_SCORE = 85.0
+# End reasons that are the agent's own doing.
+_AGENT_ENDS = frozenset({EndReason.AGENT_END, EndReason.TRANSFER, EndReason.CALLBACK})
 
 
 def evidence_supported(quote: str | None, conversation: Conversation) -> bool:
@@ -36,14 +38,18 @@ def evidence_supported(quote: str | None, conversation: Conversation) -> bool:
 def agent_failure(conversation: Conversation) -> str | None:
     """Why the conversation is the agent's failure without any judging, or None.
 
-    It ended `agent_error` (the agent raised, refused connections, answered garbage), or the agent
-    never said a word. Such a call is never judged: a judge's view of silence is not a measurement,
+    It ended `agent_error` (the agent raised, refused connections, answered garbage), the agent
+    never said a word, or the agent ended the call (hung up, transferred, booked a callback) before
+    the caller said anything: no conversation took place. Such a call is never judged: a judge's view of silence is not a measurement,
     and a broken agent must never pass (docs/design.md, "Verdicts").
     """
     if conversation.end_reason == EndReason.AGENT_ERROR:
         return f"agent_error: {conversation.end_detail or 'the agent failed'}"
     if not any(t.speaker == "agent" and t.text.strip() for t in conversation.turns):
         return "the agent never spoke"
+    if conversation.end_reason in _AGENT_ENDS and not any(
+            t.speaker == "caller" and t.text.strip() for t in conversation.turns):
+        return "the agent ended the call before the caller spoke"
     return None
 
 
