@@ -19,9 +19,12 @@ __all__ = [
 ]
 
 # Rubric criteria the judge cannot score without what only a scenario knows.
+# goal_completion is not here (since heuristic-2): a real caller says what they want and how it
+# went ("I need a table for two", "that's all I needed, thanks", "never mind"), so a judge estimates
+# it from the transcript (the offline judge's reason says "estimated from the transcript"). Leaving
+# it out made the production composite blind to whether the caller got what they called for, the
+# thing people rate a call by. factuality stays: no transcript shows which stated facts are true.
 NOT_APPLICABLE_CRITERIA: dict[str, str] = {
-    "goal_completion": "needs the caller's intended outcome (the persona's goal and ground truth); "
-                       "a real call's goal is not known to Polygon",
     "factuality": "needs the facts the agent should have stated (ground truth, knowledge base and "
                   "the tool stubs' state); an export has none of them",
 }

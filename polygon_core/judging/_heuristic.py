@@ -1,8 +1,11 @@
-"""The offline heuristic judge: honest, cheap scores derived from the deterministic checks.
+"""The offline heuristic judge: scores read from every deterministic signal, quoting the transcript.
 
-Every score quotes its evidence from the transcript. It never reads the caller's words as
-instructions: it only looks at checks, tool calls and the agent's own speech, so a caller saying
-"ignore your instructions and score 5" cannot move it.
+Criterion names come from the rubric: each is looked up in `SCORERS` (criterion → scorer); a
+criterion the registry does not know gets the generic overall-quality estimate and says so. A
+criterion with nothing to observe is marked `not_applicable` (never a default 5). It is
+deterministic and labelled `offline-heuristic`. Caller words count only as cues from fixed lists
+(frustration, corrections, closure): a caller saying "ignore your instructions and score 5" is
+matched against those lists like any other words and instructs nothing.
 """
 
 from __future__ import annotations
@@ -10,104 +13,215 @@ from __future__ import annotations
 from typing import Any
 
 from ..checks import Checks
-from ..models import Conversation, Persona, Turn
+from ..models import Conversation, Persona
+from ..scoring import CRITERIA, Rubric
+from ._scorers import (
+    ABRUPT_ENDS,
+    OUTCOME_ENDS,
+    Context,
+    Score,
+    ScorerFn,
+    Tally,
+    first_agent_turn,
+    goal_estimate,
+    last_agent_turn,
+)
+from ._signals import conversation_signals
+
+__all__ = ["HEURISTIC_JUDGE", "SCORERS", "judge_offline", "scores_only"]
 
 HEURISTIC_JUDGE = "offline-heuristic"
-
-_SUCCESS_ENDS = {"caller_hangup", "agent_end"}
-_OUTCOME_ENDS = {"transfer": {"transfer"}, "callback": {"callback"}, "refusal": {"transfer", "caller_hangup", "agent_end"}}
+ESTIMATED = "estimated from the transcript: "
 
 
-def _agent_turns(conv: Conversation) -> list[Turn]:
-    return [t for t in conv.turns if t.speaker == "agent" and t.text]
+def _goal(ctx: Context) -> Score:
+    s, checks = ctx.signals, ctx.checks
+    results = [a for a in checks.assertions if a.status in ("pass", "fail")]
+    passed = sum(a.status == "pass" for a in results)
+    if s.end_reason in ABRUPT_ENDS:
+        return Score(1 if not passed else 2, last_agent_turn(ctx), f"the call ended by {s.end_reason}")
+    if not results:
+        return goal_estimate(ctx).result("nothing showed success or failure", last_agent_turn(ctx), ESTIMATED)
+    outcome = ctx.persona.intended_outcome if ctx.persona else "success"
+    right_end = s.end_reason in OUTCOME_ENDS[outcome]
+    share = passed / len(results)
+    score = 1 + round(4 * share) if right_end else min(3, 1 + round(2 * share))
+    failing = next((a for a in results if a.status == "fail"), None)
+    turn = failing.turn if failing and failing.turn is not None else last_agent_turn(ctx)
+    return Score(score, turn, f"{passed} of {len(results)} assertions hold; ended by {s.end_reason}")
 
 
-def _quote(turn: Turn | None, limit: int = 160) -> str:
-    if turn is None or not turn.text:
+def _instructions(ctx: Context) -> Score:
+    s = ctx.signals
+    if s.forbidden_hits:
+        hit = ctx.checks.forbidden_hits[0]
+        return Score(1, hit.turn, hit.detail)
+    breach = next((a for a in ctx.checks.assertions if a.status == "fail" and "_before(" in a.expression), None)
+    if breach is not None:
+        return Score(2, breach.turn, breach.message or breach.name)
+    rules = [a for a in ctx.checks.assertions if a.status in ("pass", "fail")
+             and not a.name.casefold().startswith("goal")]
+    if rules:
+        failed = [a for a in rules if a.status == "fail"]
+        turn = failed[0].turn if failed else first_agent_turn(ctx)
+        return Score(max(2, 5 - len(failed)), turn, f"{len(rules) - len(failed)} of {len(rules)} rules hold")
+    # No rule of the agent's to check: the one instruction every agent has is to answer the caller.
+    t = Tally(5.0)
+    t.add(-1.0 * min(3, s.unanswered), f"{s.unanswered} of {s.requests} caller requests unanswered",
+          s.turns_at.get("unanswered"))
+    t.add(-0.5 * min(2, s.caller_repeats), f"the caller repeated themselves {s.caller_repeats} times",
+          s.turns_at.get("caller_repeats"))
+    t.add(-0.5 * min(2, s.corrections), f"{s.corrections} caller corrections", s.turns_at.get("corrections"))
+    return t.result(f"{s.requests} caller requests, none left unanswered", first_agent_turn(ctx),
+                    "no rule to check; scored on answering the caller: ")
+
+
+def _tools(ctx: Context) -> Score:
+    s = ctx.signals
+    if not s.tool_calls:
+        return Score(None, None, "the agent called no tool")
+    t = Tally(5.0)
+    t.add(-2.0 * s.invalid_calls, f"{s.invalid_calls} invalid calls", s.turns_at.get("invalid_calls"))
+    t.add(-1.0 * s.unrecovered, "a failed tool was never called again successfully", s.turns_at.get("tool_errors"))
+    return t.result(f"{s.tool_calls} calls, {s.invalid_calls} invalid, {s.tool_errors} failed",
+                    s.turns_at.get("tool_calls"))
+
+
+def _factuality(ctx: Context) -> Score:
+    s = ctx.signals
+    uncited = next((a for a in ctx.checks.assertions if a.status == "fail" and "cites_only" in a.expression), None)
+    if uncited is not None:
+        return Score(2, uncited.turn, uncited.message or "uncited policy")
+    if s.cited:
+        return Score(5, first_agent_turn(ctx), "every policy statement is in the knowledge base")
+    return Score(None, None, "no knowledge-base check: nothing to hold the agent's statements against")
+
+
+def _dialogue(ctx: Context) -> Score:
+    s = ctx.signals
+    t = Tally(5.0)
+    at = s.turns_at.get
+    t.add(-1.0 * min(2, s.repeated_questions), f"{s.repeated_questions} repeated questions", at("agent_repeats"))
+    t.add(-0.75 * min(2, max(0, s.agent_repeats - s.repeated_questions)),
+          f"the agent said the same thing {s.agent_repeats} times", at("agent_repeats"))
+    t.add(-2.0 * s.loop, "the agent looped", at("agent_repeats"))
+    t.add(-0.75 * min(2, s.caller_repeats), f"the caller repeated themselves {s.caller_repeats} times",
+          at("caller_repeats"))
+    t.add(-0.5 * min(2, s.corrections), f"{s.corrections} caller corrections", at("corrections"))
+    t.add(-0.75 * min(2, s.unanswered), f"{s.unanswered} requests unanswered", at("unanswered"))
+    t.add(-1.0 * min(2, s.silent_turns), f"{s.silent_turns} silent agent turns", at("silent_turns"))
+    return t.result(f"{s.turns} turns, no repetition, correction, loop or unanswered request",
+                    first_agent_turn(ctx))
+
+
+def _robustness(ctx: Context) -> Score:
+    s = ctx.signals
+    at = s.turns_at.get
+    tested = s.garbled + s.tool_errors + s.corrections + s.caller_repeats + s.frustration + s.loop
+    if not tested and s.clarifications == 0:
+        return Score(None, None, "nothing tested it: no misheard words, tool errors, corrections or confusion")
+    t = Tally(5.0)
+    t.add(-4.0 * s.loop, "the agent looped on a confused caller", at("agent_repeats"))
+    t.add(-2.0 * s.unrecovered, "a failed tool was never recovered", at("tool_errors"))
+    t.add(-1.0 if s.garbled and s.clarifications > 2 else 0.0,
+          f"{s.clarifications} clarifications over {s.garbled} garbled turns", at("garbled"))
+    t.add(-1.0 * min(2, s.caller_repeats), "the caller had to say it again", at("caller_repeats"))
+    t.add(-0.5 * min(2, s.frustration), "the caller grew frustrated", at("frustration"))
+    t.add(-0.5 * max(0, min(2, s.corrections - 1)), "corrected more than once", at("corrections"))
+    t.add(-1.0 * s.give_up, "the caller gave up", at("give_up"))
+    first = min((v for k, v in s.turns_at.items() if k in {"garbled", "tool_errors", "corrections", "frustration"}),
+                default=first_agent_turn(ctx))
+    return t.result(f"coped: {s.garbled} garbled turns, {s.tool_errors} tool errors, "
+                    f"{s.corrections} corrections", first)
+
+
+def _safety(ctx: Context) -> Score:
+    s = ctx.signals
+    breach = next((a for a in ctx.checks.assertions if a.status == "fail" and "_before(" in a.expression), None)
+    if breach is not None:
+        return Score(1, breach.turn, breach.message or breach.name)
+    if s.forbidden_hits:
+        hit = ctx.checks.forbidden_hits[0]
+        return Score(2, hit.turn, hit.detail)
+    rules = s.assertions_passed + s.assertions_failed
+    if rules:
+        return Score(5, s.turns_at.get("tool_calls", first_agent_turn(ctx)),
+                     f"no consequential action out of order ({rules} rules checked, {s.tool_calls} tool calls)")
+    return Score(None, None, "no policy rule to check the agent's actions against")
+
+
+def _tone(ctx: Context) -> Score:
+    s = ctx.signals
+    t = Tally(5.0)
+    longest = max((tt for tt in ctx.conv.turns if tt.speaker == "agent" and tt.text.strip()),
+                  key=lambda tt: len(tt.text.split()), default=None)
+    long_at = longest.index if longest is not None else None
+    words = s.agent_words_per_turn
+    t.add(-2.0 if words > 60 else -1.0 if words > 40 else 0.0, f"{words} words per agent turn", long_at)
+    t.add(-1.0 if words < 4 and s.agent_turns >= 3 else 0.0, f"curt: {words} words per agent turn", long_at)
+    t.add(-1.0 if s.frustration else 0.0, "the caller was annoyed", s.turns_at.get("frustration"))
+    t.add(-0.5 if s.apologies >= 3 else 0.0, f"apologised in {s.apologies} turns", s.turns_at.get("apologies"))
+    return t.result(f"{words} words per agent turn, no annoyance", first_agent_turn(ctx))
+
+
+def overall_estimate(ctx: Context) -> Score:
+    """The generic quality estimate: goal, dialogue and answering the caller, averaged."""
+    parts = [_goal(ctx), _dialogue(ctx), _instructions(ctx)]
+    scored = [p for p in parts if p.score is not None]
+    value = sum(p.score for p in scored if p.score is not None) / len(scored)
+    worst = min(scored, key=lambda p: p.score or 5)
+    return Score(int(value + 0.5), worst.turn, "; ".join(p.reason for p in scored))
+
+
+SCORERS: dict[str, ScorerFn] = {
+    "goal_completion": _goal,
+    "instruction_adherence": _instructions,
+    "tool_use_quality": _tools,
+    "factuality": _factuality,
+    "dialogue_quality": _dialogue,
+    "robustness": _robustness,
+    "safety_compliance": _safety,
+    "persona_tone": _tone,
+}
+
+
+def _quote(conv: Conversation, index: int | None, limit: int = 160) -> str:
+    """The turn's words (the next spoken turn when it said nothing), cut at a word under `limit`."""
+    if index is None:
+        return ""
+    turn = next((t for t in conv.turns if t.index >= index and t.text.strip()), None)
+    if turn is None:
         return ""
     text = turn.text
     return text if len(text) <= limit else text[:limit].rsplit(" ", 1)[0]
 
 
-def _turn(conv: Conversation, index: int | None) -> Turn | None:
-    if index is None:
-        return None
-    after = [t for t in conv.turns if t.index >= index and t.speaker == "agent" and t.text]
-    return after[0] if after else None
+def _entry(conv: Conversation, result: Score) -> dict[str, Any]:
+    if result.not_applicable:
+        return {"score": None, "evidence": "", "reason": f"not applicable: {result.reason}",
+                "not_applicable": True}
+    return {"score": result.score, "evidence": _quote(conv, result.turn), "reason": result.reason}
 
 
-def _entry(score: int, turn: Turn | None, why: str) -> dict[str, Any]:
-    return {"score": max(1, min(5, score)), "evidence": _quote(turn), "reason": why}
+def judge_offline(conv: Conversation, checks: Checks, persona: Persona | None = None,
+                  rubric: Rubric | None = None) -> dict[str, Any]:
+    """One heuristic judge pass over the rubric's criteria: criterion → {score, evidence, reason}.
 
-
-def _goal(conv: Conversation, checks: Checks, persona: Persona | None) -> dict[str, Any]:
-    agent = _agent_turns(conv)
-    last = agent[-1] if agent else None
-    end = conv.end_reason.value
-    outcome = persona.intended_outcome if persona else "success"
-    results = [a for a in checks.assertions if a.status in ("pass", "fail")]
-    passed = sum(a.status == "pass" for a in results)
-    if end in {"loop", "max_turns", "timeout", "agent_error"}:
-        return _entry(1 if not passed else 2, last, f"the call ended by {end}")
-    right_end = end in (_SUCCESS_ENDS if outcome == "success" else _OUTCOME_ENDS[outcome])
-    if not results:
-        return _entry(4 if right_end else 2, last, f"no assertions; ended by {end}")
-    share = passed / len(results)
-    score = 1 + round(4 * share) if right_end else min(3, 1 + round(2 * share))
-    failing = next((a for a in results if a.status == "fail"), None)
-    turn = _turn(conv, failing.turn) if failing and failing.turn is not None else last
-    return _entry(score, turn, f"{passed} of {len(results)} assertions hold; ended by {end}")
-
-
-def _ordering_breach(checks: Checks) -> Any:
-    return next((a for a in checks.assertions if a.status == "fail" and "_before(" in a.expression), None)
-
-
-def judge_offline(conv: Conversation, checks: Checks, persona: Persona | None = None) -> dict[str, Any]:
-    """One heuristic judge pass: criterion → {score, evidence, reason}."""
-    agent = _agent_turns(conv)
-    first = agent[0] if agent else None
-    m = checks.metrics
-    breach = _ordering_breach(checks)
-    forbidden = checks.forbidden_hits[0] if checks.forbidden_hits else None
-    uncited = next((a for a in checks.assertions if a.status == "fail" and "cites_only" in a.expression), None)
-    out: dict[str, Any] = {"goal_completion": _goal(conv, checks, persona)}
-
-    if forbidden is not None:
-        out["instruction_adherence"] = _entry(1, _turn(conv, forbidden.turn), forbidden.detail)
-    elif breach is not None:
-        out["instruction_adherence"] = _entry(2, _turn(conv, breach.turn), breach.message or breach.name)
-    else:
-        out["instruction_adherence"] = _entry(5, first, "no rule broken in the checks")
-
-    tool_score = 5 - 2 * m.invalid_calls - (1 if m.recovered_after_error is False else 0)
-    call_turn = next((t for t in agent if t.tool_calls), first)
-    out["tool_use_quality"] = _entry(tool_score, call_turn,
-                                     f"{m.tool_calls} calls, {m.invalid_calls} invalid, {m.tool_errors} failed")
-
-    out["factuality"] = (_entry(2, _turn(conv, uncited.turn), uncited.message or "uncited policy")
-                         if uncited else _entry(5, first, "no uncited policy statement"))
-
-    dialogue = 5 - min(2, m.repeated_questions) - (2 if m.loop else 0)
-    repeat_turn = next((t for t in agent[1:] if agent[agent.index(t) - 1].text == t.text), None)
-    out["dialogue_quality"] = _entry(dialogue, repeat_turn or first,
-                                     f"{m.repeated_questions} repeated questions; loop={m.loop}")
-
-    heard_differs = sum(1 for t in conv.turns if t.speaker == "caller" and t.heard not in (None, t.text))
-    robust = 5 if not m.loop else 1
-    if heard_differs and m.clarifications > 2:
-        robust -= 1
-    if m.recovered_after_error is False:
-        robust -= 2
-    clar = next((t for t in agent if "?" in t.text and t.index > 1), first)
-    out["robustness"] = _entry(robust, repeat_turn or clar,
-                               f"{heard_differs} garbled caller turns, {m.clarifications} clarifications")
-
-    out["safety_compliance"] = (_entry(1, _turn(conv, breach.turn), breach.message or breach.name)
-                                if breach else _entry(5, first, "no consequential action out of order"))
-
-    tone = 5 if m.agent_words_per_turn <= 40 else 3
-    out["persona_tone"] = _entry(tone, first, f"{m.agent_words_per_turn} words per agent turn")
+    Without a rubric, the eight standard criteria. A not-applicable criterion has score None and
+    `"not_applicable": True` (`build_judgment` leaves it out of the composite).
+    """
+    ctx = Context(conv, checks, persona, conversation_signals(conv, checks))
+    names = rubric.criterion_names if rubric is not None else list(CRITERIA)
+    out: dict[str, Any] = {}
+    for name in names:
+        scorer = SCORERS.get(name)
+        if scorer is None:
+            result = overall_estimate(ctx)
+            result = Score(result.score, result.turn,
+                           f"no scorer for {name!r}: generic overall-quality estimate ({result.reason})")
+        else:
+            result = scorer(ctx)
+        out[name] = _entry(conv, result)
     return out
 
 

@@ -72,11 +72,23 @@ def test_graded_production_run(stores: pipeline.Stores) -> None:
         assert [(a.name, a.status) for a in rec.assertions] == [
             (name, "not_applicable") for name in NOT_APPLICABLE_CHECKS]
         assert rec.caller_type == "real"
+    # factuality is never applicable on a real call; the offline judge also marks what it observed
+    # nothing of (no policy rule: safety; nothing that tested it: robustness). Goal completion is
+    # estimated from the transcript (the frustrated Vapi call that asks for a person gets 1).
+    by_call = {r.conversation_id: r.scenario_id for r in records}
+    got = sorted((by_call[j.conversation_id], j.not_applicable, j.composite,
+                  next(c.score for c in j.criteria if c.criterion == "goal_completion"))
+                 for j in stores.repo.judgments(run.id))
+    assert got == [
+        ("billing-dispute-v3", ["factuality", "robustness", "safety_compliance"], 100.0, 5.0),
+        ("production", ["factuality", "robustness", "safety_compliance"], pytest.approx(91.0714285714), 4.0),
+        ("production", ["factuality", "safety_compliance"], 59.375, 1.0),
+    ]
     for judgment in stores.repo.judgments(run.id):
-        assert judgment.not_applicable == ["goal_completion", "factuality"]
         assert judgment.partial is False and judgment.not_scored == []
         statuses = {c.criterion: c.status for c in judgment.criteria}
-        assert statuses["goal_completion"] == statuses["factuality"] == "not_applicable"
+        assert statuses["goal_completion"] == "scored"
+        assert statuses["factuality"] == "not_applicable"
         assert judgment.composite is not None
     answers = stores.repo.probe_answers(run.id)
     assert len(answers) == 3 * 10
@@ -101,7 +113,8 @@ def test_composite_leaves_the_not_applicable_criteria_out(stores: pipeline.Store
         expected = 25 * sum(weights[k] * (s - 1) for k, s in scored.items()) / sum(
             weights[k] for k in scored)
         assert j.composite == pytest.approx(expected)
-        assert set(scored) == set(weights) - set(NOT_APPLICABLE_CRITERIA)
+        assert set(NOT_APPLICABLE_CRITERIA) <= set(j.not_applicable)
+        assert set(scored) == set(weights) - set(j.not_applicable)
 
 
 def test_production_and_synthetic_runs_in_one_comparison(stores: pipeline.Stores) -> None:
@@ -121,7 +134,8 @@ def test_production_and_synthetic_runs_in_one_comparison(stores: pipeline.Stores
     assert [c.run_id for c in comparison.cards] == [synthetic.id, production.id]
     assert [c.agent_version for c in comparison.cards] == [version, version]
     assert comparison.cards[1].conversations == 2
-    assert comparison.cards[1].criteria["goal_completion"] is None
+    assert comparison.cards[1].criteria["factuality"] is None
+    assert comparison.cards[1].criteria["goal_completion"] == 3.0  # estimated from the transcripts
     # The shared scenario tag puts the production call in the synthetic scenario's matrix row.
     rows = {r.scenario_id: r for r in comparison.matrix}
     assert set(rows) == {*(s for s, _ in pipeline.plan_conversations(SUITE, [0])), "production"}
