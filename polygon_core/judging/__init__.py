@@ -2,6 +2,8 @@
 
 - `judge_offline` / `answer_probes_offline`: the offline heuristic tier (labelled
   `offline-heuristic`), derived from the deterministic checks, quoting the transcript.
+- `conversation_signals`: every deterministic signal of a conversation (what the heuristic
+  scores from and a fitted judge learns from), each with the turn it was seen at.
 - `judge_request` / `read_judge_reply`, `probe_request` / `read_probe_reply`: pure prompt builders
   and reply readers for model-backed judges and probe answerers (the providers send the requests).
 - `build_judgment`: k raw repeats → aggregate, gates, verdict, evidence checked against the transcript.
@@ -16,7 +18,7 @@ from ._grade import (
     probe_error_answers,
     unreadable_probe_reply,
 )
-from ._heuristic import HEURISTIC_JUDGE, judge_offline, scores_only
+from ._heuristic import HEURISTIC_JUDGE, SCORERS, judge_offline, scores_only
 from ._heuristic_version import HEURISTIC_VERSION
 from ._identity import FITTED_JUDGE_PREFIX, judge_prompt_hash
 from ._model import judge_with_model, probe_with_model
@@ -37,20 +39,25 @@ from ._prompt import (
     to_probe_answers,
     transcript_block,
 )
+from ._signals import END_REASONS, Signals, conversation_signals
 
 __all__ = [
+    "END_REASONS",
     "FITTED_JUDGE_PREFIX",
     "HEURISTIC_JUDGE",
     "HEURISTIC_VERSION",
     "PROBE_FLAG_MISSING",
     "PROBE_FLAG_UNPARSEABLE",
     "PROBE_FLAG_UNREADABLE",
+    "SCORERS",
     "SIGNALS",
     "UNPARSEABLE_REPLY",
+    "Signals",
     "agent_failure",
     "agent_failure_judgment",
     "answer_probes_offline",
     "build_judgment",
+    "conversation_signals",
     "escape_data",
     "evidence_supported",
     "judge_error_judgment",
