@@ -1,0 +1,154 @@
+"""`polygon calibrate`: a judge against people's ratings (docs/calibration.md), or `--fit` a judge to them."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, is_dataclass
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich import box
+from rich.table import Table
+
+from polygon_core.calibration import (
+    DEFAULT_RESAMPLES,
+    DEFAULT_SEED,
+    OVERALL,
+    Calibration,
+    Estimate,
+    calibration_line,
+)
+
+from ._app import console, err, friendly
+
+_LEFT_OUT = {"no_judgment": "no judgment", "judge_error": "judge error", "agent_failure": "broken call",
+             "not_applicable": "not applicable", "not_scored": "not scored"}
+
+
+def _cell(e: Estimate, *, interval: bool = True) -> str:
+    """Value over its interval (two lines keep the table inside 100 columns)."""
+    if e.value is None:
+        return "—"
+    if not interval or e.low is None or e.high is None:
+        return f"{e.value:.2f}"
+    return f"{e.value:.2f}\n[{e.low:.2f}, {e.high:.2f}]"
+
+
+def calibration_table(c: Calibration) -> Table:
+    """Rows = rated criteria, then overall; n, rho, tau, kappa, exact, within-one, bias."""
+    table = Table(box=box.SIMPLE_HEAD, collapse_padding=True, pad_edge=False, show_lines=False)
+    table.add_column("criterion", no_wrap=True)
+    for name, justify in ( ("n", "right"), ("rho", "right"), ("tau", "right"),
+                          ("kappa", "right"), ("exact", "right"), ("within\none", "right"), ("bias", "right")):
+        table.add_column(name, justify=justify)  # type: ignore[arg-type]
+    for row in c.rows:
+        table.add_row(f"[bold]{row.criterion}[/]" if row.criterion == OVERALL else row.criterion, str(row.n),
+                      _cell(row.rho), _cell(row.tau), _cell(row.kappa), _cell(row.exact, interval=False),
+                      _cell(row.within_one, interval=False), _cell(row.bias))
+    return table
+
+
+def _alpha_line(c: Calibration) -> str:
+    parts = []
+    for row in c.rows:
+        value = f"{row.people_alpha:.2f}" if row.people_alpha is not None else f"— ({row.people_alpha_reason})"
+        parts.append(f"{row.criterion} {value}")
+    return "the people's own agreement, the ceiling (Krippendorff's alpha, ordinal): " + ", ".join(parts)
+
+
+def _left_out_line(c: Calibration) -> str | None:
+    parts = [f"{row.criterion} {sum(row.left_out.values())} ("
+             + ", ".join(f"{_LEFT_OUT.get(k, k)} {v}" for k, v in row.left_out.items()) + ")"
+             for row in c.rows if row.left_out]
+    return "left out (rated, not compared): " + "; ".join(parts) if parts else None
+
+
+def print_calibration(c: Calibration, labels: Path) -> None:
+    """The header, the table, the people's agreement and what was left out."""
+    console.print(f"judge [bold]{c.judge_model}[/], rubric {c.rubric_version}, judge prompt {c.judge_prompt_hash}",
+                  highlight=False)
+    console.print(f"run {c.run_id}: {c.conversations} rated conversations, {c.raters} raters ({labels.name})",
+                  highlight=False)
+    console.print(f"bootstrap 95% intervals over conversations: {c.resamples} resamples, seed {c.seed}",
+                  highlight=False)
+    console.print(calibration_table(c))
+    console.print(_alpha_line(c), highlight=False)
+    left = _left_out_line(c)
+    if left:
+        console.print(left, highlight=False)
+    console.print("stored: " + calibration_line(c, judge_model=c.judge_model, rubric_version=c.rubric_version,
+                                                current_prompt_hash=c.judge_prompt_hash), highlight=False)
+
+
+def _fit(stores: Any, labels: Path, run_id: str, rubric: str | None, name: str, seed: int,
+         json_out: bool) -> None:
+    try:
+        from polygon_core.adapters.fitted_judges import fit_and_store
+    except ImportError:
+        raise ValueError("fitting is not available in this version of Polygon") from None
+    from polygon_core.adapters.calibrations import labelled_conversations
+
+    examples = labelled_conversations(stores, labels, run_id, rubric)
+    report = fit_and_store(stores, examples, name=name, seed=seed)
+    data = asdict(report) if is_dataclass(report) else dict(vars(report))
+    if json_out:
+        print(json.dumps(data, indent=2, default=str))
+        return
+    console.print(f"fitted judge [bold]{report.model_name}[/] on {report.n} labelled conversations "
+                  f"(training set {report.training_hash})", highlight=False, soft_wrap=True)
+    rhos = []
+    for target, metrics in report.cv.items():
+        rho = metrics.get("rho")
+        rhos.append(f"{target} {rho:.2f}" if isinstance(rho, int | float) else f"{target} —")
+    console.print("cross-validated rho (grouped by conversation): " + ", ".join(rhos), highlight=False,
+                  soft_wrap=True)
+    console.print(f"use it wherever a judge is named: --judge {report.model_name}", highlight=False)
+
+
+def register(app: typer.Typer) -> None:
+    """Add the calibrate command."""
+
+    @app.command()
+    @friendly
+    def calibrate(
+        labels: Annotated[Path, typer.Argument(help="people's ratings: CSV or JSON Lines (docs/calibration.md)")],
+        run: Annotated[str, typer.Option("--run", help="the run whose conversations were rated (or a prefix)")],
+        judge: Annotated[str | None, typer.Option(
+            help="judge to calibrate (default: the judge the run's scorecard shows); conversations it has "
+                 "not judged are judged first")] = None,
+        rubric: Annotated[str | None, typer.Option(help="rubric version (default: the run's)")] = None,
+        repeats: Annotated[int, typer.Option(help="judge calls per conversation it judges first")] = 1,
+        seed: Annotated[int, typer.Option(help="bootstrap seed")] = DEFAULT_SEED,
+        resamples: Annotated[int, typer.Option(help="bootstrap resamples")] = DEFAULT_RESAMPLES,
+        json_out: Annotated[bool, typer.Option("--json", help="print one JSON object")] = False,
+        fit: Annotated[str | None, typer.Option(
+            "--fit", help="instead: train a judge named NAME on these labels (fitted:NAME@hash)")] = None,
+    ) -> None:
+        """Compare a judge's scores with people's ratings; store the result as a calibration record."""
+        from polygon_core.adapters import pipeline
+        from polygon_core.adapters.calibrations import calibrate_run
+
+        stores = pipeline.open_stores()
+        if fit is not None:
+            _fit(stores, labels, run, rubric, fit, seed, json_out)
+            return
+        if repeats < 1:
+            raise ValueError(f"--repeats must be at least 1, got {repeats}")
+        with err.status("calibrating: judging what is not judged yet, then bootstrapping"):
+            outcome = calibrate_run(stores, labels, run, judge_model=judge, rubric_version=rubric,
+                                    repeats=repeats, seed=seed, resamples=resamples)
+        c = outcome.calibration
+        failed = outcome.judged.failed if outcome.judged else []
+        if json_out:
+            print(json.dumps({**c.model_dump(mode="json"), "line": calibration_line(
+                c, judge_model=c.judge_model, rubric_version=c.rubric_version,
+                current_prompt_hash=c.judge_prompt_hash), "judge_failed": failed}, indent=2))
+        else:
+            print_calibration(c, labels)
+        if failed:
+            first = outcome.judged.errors.get(failed[0]) if outcome.judged else None
+            err.print(f"[red]error:[/] judge {c.judge_model} failed on {len(failed)} of {c.conversations} "
+                      f"labelled conversations: {first or 'no reason recorded'} (left out of the calibration)",
+                      markup=True, highlight=False, soft_wrap=True)
+            raise typer.Exit(1)

@@ -1,0 +1,234 @@
+"""Calibration over the stores: people's labels joined with a run's judgments, stored as a record.
+
+The CLI (`polygon calibrate`), the `calibrate` flow's task, the web app and the scorecards call
+these; the statistics themselves are pure (`polygon_core.calibration`). See docs/calibration.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..calibration import (
+    DEFAULT_RESAMPLES,
+    DEFAULT_SEED,
+    OVERALL,
+    Calibration,
+    Label,
+    LabelledConversation,
+    LabelsError,
+    calibrate,
+    calibration_status,
+    labels_hash,
+    parse_labels,
+    people_means,
+)
+from ..judging import judge_prompt_hash
+from ..models import Run
+from ..scoring import get_rubric
+from .pipeline import RescoreResult, Stores, ensure_judged, production_run_info
+from .pipeline._dispatch import judge_label
+from .pipeline._grade import _inputs_for, scorable
+from .pipeline._results import _chosen_judge
+from .storage import CalibrationStore, ImportLedger
+
+__all__ = [
+    "CalibrationOutcome",
+    "RatedRun",
+    "calibrate_run",
+    "judge_calibration",
+    "labelled_conversations",
+    "load_labels",
+]
+
+# How many unknown ids an error names before "...".
+_SHOWN = 5
+
+
+@dataclass(frozen=True)
+class RatedRun:
+    """A labels file read against one run: people's ratings by conversation id, key and rater."""
+
+    run: Run
+    rubric_version: str
+    ratings: dict[str, dict[str, dict[str, int]]]
+    labels_hash: str
+
+    @property
+    def keys(self) -> list[str]:
+        """The rated criteria in rubric order, then `overall` (the calibration's rows)."""
+        rated = {key for by_key in self.ratings.values() for key in by_key}
+        names = [c for c in get_rubric(self.rubric_version).criterion_names if c in rated]
+        return [*names, *([OVERALL] if OVERALL in rated else [])]
+
+
+@dataclass(frozen=True)
+class CalibrationOutcome:
+    """A calibration as stored, and what judging the unjudged labelled conversations did."""
+
+    calibration: Calibration
+    judged: RescoreResult | None
+
+
+def _run(stores: Stores, run_id: str) -> Run:
+    run = stores.repo.get_run(run_id)
+    if run is None:
+        raise ValueError(f"no run {run_id!r} is stored (see `polygon runs`)")
+    return run
+
+
+def load_labels(stores: Stores, labels_path: str | Path, run_id: str,
+                rubric_version: str | None = None) -> RatedRun:
+    """Read and check a labels file against a run; LabelsError lists every problem.
+
+    Imported calls named by `external_id` are found through the import ledger (their `source`,
+    else the production run's own); every labelled conversation must be in the run.
+    """
+    run = _run(stores, run_id)
+    version = rubric_version or run.rubric_version
+    rubric = get_rubric(version)
+    path = Path(labels_path)
+    try:
+        content = path.read_bytes()
+    except OSError as exc:
+        raise LabelsError([f"{path}: cannot read the labels file ({exc.strerror or exc})"]) from None
+    labels = parse_labels(content.decode("utf-8-sig", errors="replace"), file=str(path),
+                          criteria=rubric.criterion_names)
+    ids = _conversation_ids(stores, run, labels)
+    return RatedRun(run=run, rubric_version=version, ratings=_ratings(labels, ids), labels_hash=labels_hash(content))
+
+
+def _conversation_ids(stores: Stores, run: Run, labels: Sequence[Label]) -> list[str]:
+    """Each label's conversation id in the run (same order), or LabelsError for the unknown ones."""
+    info = production_run_info(stores, run.id) if run.source == "production" else None
+    errors: list[str] = []
+    wanted: dict[str, set[str]] = {}
+    for label in labels:
+        if label.external_id is None:
+            continue
+        source = label.source or (info.source if info else None)
+        if source is None:
+            errors.append(f"{label.where}: source: missing; an external_id names an imported call and run "
+                          f"{run.id} is not a production run, so say which import source it came from")
+            continue
+        wanted.setdefault(source, set()).add(label.external_id)
+    mapped: dict[tuple[str, str], str] = {}
+    ledger = ImportLedger(stores.repo.engine)
+    for source, external in sorted(wanted.items()):
+        known = ledger.known(source, sorted(external))
+        mapped.update({(source, e): rec.conversation_id for e, rec in known.items()})
+        missing = sorted(external - set(known))
+        if missing:
+            errors.append(f"{len(missing)} external id{'s' if len(missing) > 1 else ''} "
+                          f"{'are' if len(missing) > 1 else 'is'} not imported for source {source!r}: "
+                          f"{_first(missing)}")
+    if errors:
+        raise LabelsError(errors)
+    ids = [label.conversation_id or mapped[(label.source or info.source, label.external_id)]  # type: ignore[union-attr,index]
+           for label in labels]
+    absent = sorted(set(ids) - stores.repo.conversation_ids(run.id))
+    if absent:
+        raise LabelsError([f"{len(absent)} labelled conversation{'s are' if len(absent) > 1 else ' is'} not in "
+                           f"run {run.id}: {_first(absent)}"])
+    return ids
+
+
+def _first(items: Sequence[str]) -> str:
+    more = ", ..." if len(items) > _SHOWN else ""
+    return ", ".join(items[:_SHOWN]) + more
+
+
+def _ratings(labels: Sequence[Label], ids: Sequence[str]) -> dict[str, dict[str, dict[str, int]]]:
+    ratings: dict[str, dict[str, dict[str, int]]] = {}
+    errors = []
+    for label, cid in zip(labels, ids, strict=True):
+        by_rater = ratings.setdefault(cid, {}).setdefault(label.criterion, {})
+        if label.rater in by_rater:  # one conversation named twice (by its id and its external id)
+            errors.append(f"{label.where}: row: rater {label.rater!r} already rated {label.criterion!r} of "
+                          f"conversation {cid}; expected one rating per rater and criterion")
+        by_rater[label.rater] = label.score
+    if errors:
+        raise LabelsError(errors)
+    return ratings
+
+
+def _judge_name(stores: Stores, rated: RatedRun, judge_model: str | None) -> str:
+    # Default: the judge the run's scorecard shows (its own, else the latest), so a calibration
+    # describes the numbers people see.
+    if judge_model is not None:
+        return judge_label(judge_model)
+    return _chosen_judge(stores, rated.run, rated.rubric_version, None)[0]
+
+
+def _judged(stores: Stores, run_id: str, version: str, judge: str) -> dict[str, Any]:
+    return {j.conversation_id: j for j in stores.repo.judgments(run_id, version) if j.judge_model == judge}
+
+
+def calibrate_run(stores: Stores, labels_path: str | Path, run_id: str, *, judge_model: str | None = None,
+                  rubric_version: str | None = None, repeats: int = 1, seed: int = DEFAULT_SEED,
+                  resamples: int = DEFAULT_RESAMPLES) -> CalibrationOutcome:
+    """Calibrate a judge on a run against a labels file, and store the calibration record.
+
+    The judge (by default the run's scorecard judge) first judges the labelled conversations it
+    has no judgment of (or failed on), with `repeats` repeats; its failures stay `judge_error`
+    and are left out of the rows (and reported in `judged.failed`).
+    """
+    if resamples < 1:
+        raise ValueError(f"--resamples must be at least 1, got {resamples}")
+    rated = load_labels(stores, labels_path, run_id, rubric_version)
+    judge = _judge_name(stores, rated, judge_model)
+    version = rated.rubric_version
+    stored = _judged(stores, rated.run.id, version, judge)
+    todo = {c for c in rated.ratings if c not in stored or stored[c].status == "judge_error"}
+    judged = (ensure_judged(stores, rated.run.id, judge_model=judge, rubric_version=version, repeats=repeats,
+                            only=todo) if todo else None)
+    judgments = _judged(stores, rated.run.id, version, judge) if todo else stored
+    result = calibrate(rated.ratings, judgments, keys=rated.keys, judge_model=judge, rubric_version=version,
+                       judge_prompt_hash=judge_prompt_hash(judge, get_rubric(version)), run_id=rated.run.id,
+                       labels_hash=rated.labels_hash, seed=seed, resamples=resamples)
+    return CalibrationOutcome(calibration=CalibrationStore(stores.repo.engine).save(result), judged=judged)
+
+
+def labelled_conversations(stores: Stores, labels_path: str | Path, run_id: str,
+                           rubric_version: str | None = None) -> list[LabelledConversation]:
+    """The run's labelled conversations with their checks and persona, for fitting a judge.
+
+    Checks are computed as the grading pass computes them (`scorable`); conversations that are never
+    scored (a provider or simulator error) are left out.
+    """
+    rated = load_labels(stores, labels_path, run_id, rubric_version)
+    run, suite, agent = _inputs_for(stores, rated.run.id, None, None)
+    out = []
+    for item in scorable(stores, run, suite, agent, only=set(rated.ratings)):
+        if isinstance(item, str):
+            continue
+        conv, checks, scenario = item
+        by_key = rated.ratings[conv.id]
+        labels = {key: people_means(rated.ratings, key)[conv.id] for key in by_key}
+        raters: dict[str, dict[str, int]] = {}
+        for key, scores in by_key.items():
+            for rater, score in scores.items():
+                raters.setdefault(rater, {})[key] = score
+        out.append(LabelledConversation(conversation=conv, checks=checks,
+                                        persona=scenario.persona if scenario is not None else None,
+                                        labels=labels, raters=raters))
+    return out
+
+
+def judge_calibration(stores: Stores, judge_model: str, rubric_version: str) -> dict[str, Any]:
+    """The judge's latest calibration under a rubric version, as `calibration_status` data
+    (with its `line`: "judge X, rubric v2: rho ... over N rated calls" or "...: not calibrated")."""
+    latest = CalibrationStore(stores.repo.engine).latest(judge_model, rubric_version)
+    try:
+        current = judge_prompt_hash(judge_model, get_rubric(rubric_version))
+    except ValueError:  # an unknown rubric version: nothing to compare the record's prompt with
+        current = None
+    return calibration_status(latest, judge_model=judge_model, rubric_version=rubric_version,
+                              current_prompt_hash=current)
+
+
+def judge_calibrations(stores: Stores, pairs: Iterable[tuple[str, str]]) -> dict[tuple[str, str], dict[str, Any]]:
+    """`judge_calibration` for each distinct (judge model, rubric version)."""
+    return {pair: judge_calibration(stores, *pair) for pair in dict.fromkeys(pairs)}
