@@ -1,0 +1,126 @@
+"""A failing judge stops the line: 401, a timeout or a runaway reply make `run` and `rescore` exit 1
+with one line naming the judge, the count and the first cause; the failure is stored and shown."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from polygon.cli import app
+from tests.fakes.llm_server import FakeLLMServer
+
+runner = CliRunner()
+
+SUITE = """\
+tools:
+  lookup_account:
+    description: Look up an account.
+    parameters: {type: object, properties: {account_id: {type: string}}, required: [account_id]}
+    kind: fixed
+    response: {found: true}
+"""
+
+SCENARIO = """\
+id: check-account
+seed: 3
+max_turns: 6
+persona:
+  goal: check my account
+  ground_truth: {account_id: "4821"}
+tools: [lookup_account]
+assertions:
+  goal_met: happened(lookup_account)
+"""
+
+AGENT = """\
+name: steady
+prompt: Help the caller.
+callable: tests.engine.script_agent:script_agent
+"""
+
+# Fault scripts for the fake server, each with the cause the one line must name.
+FAULTS: dict[str, tuple[Callable[[FakeLLMServer], None], str]] = {
+    "401": (lambda s: setattr(s.behaviour, "fault_for", lambda n: "401"), "401"),
+    "timeout": (lambda s: (setattr(s.behaviour, "fault_for", lambda n: "slow"),
+                           setattr(s.behaviour, "slow_seconds", 3.0)), "timed out after 1 s"),
+    "runaway": (lambda s: setattr(s.behaviour, "runaway_tokens", 20_000), "cap"),
+}
+
+
+@pytest.fixture
+def files(tmp_path: Path, polygon_home: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-polygon-test-0000")
+    monkeypatch.setenv("POLYGON_MODEL_TIMEOUT", "1")
+    monkeypatch.setenv("POLYGON_MODEL_MAX_ATTEMPTS", "1")
+    monkeypatch.setenv("POLYGON_MODEL_CACHE", "off")
+    suite = tmp_path / "suite"
+    (suite / "scenarios").mkdir(parents=True)
+    (suite / "tools.yaml").write_text(SUITE, encoding="utf-8")
+    (suite / "scenarios" / "check.yaml").write_text(SCENARIO, encoding="utf-8")
+    agent = tmp_path / "agent.yaml"
+    agent.write_text(AGENT, encoding="utf-8")
+    return suite, agent
+
+
+def _one_line(stderr: str) -> str:
+    lines = [ln for ln in stderr.splitlines() if ln.strip()]
+    assert len(lines) == 1, stderr
+    assert "Traceback" not in stderr
+    return lines[0]
+
+
+@pytest.mark.prefect
+@pytest.mark.usefixtures("prefect_harness")
+@pytest.mark.parametrize("fault", sorted(FAULTS))
+def test_a_failing_judge_makes_run_and_rescore_exit_1_with_one_line(
+        files: tuple[Path, Path], fault: str) -> None:
+    from polygon_core.adapters import pipeline
+
+    suite, agent = files
+    script, cause = FAULTS[fault]
+    with FakeLLMServer() as server:
+        script(server)
+        judge = f"openai:qwen@{server.openai_url}"
+        result = runner.invoke(app, ["run", str(suite), "--agent", str(agent), "--seeds", "1",
+                                     "--judge-model", judge, "--json"])
+        assert result.exit_code == 1, result.output
+        line = _one_line(result.stderr)
+        assert line.startswith(f"error: judge {judge} failed on 1 of 1 conversations: "), line
+        assert cause in line, line
+        (summary,) = json.loads(result.stdout)["runs"]
+        assert (summary["judge_errors"], summary["mean_composite"], summary["verdicts"]) == (
+            1, None, {"pass": 0, "warn": 0, "fail": 0})
+        run_id = summary["run_id"]
+        (stored,) = pipeline.open_stores().repo.judgments(run_id)
+        assert (stored.status, stored.verdict, stored.composite) == ("judge_error", None, None)
+        assert cause in (stored.reason or "")
+
+        again = runner.invoke(app, ["rescore", run_id, "--rubric", "v2", "--judge", judge, "--json"])
+        assert again.exit_code == 1, again.output
+        assert _one_line(again.stderr).startswith(f"error: judge {judge} failed on 1 of 1 conversations: ")
+        out = json.loads(again.stdout)
+        assert (out["added"], out["failed"], out["exit_code"]) == (0, [stored.conversation_id], 1)
+        assert cause in out["judge_errors"][stored.conversation_id]
+
+
+@pytest.mark.prefect
+@pytest.mark.usefixtures("prefect_harness")
+def test_a_judge_error_is_retried_by_the_next_rescore_and_then_clears(files: tuple[Path, Path]) -> None:
+    suite, agent = files
+    with FakeLLMServer() as server:
+        server.behaviour.fault_for = lambda n: "401"
+        judge = f"openai:qwen@{server.openai_url}"
+        first = runner.invoke(app, ["run", str(suite), "--agent", str(agent), "--seeds", "1",
+                                    "--judge-model", judge, "--json"])
+        assert first.exit_code == 1
+        run_id = json.loads(first.stdout)["runs"][0]["run_id"]
+        server.behaviour.fault_for = lambda n: None
+        fixed = runner.invoke(app, ["rescore", run_id, "--rubric", "v1", "--judge", judge, "--json"])
+    assert fixed.exit_code == 0, fixed.output
+    out = json.loads(fixed.stdout)
+    assert (out["added"], out["failed"], out["skipped"]) == (1, [], [])
+    assert out["mean_composite"] is not None
