@@ -39,6 +39,9 @@ PROBE_FLAG_UNREADABLE = "unreadable"
 PROBE_FLAG_UNPARSEABLE = "unparseable_reply"
 
 JUDGE_SCHEMA_NAME = "judgment"
+# Longest evidence quote the schema asks for (a grammar-constrained local server cannot run on
+# inside one); the reader cuts a longer quote to this length instead of rejecting the score.
+EVIDENCE_MAX_CHARS = 300
 PROBE_SCHEMA_NAME = "probe_answers"
 
 # Escapes applied to every data string inside a delimited block (on top of JSON's own escaping),
@@ -196,7 +199,7 @@ def judge_response_schema(rubric: Rubric) -> dict[str, Any]:
         "type": "object",
         "properties": {
             "score": {"type": "integer", "minimum": 1, "maximum": 5},
-            "evidence": {"type": "string"},
+            "evidence": {"type": "string", "maxLength": EVIDENCE_MAX_CHARS},
         },
         "required": ["score", "evidence"],
         "additionalProperties": False,
@@ -247,6 +250,8 @@ def judge_request(
 
 def _reply_object(response: ChatResponse) -> tuple[dict[str, Any] | None, str | None]:
     """The reply as a JSON object, or (None, why not)."""
+    if response.cut:  # stopped at the output cap: whatever parses is not the whole reply
+        return None, response.parse_error or "reply cut at the output cap"
     if isinstance(response.parsed, Mapping):
         return dict(response.parsed), None
     if response.parsed is not None:
@@ -284,7 +289,8 @@ def read_judge_reply(response: ChatResponse, rubric: Rubric) -> dict[str, Any]:
     Tolerant and honest: scores are kept exactly as the judge returned them ("four", 3.5, "4"),
     so aggregation reads or rejects them under the scoring rules; a criterion absent from the reply
     is absent here (it counts as 1); a criterion whose entry is a bare value keeps that value as
-    its score; an entry without a score has score None (missing). Non-string evidence is None.
+    its score; an entry without a score has score None (missing). Non-string evidence is None;
+    evidence longer than EVIDENCE_MAX_CHARS is cut to it (the score stands).
 
     A reply that is not a JSON object at all gives `{UNPARSEABLE_REPLY: reason}` (no criteria),
     which `build_judgment` reads as every criterion unreadable (partial, nothing scored 1).
@@ -297,7 +303,7 @@ def read_judge_reply(response: ChatResponse, rubric: Rubric) -> dict[str, Any]:
         if isinstance(entry, Mapping):
             evidence = entry.get("evidence")
             out[name] = {"score": entry.get("score"),
-                         "evidence": evidence if isinstance(evidence, str) else None}
+                         "evidence": evidence[:EVIDENCE_MAX_CHARS] if isinstance(evidence, str) else None}
         else:
             out[name] = {"score": entry, "evidence": None}
     return out

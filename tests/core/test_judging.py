@@ -102,7 +102,7 @@ def test_judge_request_shape(conv_v2: Conversation) -> None:
     assert schema["properties"]["safety_compliance"] == {
         "type": "object",
         "properties": {"score": {"type": "integer", "minimum": 1, "maximum": 5},
-                       "evidence": {"type": "string"}},
+                       "evidence": {"type": "string", "maxLength": 300}},
         "required": ["score", "evidence"], "additionalProperties": False}
     user = req.messages[1].content
     # the agent's instructions, the caller's ground truth, the checks and the whole transcript

@@ -5,6 +5,9 @@ The real `openai` and `anthropic` SDKs talk to it (base_url = `server.openai_url
 Replies are a pure function of the request (so record/replay can be proven), and faults are scripted:
 429 with Retry-After, 500, a slow reply past the client's timeout, a body that is not JSON, a tool
 call with malformed arguments, a reply that ignores the schema. It counts requests in flight.
+A request with `stream: true` is answered with server-sent events (`behaviour.stream = False`
+ignores the flag, as some servers do); runaway replies that ignore `max_tokens`, tool calls written
+as JSON text, and a refused-connection URL are in `llm_modes`. `behaviour.seen` keeps every body.
 """
 
 from __future__ import annotations
@@ -15,10 +18,12 @@ import hashlib
 import json
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from tests.fakes.llm_modes import default_for, request_texts, runaway_events, runaway_reply, sse_events
 
 Fault = str | None  # "429" | "500" | "slow" | "nonjson" | "400" | "401" | None
 
@@ -29,53 +34,6 @@ AGENT_LINES = ["Northwind billing, how can I help you today?", "I can look into 
                "Could you confirm your account number, please?", "Thank you, I have found your account.",
                "The duplicate charge will be reversed within five days.", "Is there anything else?",
                "Have a good day."]
-
-
-def default_for(schema: dict[str, Any], salt: int | None = None) -> Any:
-    """A schema-valid value. Integer scores take the schema's maximum (a generous judge); with a
-    `salt` they, and enum choices, vary with it instead (replies that differ by request)."""
-    if "const" in schema:
-        return schema["const"]
-    if schema.get("enum"):
-        return schema["enum"][0 if salt is None else salt % len(schema["enum"])]
-    for key in ("anyOf", "oneOf"):
-        if schema.get(key):
-            return default_for(schema[key][0], salt)
-    kind = schema.get("type")
-    if isinstance(kind, list):
-        kind = next((k for k in kind if k != "null"), "null")
-    if kind == "object" or "properties" in schema:
-        props = schema.get("properties", {})
-        keys = schema.get("required", list(props))
-        # Each property its own share of the salt, so fields do not all move together.
-        return {k: default_for(props.get(k, {}), None if salt is None else salt // (i + 1) + i)
-                for i, k in enumerate(keys)}
-    if kind == "array":
-        return [default_for(schema.get("items", {}), salt) for _ in range(schema.get("minItems", 0))]
-    if kind in ("integer", "number"):
-        high = schema.get("maximum", schema.get("minimum", 3))
-        low = schema.get("minimum", high)
-        value = high if salt is None else low + salt % (int(high) - int(low) + 1)
-        return int(value) if kind == "integer" else float(value)
-    if kind == "boolean":
-        return True
-    if kind == "string":
-        return "the agent said so" if not schema.get("minLength") else "x" * schema["minLength"]
-    return None
-
-
-def _texts(body: dict[str, Any]) -> str:
-    """Every text a request carries, in order, whatever the wire format (system first)."""
-    out: list[str] = []
-    system = body.get("system", "")
-    out += [system] if isinstance(system, str) else [b.get("text", "") for b in system]
-    for m in body.get("messages", []):
-        content = m.get("content")
-        if isinstance(content, str):
-            out.append(content)
-        elif isinstance(content, list):
-            out += [c.get("text", "") for c in content if c.get("type") == "text"]
-    return "\n".join(t for t in out if t)
 
 
 @dataclass
@@ -95,6 +53,10 @@ class Behaviour:
     batch_outcome: str = "completed"  # or "failed" / "expired": what a whole OpenAI batch ends as
     batch_item_fault: Callable[[str], str | None] = lambda custom_id: None  # "error" | "expired"
     agent_turns: int = 4            # agent lines before it calls `end_call` (when offered)
+    stream: bool = True             # answer `stream: true` with server-sent events (False: ignore it)
+    runaway_tokens: int = 0         # > 0: every OpenAI reply runs on for this many words, ignoring max_tokens
+    token_delay: float = 0.0        # seconds between streamed events (a slow local server)
+    text_tool_call: str | None = None  # agent without tools API: says this until a <tool_response> comes back
     seen: list[dict[str, Any]] = field(default_factory=list)
 
 
@@ -111,6 +73,7 @@ class FakeLLMServer:
         self.headers_seen: list[dict[str, str]] = []
         self.files: dict[str, bytes] = {}
         self.batches: dict[str, dict[str, Any]] = {}  # id → {"items", "polls", "anthropic", …}
+        self.streams_cut_short = 0  # streamed replies the client hung up on before the end
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._httpd.daemon_threads = True
         self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
@@ -214,7 +177,34 @@ class FakeLLMServer:
             return self._batch_api(h, path, body)
         anthropic = path.endswith("/messages")
         reply = self._reply(body or {}, anthropic)
+        if not anthropic and b.runaway_tokens:
+            structured = "response_format" in (body or {})
+            if (body or {}).get("stream") and b.stream:
+                return self._stream(h, runaway_events(reply, b.runaway_tokens, structured))
+            reply = runaway_reply(reply, b.runaway_tokens, structured)
+        if not anthropic and (body or {}).get("stream") and b.stream:
+            include_usage = bool(((body or {}).get("stream_options") or {}).get("include_usage"))
+            return self._stream(h, sse_events(reply, include_usage))
         return self._send(h, 200, reply)
+
+    def _stream(self, h: BaseHTTPRequestHandler, events: Iterator[bytes]) -> None:
+        """Server-sent events until they run out or the client hangs up (then the connection closes)."""
+        with self.lock:
+            self.statuses[200] = self.statuses.get(200, 0) + 1
+        h.close_connection = True
+        try:
+            h.send_response(200)
+            h.send_header("content-type", "text/event-stream")
+            h.send_header("x-request-id", f"req_{self.requests}")
+            h.send_header("connection", "close")
+            h.end_headers()
+            for event in events:
+                h.wfile.write(event)
+                if self.behaviour.token_delay:
+                    time.sleep(self.behaviour.token_delay)
+        except (BrokenPipeError, ConnectionResetError):
+            with self.lock:
+                self.streams_cut_short += 1
 
     # -- batch APIs -----------------------------------------------------------------------------
 
@@ -346,7 +336,7 @@ class FakeLLMServer:
             if b.ignore_schema:
                 text = "I think the agent did fine overall."
             else:
-                salt = int(hashlib.sha256(_texts(body).encode()).hexdigest()[:8], 16) if b.vary else None
+                salt = int(hashlib.sha256(request_texts(body).encode()).hexdigest()[:8], 16) if b.vary else None
                 value = default_for(schema[0], salt)
                 if anthropic:
                     tool = {"id": "toolu_s", "name": schema[1], "input": value}
@@ -366,6 +356,8 @@ class FakeLLMServer:
             if said >= b.agent_turns and "end_call" in names:
                 text = AGENT_LINES[-1]
                 tool = {"id": "call_end", "name": "end_call", "arguments": "{}"}
+            elif b.text_tool_call is not None and not tools and "<tool_response>" not in request_texts(body):
+                text = b.text_tool_call
             elif b.tool_call and tools and not had_tool:
                 first = tools[0]
                 name = first["name"] if anthropic else first["function"]["name"]
