@@ -1,6 +1,6 @@
 """Scoring: rubrics as data, aggregation of judge repeats, hard gates and the verdict.
 
-The rules are DESIGN.md's "Scoring rules": composite = Σ weight × (score − 1) / 4 on 0–100,
+The rules are docs/design.md's "Scoring rules": composite = Σ weight × (score − 1) / 4 on 0–100,
 renormalised over the scored criteria; missing counts as 1; unreadable is not scored; k repeats
 take the median; any gate fails the conversation.
 """
@@ -13,6 +13,7 @@ from ._aggregate import (
     read_score,
 )
 from ._gates import (
+    assertion_gate_hits,
     compute_gates,
     forbidden_phrase_hits,
     invalid_tool_call_hits,
@@ -40,6 +41,7 @@ __all__ = [
     "GateName",
     "Rubric",
     "aggregate_judgments",
+    "assertion_gate_hits",
     "composite_score",
     "compute_gates",
     "decide_verdict",
