@@ -68,7 +68,8 @@ CUES: dict[str, dict[str, tuple[str, ...]]] = {
             "excellent", "wonderful", "that's all i (need|needed|wanted)", "that is all i (need|needed)",
             "that's everything", "that will be all", "that'll be all", "you've been (very |really |so )?helpful",
             "you have been (very |really )?helpful", "very helpful", "that helps", "that's helpful",
-            "appreciate (it|that|your help)", "sounds good", "all set", "problem solved", "have a (good|nice|great) (day|one|evening)",
+            "appreciate (it|that|your help)", "sounds good", "all set", "that's it", "that is it",
+            "that's fine", "no thanks", "i'm good", "all good", "problem solved", "have a (good|nice|great) (day|one|evening)",
         ),
         "ru": (
             "спасибо", "благодар\\w*", "отлично", "прекрасно", "замечательно", "супер", "здорово",
@@ -101,7 +102,7 @@ CUES: dict[str, dict[str, tuple[str, ...]]] = {
         "en": (
             "i can't", "i cannot", "i can not", "i'm (not )?(un)?able to", "unable to", "not able to",
             "i couldn't", "i could not", "no results", "no (matches|match|availability)", "nothing (available|found)",
-            "there (are|is) no", "there aren't any", "there isn't any", "i (don't|do not) have (that|this|any|the )?"
+            "there (are|is) no", "there aren't any", "there isn't any", "i (don't|do not) have (that |this |any |the )?"
             "(information|info|details|data)", "no (information|info|details)", "i (don't|do not) know", "not available", "unavailable",
             "fully booked", "(is |are )?booked up", "not possible", "impossible", "(could|can) ?n[o']t (find|book|locate|complete)",
             "(booking|reservation|transaction|payment) (was |has )?(unsuccessful|failed)", "failed",
