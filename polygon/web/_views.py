@@ -111,6 +111,7 @@ def conversation_view(run: Run, conversation: Conversation, *, assertions: Seque
         judged.append({"rubric_version": j.rubric_version, "judge_model": j.judge_model,
                        "repeats": j.repeats, "composite": j.composite, "verdict": j.verdict,
                        "partial": j.partial, "not_scored": list(j.not_scored),
+                       "status": j.status, "reason": j.reason,
                        "gates": [g.model_dump(mode="json") for g in j.gates], "criteria": criteria,
                        "primary": j is primary})
     primary_view = next((v for v in judged if v["primary"]), None)

@@ -141,3 +141,26 @@ def test_judgments_stored_before_revision_0003_read_as_they_were(tmp_path: Path)
     assert [(j.status, j.reason) for j in read] == [("judged", None), ("judged", None)]
     assert [g.gate for g in read[1].gates] == ["invalid_tool_call"]
     assert isinstance(read[0], Judgment)
+
+
+def _card(label: str, **kw: object):  # type: ignore[no-untyped-def]
+    from polygon_core.compare import Scorecard
+
+    base = {"label": label, "run_id": label, "agent_version": "v", "rubric_version": "v1",
+            "judge_model": "offline-heuristic", "conversations": 2, "scored": 2, "mean_composite": 80.0}
+    return Scorecard.model_validate({**base, **kw})
+
+
+def test_compare_blocks_a_candidate_with_nothing_scored_and_any_judge_error() -> None:
+    from polygon_core.compare._comparison import ci_verdict
+
+    clean = ci_verdict("a", [], {"a": [], "b": []}, [_card("a"), _card("b")])
+    assert (clean.exit_code, clean.reasons) == (0, [])
+    broken = ci_verdict("a", [], {"a": [], "b": []},
+                        [_card("a"), _card("b", scored=0, mean_composite=None, agent_failures=2)])
+    assert (broken.exit_code, broken.reasons) == (1, [
+        "b: no scored conversation (2 conversations, 2 broken, 0 judge errors, 0 provider or simulator errors)"])
+    judged = ci_verdict("a", [], {"a": [], "b": []},
+                        [_card("a", judge_errors=1, scored=1, judge_error_reason="timed out after 60 s"), _card("b")])
+    assert (judged.exit_code, judged.reasons) == (1, [
+        "a: judge offline-heuristic failed on 1 of 2 conversations: timed out after 60 s"])

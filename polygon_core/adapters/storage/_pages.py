@@ -79,7 +79,7 @@ def conversation_page(engine: sa.Engine, run_id: str, *, rubric_version: str, of
     }[sort]
     query = (sa.select(c.c.conversation_id, c.c.scenario_id, c.c.seed, c.c.caller_type, c.c.difficulty,
                        c.c.end_reason, c.c.turn_count, c.c.assertions, j.c.composite, j.c.verdict,
-                       j.c.partial, j.c.gates, j.c.judge_model)
+                       j.c.partial, j.c.gates, j.c.judge_model, j.c.status, j.c.reason)
              .select_from(joined).where(*where).order_by(*order, c.c.conversation_id)
              .offset(max(offset, 0)).limit(max(limit, 0)))
     count = sa.select(sa.func.count()).select_from(joined).where(*where)
@@ -95,7 +95,7 @@ def conversation_page(engine: sa.Engine, run_id: str, *, rubric_version: str, of
             "turn_count": r["turn_count"], "composite": r["composite"], "verdict": r["verdict"],
             "partial": bool(r["partial"]) if r["partial"] is not None else False,
             "gates": [g["gate"] for g in (r["gates"] or [])], "judge_model": r["judge_model"],
-            "assertions_failed": failed,
+            "assertions_failed": failed, "status": r["status"], "reason": r["reason"],
         })
     return total, items
 
