@@ -1,12 +1,13 @@
 """Reading a Chat Completions reply incrementally, so a runaway reply is cut at the output cap.
 
 Live requests ask for a stream (`stream: true`). A server-sent-events reply is read event by event
-and the reading stops once the reply passes the cap (content, tool-call and reasoning deltas count
-as one token each, or four characters, whichever is more): the connection is then closed, which
-also stops a local server generating. A server that ignores `stream` and sends one JSON body is read
-up to a byte bound. Either way at most `max_bytes` are read, so a server that ignores `max_tokens`
-can neither hang Polygon past its timeout nor fill its memory. The result is a plain dict in the
-ChatCompletion shape, and whether the reply was cut.
+and the reading stops when output comes past the cap (content, tool-call and reasoning deltas
+count as one token each; eight characters per token of cap bound the text too): the connection is
+then closed, which also stops a local server generating. A server that ignores `stream` and sends
+one JSON body is read up to a byte bound, and cut to the cap when it ran past it. Either way at most
+`max_bytes` are read, so a server that ignores `max_tokens` can neither hang Polygon past its
+timeout nor fill its memory. The result is a plain dict in the ChatCompletion shape, and whether
+the reply was cut.
 """
 
 from __future__ import annotations
@@ -96,9 +97,9 @@ class _Events:
             self.finish = choice.get("finish_reason") or self.finish
 
     @property
-    def over(self) -> bool:
-        """The reply went past the cap."""
-        return self.tokens > self.limits.max_tokens or self.chars > self.limits.max_chars
+    def full(self) -> bool:
+        """The reply has reached the cap: more output is past it."""
+        return self.tokens >= self.limits.max_tokens or self.chars >= self.limits.max_chars
 
     def body(self, cut: bool) -> dict[str, Any]:
         """The events as one ChatCompletion-shaped dict."""
@@ -112,6 +113,15 @@ class _Events:
         return {"id": self.ident, "choices": [{"index": 0, "message": message,
                                                "finish_reason": "length" if cut else self.finish}],
                 "usage": usage}
+
+
+def _has_output(event: dict[str, Any]) -> bool:
+    """The event carries generated output (text, tool-call arguments or reasoning)."""
+    for choice in event.get("choices") or []:
+        delta = choice.get("delta") or {}
+        if any(delta.get(k) for k in ("content", "tool_calls", "reasoning_content", "reasoning")):
+            return True
+    return False
 
 
 async def _lines(chunks: AsyncIterator[bytes], limits: ReadLimits) -> AsyncIterator[bytes | None]:
@@ -144,10 +154,11 @@ async def _read_events(chunks: AsyncIterator[bytes], limits: ReadLimits) -> Comp
             event = json.loads(data)
         except ValueError:
             raise Retryable("the server's stream holds an event that is not JSON") from None
-        if isinstance(event, dict):
-            events.add(event)
-        if events.over:
+        if not isinstance(event, dict):
+            continue
+        if events.full and _has_output(event):
             return Completion(events.body(cut=True), cut=True)
+        events.add(event)
     return Completion(events.body(cut=events.finish == "length"), cut=events.finish == "length")
 
 
