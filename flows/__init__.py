@@ -1,6 +1,7 @@
 """Prefect flows (installed as `polygon.flows`): wiring only, no domain logic."""
 
 from ._batch import batch_judge
+from ._calibrate import calibrate
 from ._evaluate import evaluate_suite
 from ._personas import regenerate_personas
 from ._production import grade_production_calls
@@ -10,6 +11,7 @@ from ._weekly import weekly_production_grading
 
 __all__ = [
     "batch_judge",
+    "calibrate",
     "evaluate_suite",
     "grade_production_calls",
     "reevaluate_on_prompt_commit",

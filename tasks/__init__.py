@@ -6,6 +6,7 @@ outputs back, so a retried or resumed task is idempotent.
 
 from ._analysis import analyze_prompt_task
 from ._batch import collect_batch_task, submit_batch_task, wait_for_batch_task
+from ._calibrate import judge_labelled_task, store_calibration_task
 from ._compare import compare_runs_task
 from ._evaluate import (
     create_run_task,
@@ -53,6 +54,7 @@ __all__ = [
     "finish_run_task",
     "generate_personas_task",
     "import_file_task",
+    "judge_labelled_task",
     "judge_production_task",
     "judge_task",
     "leaderboard_task",
@@ -68,6 +70,7 @@ __all__ = [
     "publish_artifacts_task",
     "publish_report_task",
     "simulate_task",
+    "store_calibration_task",
     "store_personas_task",
     "submit_batch_task",
     "summarise_point_task",

@@ -48,8 +48,10 @@ def register(app: typer.Typer) -> None:
 
             # The candidate's (last run's) prompt analysis, with its highlights, beside the results.
             found = analysis_for_run(stores, comp.cards[-1].run_id)
+            lines = dict(zip((c.run_id for c in comp.cards), _render.calibration_lines(comp.cards), strict=True))
             html.write_text(comparison_html(comp, analysis=found.to_json() if found else None,
-                                            prompt=found.prompt if found else None), encoding="utf-8")
+                                            prompt=found.prompt if found else None, calibrations=lines),
+                            encoding="utf-8")
         if json_out:
             print(json.dumps({**comp.report_json(), "exit_code": comp.ci.exit_code}, indent=2))
         else:

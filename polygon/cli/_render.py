@@ -112,7 +112,7 @@ def divergence_table(divs: Sequence[PairDivergence], a: str, b: str, compact: bo
     `compact` (after `polygon run`/`demo`): identical pairs are counted, not listed, and one row per
     scenario stands for its seeds when they all part at the same turns for the same reasons.
     """
-    caption = ("first: where the conversations first part (DESIGN.md); consequential: the first "
+    caption = ("first: where the conversations first part (docs/design.md); consequential: the first "
                "turn whose tool calls or ending differ")
     # Each row: the pair whose words are shown, and the seeds it stands for.
     rows: list[tuple[PairDivergence, list[int]]] = [(d, [d.seed]) for d in divs]
@@ -198,6 +198,19 @@ def print_comparison(console: Console, comp: Comparison, compact: bool = False) 
 
 
 def print_provenance(console: Console, cards: Sequence[Scorecard]) -> None:
-    """How every number above was made."""
+    """How every number above was made, and how far each card's judge agrees with people."""
     for card in cards:
         console.print(f"[dim]{card.label}: {provenance(card)}[/]")
+    for card, line in zip(cards, calibration_lines(cards), strict=True):
+        console.print(f"[dim]{card.label}: {line}[/]", highlight=False)
+
+
+def calibration_lines(cards: Sequence[Scorecard]) -> list[str]:
+    """Per card, its judge's latest calibration under its rubric version, or "not calibrated"
+    (docs/calibration.md), read from the configured database."""
+    from polygon_core.adapters import pipeline
+    from polygon_core.adapters.calibrations import judge_calibrations
+
+    pairs = [(card.judge_model, card.rubric_version) for card in cards]
+    found = judge_calibrations(pipeline.open_stores(), pairs)
+    return [found[pair]["line"] for pair in pairs]

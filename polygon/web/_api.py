@@ -155,7 +155,16 @@ def get_run(run_id: str, ctx: Ctx) -> dict[str, Any]:
     run = _run(stores, run_id)
     card = _summary(stores, run)
     return {**run_summary(run, card), "scorecard": card, "manifest": run_manifest(stores, run.id),
-            "rubric_versions": sorted(stores.repo.rubric_versions(run.id))}
+            "rubric_versions": sorted(stores.repo.rubric_versions(run.id)),
+            "calibration": _calibration(stores, run, card)}
+
+
+def _calibration(stores: Stores, run: Run, card: dict[str, Any]) -> dict[str, Any]:
+    """The latest calibration of the card's judge under its rubric version (or "not calibrated")."""
+    from polygon_core.adapters.calibrations import judge_calibration
+
+    judge = card.get("judge_model") or run.models.get("judge") or "offline-heuristic"
+    return judge_calibration(stores, judge, card.get("rubric_version") or run.rubric_version)
 
 
 @router.get("/runs/{run_id}/conversations")
@@ -270,7 +279,20 @@ def compare(ctx: Ctx, runs: Annotated[list[str], Query()], baseline: str | None 
         s["total"] = len(s["items"])
         s["items"] = s["items"][:divergences]
     out["run_ids"] = {label: run.id for label, run in zip(comparison.labels, comparison.runs, strict=False)}
+    out["calibrations"] = {card.label: _calibration(stores, run, card.model_dump(mode="json"))
+                           for card, run in zip(comparison.cards, comparison.runs, strict=False)}
     return out
+
+
+@router.get("/calibrations")
+def list_calibrations(ctx: Ctx, offset: Offset = 0, limit: Limit = 50, judge_model: str | None = None,
+                      rubric_version: str | None = None) -> dict[str, Any]:
+    """Stored calibrations (`polygon calibrate`), newest first, optionally of one judge / rubric."""
+    from polygon_core.adapters.storage import CalibrationStore
+
+    total, items = CalibrationStore(ctx.stores().repo.engine).page(
+        offset=offset, limit=limit, judge_model=judge_model, rubric_version=rubric_version)
+    return _page(total, offset, limit, [c.model_dump(mode="json") for c in items])
 
 
 @router.get("/compare/pair")

@@ -39,8 +39,11 @@ __all__ = [
     "RatedRun",
     "calibrate_run",
     "judge_calibration",
+    "judge_calibrations",
+    "judge_labelled",
     "labelled_conversations",
     "load_labels",
+    "store_calibration",
 ]
 
 # How many unknown ids an error names before "...".
@@ -166,29 +169,50 @@ def _judged(stores: Stores, run_id: str, version: str, judge: str) -> dict[str, 
     return {j.conversation_id: j for j in stores.repo.judgments(run_id, version) if j.judge_model == judge}
 
 
-def calibrate_run(stores: Stores, labels_path: str | Path, run_id: str, *, judge_model: str | None = None,
-                  rubric_version: str | None = None, repeats: int = 1, seed: int = DEFAULT_SEED,
-                  resamples: int = DEFAULT_RESAMPLES) -> CalibrationOutcome:
-    """Calibrate a judge on a run against a labels file, and store the calibration record.
+def judge_labelled(stores: Stores, labels_path: str | Path, run_id: str, *, judge_model: str | None = None,
+                   rubric_version: str | None = None, repeats: int = 1) -> tuple[str, RescoreResult | None]:
+    """Have the judge (by default the run's scorecard judge) judge the labelled conversations it has
+    no judgment of, or failed on, with `repeats` repeats. Returns the judge's stored name and what
+    judging did (None when nothing was left to judge); failures stay `judge_error` (`failed`)."""
+    rated = load_labels(stores, labels_path, run_id, rubric_version)
+    judge = _judge_name(stores, rated, judge_model)
+    stored = _judged(stores, rated.run.id, rated.rubric_version, judge)
+    todo = {c for c in rated.ratings if c not in stored or stored[c].status == "judge_error"}
+    if not todo:
+        return judge, None
+    return judge, ensure_judged(stores, rated.run.id, judge_model=judge, rubric_version=rated.rubric_version,
+                                repeats=repeats, only=todo)
 
-    The judge (by default the run's scorecard judge) first judges the labelled conversations it
-    has no judgment of (or failed on), with `repeats` repeats; its failures stay `judge_error`
-    and are left out of the rows (and reported in `judged.failed`).
-    """
+
+def store_calibration(stores: Stores, labels_path: str | Path, run_id: str, *, judge_model: str,
+                      rubric_version: str | None = None, seed: int = DEFAULT_SEED,
+                      resamples: int = DEFAULT_RESAMPLES) -> Calibration:
+    """Compare the judge's stored judgments with the labels and store the calibration record
+    (judging nothing: see `judge_labelled`). Conversations without a usable judgment are left out
+    of each row and counted by reason."""
     if resamples < 1:
         raise ValueError(f"--resamples must be at least 1, got {resamples}")
     rated = load_labels(stores, labels_path, run_id, rubric_version)
-    judge = _judge_name(stores, rated, judge_model)
     version = rated.rubric_version
-    stored = _judged(stores, rated.run.id, version, judge)
-    todo = {c for c in rated.ratings if c not in stored or stored[c].status == "judge_error"}
-    judged = (ensure_judged(stores, rated.run.id, judge_model=judge, rubric_version=version, repeats=repeats,
-                            only=todo) if todo else None)
-    judgments = _judged(stores, rated.run.id, version, judge) if todo else stored
-    result = calibrate(rated.ratings, judgments, keys=rated.keys, judge_model=judge, rubric_version=version,
+    judge = judge_label(judge_model)
+    result = calibrate(rated.ratings, _judged(stores, rated.run.id, version, judge), keys=rated.keys,
+                       judge_model=judge, rubric_version=version,
                        judge_prompt_hash=judge_prompt_hash(judge, get_rubric(version)), run_id=rated.run.id,
                        labels_hash=rated.labels_hash, seed=seed, resamples=resamples)
-    return CalibrationOutcome(calibration=CalibrationStore(stores.repo.engine).save(result), judged=judged)
+    return CalibrationStore(stores.repo.engine).save(result)
+
+
+def calibrate_run(stores: Stores, labels_path: str | Path, run_id: str, *, judge_model: str | None = None,
+                  rubric_version: str | None = None, repeats: int = 1, seed: int = DEFAULT_SEED,
+                  resamples: int = DEFAULT_RESAMPLES) -> CalibrationOutcome:
+    """`judge_labelled`, then `store_calibration`: what `polygon calibrate` does."""
+    if resamples < 1:
+        raise ValueError(f"--resamples must be at least 1, got {resamples}")
+    judge, judged = judge_labelled(stores, labels_path, run_id, judge_model=judge_model,
+                                   rubric_version=rubric_version, repeats=repeats)
+    calibration = store_calibration(stores, labels_path, run_id, judge_model=judge,
+                                    rubric_version=rubric_version, seed=seed, resamples=resamples)
+    return CalibrationOutcome(calibration=calibration, judged=judged)
 
 
 def labelled_conversations(stores: Stores, labels_path: str | Path, run_id: str,

@@ -10,7 +10,7 @@ highlighted.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from html import escape
 from typing import Any
 
@@ -49,7 +49,7 @@ def _td(value: object, cls: str = "") -> str:
     return f"<td{attr}>{escape(str(value))}</td>"
 
 
-def _scorecards(cards: Sequence[Scorecard]) -> str:
+def _scorecards(cards: Sequence[Scorecard], calibrations: Mapping[str, str] | None = None) -> str:
     head = "<tr><th>metric</th>" + "".join(f"<th>{escape(c.label)}</th>" for c in cards) + "</tr>"
 
     def row(name: str, values: Sequence[str]) -> str:
@@ -69,6 +69,8 @@ def _scorecards(cards: Sequence[Scorecard]) -> str:
         row("mean agent latency (ms)", [fmt(c.latency_ms) for c in cards]),
         row("provider / simulator errors", [f"{c.provider_errors} / {c.simulator_errors}" for c in cards]),
     ]
+    if calibrations is not None:  # the judge's agreement with people (docs/calibration.md)
+        rows.append(row("judge calibration", [calibrations.get(c.run_id, "not calibrated") for c in cards]))
     for name in sorted({n for c in cards for n in c.criteria}):
         rows.append(row(f"criterion {name}", [fmt(c.criteria.get(name), 2) for c in cards]))
     return f"<table>{head}{''.join(rows)}</table>"
@@ -194,9 +196,10 @@ def _judgment_index(comp: Comparison, label: str) -> dict[str, Judgment]:
 
 
 def comparison_html(comp: Comparison, title: str = "Polygon comparison", *,
-                    analysis: dict[str, Any] | None = None, prompt: str | None = None) -> str:
+                    analysis: dict[str, Any] | None = None, prompt: str | None = None,
+                    calibrations: Mapping[str, str] | None = None) -> str:
     """The whole comparison as one self-contained HTML page (with the candidate prompt's analysis
-    and its highlights when given)."""
+    and its highlights when given, and each run's judge calibration line, by run id, when given)."""
     parts = [f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>{escape(title)}</title>"
              f"<style>{_CSS}</style><script>{_JS}</script></head><body>",
              f"<h1>{escape(title)}</h1>",
@@ -213,7 +216,7 @@ def comparison_html(comp: Comparison, title: str = "Polygon comparison", *,
         from ._analysis import analysis_html
 
         parts.append(analysis_html(analysis, prompt))
-    parts.append("<h2>Scorecards</h2>" + _scorecards(comp.cards))
+    parts.append("<h2>Scorecards</h2>" + _scorecards(comp.cards, calibrations))
     for card in comp.cards:
         if card.probes:
             parts.append(f"<h3>Probes: {escape(card.label)}</h3><table><tr><th>probe</th><th>polarity</th>"

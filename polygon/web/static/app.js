@@ -122,7 +122,8 @@ async function pageRuns() {
 
 // -- one run -----------------------------------------------------------------------------------
 
-function scorecardTable(cards) {
+// calibrations: per card, its judge's latest calibration ({line}) from the API, or undefined.
+function scorecardTable(cards, calibrations) {
   const metric = (label, f) => h("tr", {}, h("th", {}, label), cards.map((c) => h("td", { class: "num" }, f(c))));
   const criteria = [...new Set(cards.flatMap((c) => Object.keys(c.criteria || {})))].sort();
   return table(["", ...cards.map((c) => c.label)], [
@@ -134,6 +135,8 @@ function scorecardTable(cards) {
     metric("policy safety", (c) => pct(c.policy_safety_rate)),
     metric("pass^k", (c) => Object.entries(c.pass_hat_k || {}).map(([k, v]) => `k=${k}: ${fmt(v, 2)}`).join(", ") || "—"),
     metric("judge", (c) => c.judge_model),
+    ...(calibrations ? [h("tr", { class: "calibration" }, h("th", {}, "judge calibration"),
+      cards.map((c, i) => h("td", {}, (calibrations[i] || {}).line || "not calibrated")))] : []),
     metric("broken calls / judge errors / probe errors", (c) => `${c.agent_failures || 0} / ${c.judge_errors || 0} / ${c.probe_errors || 0}`),
     metric("tokens", (c) => (c.tokens_estimated ? "~" : "") + c.tokens),
     metric("cost", (c) => (c.cost_usd === null || c.cost_usd === undefined ? "—" : "$" + Number(c.cost_usd).toFixed(4))),
@@ -165,7 +168,7 @@ async function pageRun() {
   render(h("h1", {}, `Run ${run.id}`),
     h("p", {}, `${run.agent_name} @ ${run.agent_version} · rubric ${run.rubric_version} · suite ${run.suite} · ${run.status}`),
     h("p", { class: "small muted" }, Object.entries(run.models || {}).map(([r, m]) => `${r}: ${m}`).join(" · ")),
-    h("h2", {}, "Scorecard"), scorecardTable([run.scorecard]),
+    h("h2", {}, "Scorecard"), scorecardTable([run.scorecard], [run.calibration]),
     h("h2", {}, "Probes"), probeTable(run.scorecard.probes || []),
     h("h2", {}, "Conversations"), filters, out);
   async function load() {
@@ -311,7 +314,7 @@ async function pageCompare() {
   render(h("h1", {}, "Compare runs"),
     h("p", {}, `Baseline ${cmp.baseline}; rubric ${cmp.runs[0].rubric_version}. `, cmp.ci.exit_code ? h("b", { class: "fail" }, "CI would block: ") : h("b", { class: "pass" }, "CI would pass. "),
       cmp.ci.reasons.join("; ")),
-    h("h2", {}, "Scorecards"), scorecardTable(cmp.cards),
+    h("h2", {}, "Scorecards"), scorecardTable(cmp.cards, cmp.cards.map((c) => (cmp.calibrations || {})[c.label])),
     h("h2", {}, "Analysis"), h("div", { class: "prose" }, cmp.prose || "—"),
     h("h2", {}, "Scenarios, most divergent first"),
     candidates.length > 1 ? h("p", {}, "Side by side: baseline against ", pick) : null,

@@ -1,0 +1,18 @@
+"""The calibrate flow: a judge against people's labels on one run (docs/calibration.md)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from polygon.tasks._calibrate import judge_labelled_task, store_calibration_task  # absolute: loaded by path
+from prefect import flow
+
+
+@flow(name="calibrate", flow_run_name="calibrate {run_id}")
+def calibrate(labels_path: str, run_id: str, judge_model: str | None = None, rubric_version: str | None = None,
+              repeats: int = 1, seed: int = 0, resamples: int = 1000) -> dict[str, Any]:
+    """Judge the labelled conversations the judge (default: the run's scorecard judge) has not
+    judged, then store the calibration. Returns the calibration and the judge's failures."""
+    judged = judge_labelled_task(labels_path, run_id, judge_model, rubric_version, repeats)
+    calibration = store_calibration_task(labels_path, run_id, judged["judge"], rubric_version, seed, resamples)
+    return {"calibration": calibration, "judge_failed": judged["failed"], "judge_errors": judged["errors"]}
