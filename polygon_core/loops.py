@@ -1,6 +1,6 @@
 """Loop detection: is the agent repeating itself?
 
-DESIGN.md: the agent's two most recent replies overlap ≥ 90% (unigrams and bigrams together, so
+docs/design.md ("Loop"): the agent's two most recent replies overlap ≥ 90% (unigrams and bigrams together, so
 "Yes." and "Yes." count); the conversation then ends early with end reason ``loop``.
 
 Overlap, precisely: each reply is normalised to words by `normalise_words` (Unicode NFKC, case-folded,

@@ -165,7 +165,7 @@ def _turn_cell(turn: Turn | None) -> dict[str, Any] | None:
 def aligned_pair(a: Conversation, b: Conversation) -> dict[str, Any]:
     """Two conversations side by side, aligned by turn, with the divergence point marked.
 
-    `divergence` is DESIGN.md's divergence point (the first turn where they part at all) and
+    `divergence` is the divergence point of docs/design.md (the first turn where they part at all) and
     `consequential` the first turn where the agents act differently (tool calls or ending); both
     None when the conversations never part.
     """

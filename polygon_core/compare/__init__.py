@@ -1,6 +1,6 @@
 """Comparing conversations and runs.
 
-`divergence_point` finds the first turn where two conversations part (DESIGN.md, "Divergence point")
+`divergence_point` finds the first turn where two conversations part (docs/design.md, "Divergence point")
 and `consequential_divergence` the first where they act differently; scorecards summarise a
 configuration (with pass^k and its noise floor); the scenario matrix orders scenarios by spread;
 `paired_difference` labels a difference better, worse or within noise; `systematic_summary` and

@@ -1,6 +1,6 @@
 """The divergence point of two conversations: the first turn where they part.
 
-DESIGN.md: align turn by turn; the first turn where the speakers differ, the tool calls differ (name
+docs/design.md ("Divergence point"): align turn by turn; the first turn where the speakers differ, the tool calls differ (name
 or normalised arguments), one ends or transfers and the other does not, or the word-bigram Jaccard
 similarity is below 0.5 (unigrams when either side has under two words).
 

@@ -2,7 +2,7 @@
 
 Two turns are reported per pair:
 
-* the divergence point (DESIGN.md, exact): the first turn where the conversations part at all,
+* the divergence point (docs/design.md, exact): the first turn where the conversations part at all,
   often only in wording ("How much was the charge?" instead of asking for the account number);
 * the first consequential divergence: the first turn where the agents *act* differently, i.e. the
   tool calls differ (name or normalised arguments, `_divergence`'s rule) or one side ends or

@@ -1,4 +1,4 @@
-"""Polygon's domain models (pydantic v2). Names follow DESIGN.md's vocabulary."""
+"""Polygon's domain models (pydantic v2). Names follow the vocabulary of docs/design.md."""
 
 from ._base import DomainModel, FileModel
 from ._conversation import (

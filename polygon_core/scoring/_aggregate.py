@@ -1,4 +1,4 @@
-"""Aggregation of k judge repeats into per-criterion scores and one composite (DESIGN.md)."""
+"""Aggregation of k judge repeats into per-criterion scores and one composite (docs/design.md, "Scoring rules")."""
 
 from __future__ import annotations
 

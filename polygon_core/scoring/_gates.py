@@ -1,4 +1,4 @@
-"""Hard gates: any hit fails the conversation whatever its composite (DESIGN: Scoring rules)."""
+"""Hard gates: any hit fails the conversation whatever its composite (docs/design.md, "Gates")."""
 
 from __future__ import annotations
 

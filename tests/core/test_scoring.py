@@ -1,4 +1,4 @@
-"""Scoring rules (DESIGN.md "Scoring rules"): every line pinned with exact values."""
+"""Scoring rules (docs/design.md, "Scoring rules"): every line pinned with exact values."""
 
 from __future__ import annotations
 

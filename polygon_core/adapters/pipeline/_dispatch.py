@@ -131,7 +131,7 @@ def _raws(stores: Stores, run_id: str, step: str, conv: Conversation, checks: Ch
 
         return [judge_fitted(conv, checks, persona, spec.rubric, spec.fitted)] * spec.repeats
     if spec.offline:
-        return [judge_offline(conv, checks, persona)] * spec.repeats
+        return [judge_offline(conv, checks, persona, spec.rubric)] * spec.repeats
     instructions = _agent(agent_path)[1] if agent_path else None
     requests = judge_requests(conv, rubric=spec.rubric, persona=persona, instructions=instructions,
                               checks=checks, repeats=spec.repeats)
