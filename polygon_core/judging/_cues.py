@@ -34,7 +34,7 @@ CUES: dict[str, dict[str, tuple[str, ...]]] = {
             "terrible", "awful", "what's wrong with you", "i already (told|said|gave)( you)?",
             "for the (second|third|last) time", "how many times", "are you a robot", "i give up",
             "this is not working", "this isn't working", "i'm (so )?(angry|upset|fed up)", "unbelievable",
-            "come on",
+            "come on", "finally", "at last",
         ),
         "ru": (
             "бесполезн\\w*", "безобрази\\w*", "издева\\w*", "вы (меня )?(вообще )?слышите",
@@ -42,7 +42,7 @@ CUES: dict[str, dict[str, tuple[str, ...]]] = {
             "(оператор\\w*|человек\\w*|менеджер\\w*|руководител\\w*|живого\\w*)",
             "с живым человеком", "нормальн\\w* человек\\w*", "трата времени", "надоело", "ужасн\\w*",
             "сколько можно", "я же (сказал|сказала|говорил|говорила)", "в который раз", "бред",
-            "не помогает", "вы робот", "достали", "раздража\\w*",
+            "не помогает", "вы робот", "достали", "раздража\\w*", "наконец-то",
         ),
     },
     # The caller corrects what the agent understood.
@@ -52,7 +52,8 @@ CUES: dict[str, dict[str, tuple[str, ...]]] = {
             "that is not what i (said|asked|meant|wanted)", "not what i asked( for)?", "i didn't say",
             "i did not say", "you misunderstood", "that's wrong", "that is wrong", "that's not right",
             "that's incorrect", "no,? not", "no,? i meant", "i meant", "wrong (one|day|time|date|place)",
-            "no,? that's not", "let me correct", "correction", "wrong",
+            "no,? that's not", "let me correct", "correction", "wrong", "you didn't (ask|check|say|do)",
+            "you did not (ask|check|say|do)", "shouldn't you", "why didn't you", "you forgot",
         ),
         "ru": (
             "я (же )?(сказал|сказала) ", "нет,? я (сказал|сказала|имел|имела)", "я не (это|так) (сказал|сказала|просил|просила)",
@@ -137,12 +138,13 @@ CUES: dict[str, dict[str, tuple[str, ...]]] = {
             "can you", "could you", "would you", "can i", "could i", "i need", "i want", "i'd like",
             "i would like", "i'm looking for", "i am looking for", "looking for", "please (give|tell|find|book|send|check|help)",
             "what", "where", "when", "which", "how (much|many|long|far|do|can)", "is there", "are there",
-            "do you have", "tell me", "give me", "i also need", "help me",
+            "do you have", "tell me", "give me", "i also need", "help me", "i have a (question|problem|issue)",
+            "question about", "problem with", "issue with", "i just want",
         ),
         "ru": (
             "можно", "можете", "подскажите", "скажите", "мне нужн\\w*", "нужн\\w*", "хочу", "хотел\\w*",
             "ищу", "как", "где", "когда", "сколько", "какой", "какая", "какие", "есть ли", "помогите",
-            "забронируйте", "закажите", "проверьте",
+            "забронируйте", "закажите", "проверьте", "вопрос", "проблем\\w*",
         ),
     },
 }

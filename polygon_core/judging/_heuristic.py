@@ -83,6 +83,8 @@ def _tools(ctx: Context) -> Score:
     t = Tally(5.0)
     t.add(-2.0 * s.invalid_calls, f"{s.invalid_calls} invalid calls", s.turns_at.get("invalid_calls"))
     t.add(-1.0 * s.unrecovered, "a failed tool was never called again successfully", s.turns_at.get("tool_errors"))
+    t.add(-2.0 * min(1, s.false_success), "the agent claimed success over a failed call",
+          s.turns_at.get("false_success"))
     return t.result(f"{s.tool_calls} calls, {s.invalid_calls} invalid, {s.tool_errors} failed",
                     s.turns_at.get("tool_calls"))
 
@@ -92,6 +94,8 @@ def _factuality(ctx: Context) -> Score:
     uncited = next((a for a in ctx.checks.assertions if a.status == "fail" and "cites_only" in a.expression), None)
     if uncited is not None:
         return Score(2, uncited.turn, uncited.message or "uncited policy")
+    if s.false_success:
+        return Score(2, s.turns_at.get("false_success"), "the agent claimed what its tool had refused")
     if s.cited:
         return Score(5, first_agent_turn(ctx), "every policy statement is in the knowledge base")
     return Score(None, None, "no knowledge-base check: nothing to hold the agent's statements against")
@@ -110,6 +114,7 @@ def _dialogue(ctx: Context) -> Score:
     t.add(-0.5 * min(2, s.corrections), f"{s.corrections} caller corrections", at("corrections"))
     t.add(-0.75 * min(2, s.unanswered), f"{s.unanswered} requests unanswered", at("unanswered"))
     t.add(-1.0 * min(2, s.silent_turns), f"{s.silent_turns} silent agent turns", at("silent_turns"))
+    t.add(-1.0 * s.agent_cut_off, "the agent ended the call before the caller was done", at("agent_cut_off"))
     return t.result(f"{s.turns} turns, no repetition, correction, loop or unanswered request",
                     first_agent_turn(ctx))
 

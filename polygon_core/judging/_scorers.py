@@ -110,6 +110,9 @@ def goal_estimate(ctx: Context) -> Tally:
           _at(s, "corrections"))
     t.add(-0.5 * min(2, s.caller_repeats), f"the caller asked {s.caller_repeats} times again",
           _at(s, "caller_repeats"))
+    t.add(-2.0 * min(1, s.false_success), "the agent claimed success over a failed tool call",
+          _at(s, "false_success"))
+    t.add(-1.5 * s.agent_cut_off, "the agent ended the call before the caller was done", _at(s, "agent_cut_off"))
     if ctx.persona is not None:
         right = s.end_reason in OUTCOME_ENDS.get(ctx.persona.intended_outcome, _SUCCESS_ENDS)
         t.add(0.5 if right else -1.0, f"ended by {s.end_reason}, "

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field, fields
 from rapidfuzz import fuzz
 
 from ..checks import GOAL_PREFIX, Checks
-from ..models import Conversation, Turn
+from ..models import Conversation, ToolCall, Turn
 from ..scoring import normalise_speech
 from ._cues import STOPWORDS, cue_pattern
 
@@ -74,6 +74,8 @@ class Signals:
     successes: int
     closure: int
     give_up: int
+    false_success: int
+    agent_cut_off: int
     tool_calls: int
     tool_errors: int
     invalid_calls: int
@@ -171,11 +173,46 @@ def _repeats(texts: Sequence[tuple[int, str]]) -> list[int]:
 
 
 def _corrections(caller: Sequence[Turn]) -> list[int]:
-    """Caller turns with a correction cue, or opening with a bare "no" that is not a goodbye."""
+    """Caller turns with a correction cue, or opening with "no" (unless it is the closing goodbye).
+
+    "No, from my credit card" corrects; "No thanks, I just want to cancel" mid-call refuses what
+    the agent pushed; "No, that's all, thanks" at the end is a goodbye and counts as neither.
+    """
     out = []
-    for t in caller:
-        if _has("correction", t.text) or (_NO.match(_norm(t.text)) and not _has("closure", t.text)):
+    for pos, t in enumerate(caller):
+        closing = pos == len(caller) - 1 and _has("closure", t.text)
+        if _has("correction", t.text) or (_NO.match(_norm(t.text)) and not closing):
             out.append(t.index)
+    return out
+
+
+def _failed(call: ToolCall) -> bool:
+    """The tool refused: an error, or a result that says so (`ok`/`success` false, an `error` key)."""
+    if call.error or not call.valid:
+        return True
+    result = call.result
+    return isinstance(result, dict) and (result.get("ok") is False or result.get("success") is False
+                                         or bool(result.get("error")))
+
+
+def _false_successes(turns: Sequence[Turn]) -> list[int]:
+    """Agent turns claiming success ("it's all done") over a tool call that failed in that turn or the one before.
+
+    A later successful call to the same tool clears it (the agent retried before claiming).
+    """
+    out = []
+    agent = [t for t in turns if t.speaker == "agent"]
+    for pos, t in enumerate(agent):
+        failed = {c.name for c in t.tool_calls if _failed(c)}
+        if not failed:
+            continue
+        for later in agent[pos:pos + 2]:
+            retried = any(c.name in failed and not _failed(c) for c in later.tool_calls)
+            if retried:
+                break
+            if _has("success", later.text):
+                out.append(later.index)
+                break
     return out
 
 
@@ -262,7 +299,12 @@ def conversation_signals(conv: Conversation, checks: Checks) -> Signals:
         "tool_errors": [t.index for t in turns if any(c.error for c in t.tool_calls)],
         "invalid_calls": [t.index for t in turns if any(not c.valid for c in t.tool_calls)],
         "tool_calls": [t.index for t in turns if t.tool_calls],
+        "false_success": _false_successes(turns),
     }
+    # The agent ended the call while the caller was not done (their last words were no goodbye).
+    cut_off = m.end_reason == "agent_end" and bool(caller) and not _has("closure", caller[-1].text)
+    if cut_off and agent:
+        found["agent_cut_off"] = [agent[-1].index]
     return Signals(
         turns=m.turns, caller_turns=len(caller), agent_turns=len(agent),
         agent_turn_share=_share(len(agent), len(agent) + len(caller)),
@@ -276,6 +318,7 @@ def conversation_signals(conv: Conversation, checks: Checks) -> Signals:
         apologies=len(found["apologies"]), inability=len(found["inability"]),
         final_inability=int(_has("inability", last_agent)), successes=len(found["successes"]),
         closure=int(bool(found["closure"])), give_up=int(bool(found["give_up"])),
+        false_success=len(found["false_success"]), agent_cut_off=int(cut_off),
         tool_calls=m.tool_calls, tool_errors=m.tool_errors, invalid_calls=m.invalid_calls,
         unrecovered=int(m.recovered_after_error is False), loop=int(m.loop),
         repeated_questions=m.repeated_questions, clarifications=m.clarifications,

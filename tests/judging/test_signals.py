@@ -110,3 +110,20 @@ def test_features_are_numeric_in_a_fixed_order() -> None:
     assert [k for k in feats if k.startswith("end_")] == [f"end_{r}" for r in END_REASONS]
     assert feats["end_caller_hangup"] == 1.0 and feats["unanswered_share"] == 0.6667
     assert "failed_assertions" not in feats and "turns_at" not in feats
+
+
+def test_success_claimed_over_a_failed_tool_and_an_agent_that_hangs_up() -> None:
+    c = conv("U: Remove the late fee, please.", "S: Great news, I've removed the fee.", "U: So it's gone?",
+             "S: Yes, it's all done.", end=EndReason.AGENT_END)
+    turns = list(c.turns)
+    turns[1] = turns[1].model_copy(update={"tool_calls": [ToolCall(id="1", name="remove_fee",
+                                                                   result={"ok": False})]})
+    c = c.model_copy(update={"turns": turns})
+    s = conversation_signals(c, run_checks(c, None))
+    assert (s.false_success, s.agent_cut_off) == (1, 1)
+    assert (s.turns_at["false_success"], s.turns_at["agent_cut_off"]) == (1, 3)
+    # Retried successfully before claiming: no false success.
+    turns[1] = turns[1].model_copy(update={"tool_calls": [
+        ToolCall(id="1", name="remove_fee", error="timeout"), ToolCall(id="2", name="remove_fee", result={"ok": True})]})
+    retried = c.model_copy(update={"turns": turns})
+    assert conversation_signals(retried, run_checks(retried, None)).false_success == 0
