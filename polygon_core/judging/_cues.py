@@ -121,7 +121,8 @@ CUES: dict[str, dict[str, tuple[str, ...]]] = {
     "success": {
         "en": (
             "(is|are|was|been|have|has|i've|i have) (successfully )?(booked|reserved|confirmed|scheduled|"
-            "processed|completed|cancell?ed|updated|changed|sent|issued|refunded|arranged|placed|transferred)",
+            "processed|completed|cancell?ed|updated|changed|sent|issued|refunded|arranged|placed|transferred|removed|"
+            "waived|credited|activated|renewed|paid|fixed|resolved|reset|opened|blocked|unblocked)",
             "booking (is |was )?(successful|complete|confirmed)", "reservation (is |was )?(successful|complete|confirmed)",
             "reference (number|code)", "confirmation (number|code)", "ref(erence)?( number)? is", "all set",
             "you're (all )?set", "successfully", "i've (gone ahead|made|booked|reserved)", "done",
