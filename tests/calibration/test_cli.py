@@ -1,0 +1,248 @@
+"""`polygon calibrate` end to end on the packaged sample, as docs/calibration.md documents it."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import sys
+import types
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from scipy.stats import kendalltau, spearmanr
+from typer.testing import CliRunner
+
+import polygon_core.calibration.samples as samples
+from polygon.cli import app
+from polygon.cli._app import console
+from polygon_core.adapters import pipeline
+from polygon_core.adapters.storage import CalibrationStore, ImportLedger
+from polygon_core.calibration import OVERALL, LabelledConversation
+from polygon_core.judging import judge_prompt_hash
+from polygon_core.scoring import get_rubric
+
+pytestmark = [pytest.mark.prefect, pytest.mark.usefixtures("prefect_harness")]
+SAMPLE = Path(samples.__file__).parent
+LABELS = SAMPLE / "labels.csv"
+runner = CliRunner()
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The documented path, once for the module: import the sample calls, grade them. Yields the run id."""
+    home = tmp_path_factory.mktemp("calibration") / ".polygon"
+    saved = {k: os.environ.get(k) for k in ("POLYGON_HOME", "POLYGON_DATABASE_URL", "POLYGON_ARTIFACTS_URL")}
+    os.environ["POLYGON_HOME"] = str(home)
+    for k in ("POLYGON_DATABASE_URL", "POLYGON_ARTIFACTS_URL"):
+        os.environ.pop(k, None)
+    try:
+        imported = runner.invoke(app, ["import", str(SAMPLE / "calls.jsonl"), "--format", "polygon",
+                                       "--source", "sample", "--json"])
+        assert imported.exit_code == 0, imported.output
+        assert json.loads(imported.stdout)["imported"] == 40
+        result = runner.invoke(app, ["grade-calls", "sample", "--json"])
+        assert result.exit_code == 0, result.output
+        (card,) = json.loads(result.stdout)["runs"]
+        yield card["run_id"]
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+@pytest.fixture
+def wide(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(console, "width", 100)
+
+
+def _reference(run_id: str, key: str, rubric: str = "v1") -> tuple[list[float], list[float]]:
+    """The join written out here: labels.csv by hand, ids through the ledger, judge on the 1-5 scale."""
+    stores = pipeline.open_stores()
+    with LABELS.open() as fh:
+        rows = [r for r in csv.DictReader(fh) if r["criterion"] == key]
+    ids = {r.external_id: r.conversation_id for r in
+           ImportLedger(stores.repo.engine).known("sample", sorted({r["external_id"] for r in rows})).values()}
+    people: dict[str, list[int]] = {}
+    for r in rows:
+        people.setdefault(ids[r["external_id"]], []).append(int(r["score"]))
+    judged = {j.conversation_id: j for j in stores.repo.judgments(run_id, rubric)
+              if j.judge_model == "offline-heuristic"}
+    judge, humans = [], []
+    for cid in sorted(people):
+        j = judged[cid]
+        if key == OVERALL:
+            value = None if j.composite is None else 1 + 4 * j.composite / 100
+        else:
+            c = next(c for c in j.criteria if c.criterion == key)
+            value = c.score if c.status == "scored" else None
+        if value is not None:
+            judge.append(value)
+            humans.append(sum(people[cid]) / len(people[cid]))
+    return judge, humans
+
+
+@pytest.mark.usefixtures("wide")
+def test_sample_calibration_table(graded: str) -> None:
+    result = runner.invoke(app, ["calibrate", str(LABELS), "--run", graded])
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert max(len(line) for line in lines) <= 100
+    prompt = judge_prompt_hash("offline-heuristic", get_rubric("v1"))
+    assert lines[0] == f"judge offline-heuristic, rubric v1, judge prompt {prompt}"
+    assert lines[1] == f"run {graded}: 40 rated conversations, 3 raters (labels.csv)"
+    assert lines[2] == "bootstrap 95% intervals over conversations: 1000 resamples, seed 0"
+    header = next(line for line in lines if line.lstrip().startswith("criterion"))
+    assert header.split() == ["criterion", "n", "rho", "tau", "kappa", "exact", "one", "bias"]
+    stored = CalibrationStore(pipeline.open_stores().repo.engine).latest("offline-heuristic", "v1")
+    assert stored is not None and stored.run_id == graded and stored.judge_prompt_hash == prompt
+    assert [r.criterion for r in stored.rows] == ["goal_completion", "dialogue_quality", "persona_tone", OVERALL]
+    overall = stored.row(OVERALL)
+    judge, people = _reference(graded, OVERALL)
+    assert overall.n == len(judge) == 40
+    assert overall.rho.value == pytest.approx(spearmanr(judge, people).statistic, abs=1e-12)
+    assert overall.tau.value == pytest.approx(kendalltau(judge, people).statistic, abs=1e-12)
+    row = next(line for line in lines if line.lstrip().startswith(OVERALL))
+    assert row.split()[:3] == [OVERALL, "40", f"{overall.rho.value:.2f}"]
+    below = lines[lines.index(row) + 1]
+    assert f"[{overall.rho.low:.2f}, {overall.rho.high:.2f}]" in below
+    # Every call is rated on every key: a row compares what the judge scored, the rest is counted.
+    for r in stored.rows:
+        assert r.n == len(_reference(graded, r.criterion)[0])
+        assert r.n + sum(r.left_out.values()) == 40
+    assert ("left out (rated, not compared)" in result.stdout) == any(r.left_out for r in stored.rows)
+    assert any(line.startswith("the people's own agreement, the ceiling (Krippendorff's alpha, ordinal): ")
+               for line in lines)
+    assert lines[-1] == ("stored: judge offline-heuristic, rubric v1: rho "
+                         f"{overall.rho.value:.2f} [{overall.rho.low:.2f}, {overall.rho.high:.2f}] over 40 rated calls")
+    # The scorecard now says so, in one line.
+    shown = runner.invoke(app, ["show", graded])
+    assert shown.exit_code == 0, shown.output
+    assert lines[-1].removeprefix("stored: ") in " ".join(shown.stdout.split())
+
+
+def test_json_names_the_judge_and_matches_the_record(graded: str) -> None:
+    result = runner.invoke(app, ["calibrate", str(LABELS), "--run", graded, "--judge", "offline",
+                                 "--resamples", "50", "--seed", "3", "--json"])
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.stdout)
+    assert (out["judge_model"], out["rubric_version"], out["seed"], out["resamples"]) == (
+        "offline-heuristic", "v1", 3, 50)
+    assert (out["conversations"], out["raters"], out["judge_failed"]) == (40, 3, [])
+    assert out["labels_hash"] == __import__("hashlib").sha256(LABELS.read_bytes()).hexdigest()
+    page = CalibrationStore(pipeline.open_stores().repo.engine).page(judge_model="offline-heuristic")[1]
+    record = next(c for c in page if c.seed == 3 and c.resamples == 50)
+    assert out["rows"] == [r.model_dump(mode="json") for r in record.rows]
+    judge, people = _reference(graded, "dialogue_quality")
+    dq = next(r for r in out["rows"] if r["criterion"] == "dialogue_quality")
+    assert dq["n"] == len(judge) and dq["rho"]["value"] == pytest.approx(spearmanr(judge, people).statistic)
+
+
+def test_unjudged_conversations_are_judged_first(graded: str) -> None:
+    stores = pipeline.open_stores()
+    assert stores.repo.judgments(graded, "v2") == []
+    result = runner.invoke(app, ["calibrate", str(LABELS), "--run", graded, "--rubric", "v2",
+                                 "--resamples", "20", "--json"])
+    assert result.exit_code == 0, result.output
+    assert len(stores.repo.judgments(graded, "v2")) == 40
+    out = json.loads(result.stdout)
+    assert (out["rubric_version"], next(r for r in out["rows"] if r["criterion"] == OVERALL)["n"]) == ("v2", 40)
+    shown = runner.invoke(app, ["show", graded, "--rubric", "v3"])
+    assert "judge offline-heuristic, rubric v3: not calibrated" in " ".join(shown.stdout.split())
+
+
+def _write(tmp_path: Path, name: str, text: str) -> Path:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_bad_labels_exit_2_one_line_each(graded: str, tmp_path: Path) -> None:
+    bad = _write(tmp_path, "labels.csv", "external_id,rater,criterion,score\nsample-001,a,overall,4\n"
+                 "sample-002,,overall,9\nsample-003,a,tone,3\n")
+    result = runner.invoke(app, ["calibrate", str(bad), "--run", graded])
+    assert result.exit_code == 2
+    assert result.stderr.splitlines() == [
+        f"error: {bad}:3: rater: missing; expected a non-empty rater name",
+        f"error: {bad}:3: score: expected an integer from 1 to 5, got '9'",
+        f"error: {bad}:4: criterion: unknown criterion 'tone'; expected one of overall, goal_completion, "
+        "instruction_adherence, tool_use_quality, factuality, dialogue_quality, robustness, safety_compliance, "
+        "persona_tone"]
+    assert "Traceback" not in result.output
+
+
+def test_unknown_ids_are_counted_and_listed(graded: str, tmp_path: Path) -> None:
+    rows = "".join(f"call-{i},a,overall,3\n" for i in range(7))
+    unknown = _write(tmp_path, "l.csv", "external_id,rater,criterion,score\nsample-001,a,overall,4\n" + rows)
+    result = runner.invoke(app, ["calibrate", str(unknown), "--run", graded])
+    assert result.exit_code == 2
+    assert result.stderr.splitlines() == [
+        "error: 7 external ids are not imported for source 'sample': call-0, call-1, call-2, call-3, call-4, ..."]
+    by_id = _write(tmp_path, "l.jsonl", '{"conversation_id": "nope", "rater": "a", "criterion": "overall", '
+                   '"score": 3}\n')
+    result = runner.invoke(app, ["calibrate", str(by_id), "--run", graded])
+    assert result.exit_code == 2
+    assert result.stderr.splitlines() == [f"error: 1 labelled conversation is not in run {graded}: nope"]
+
+
+def test_fit_without_the_fitting_module_exits_2(graded: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "polygon_core.adapters.fitted_judges", None)  # import fails
+    result = runner.invoke(app, ["calibrate", str(LABELS), "--run", graded, "--fit", "mine"])
+    assert result.exit_code == 2
+    assert result.stderr.strip() == "error: fitting is not available in this version of Polygon"
+
+
+@dataclass(frozen=True)
+class _Report:
+    model_name: str
+    training_hash: str
+    n: int
+    cv: dict[str, dict[str, float | list[float]]]
+
+
+def test_fit_hands_the_labelled_conversations_over(graded: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: dict[str, object] = {}
+
+    def fit_and_store(stores: object, examples: list[LabelledConversation], *, name: str, seed: int = 0) -> _Report:
+        seen.update(examples=examples, name=name, seed=seed)
+        return _Report("fitted:mine@abc123", "f00d", len(examples), {OVERALL: {"rho": 0.61, "folds": [0.5, 0.7]}})
+
+    fake = types.ModuleType("polygon_core.adapters.fitted_judges")
+    fake.fit_and_store = fit_and_store  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "polygon_core.adapters.fitted_judges", fake)
+    before = CalibrationStore(pipeline.open_stores().repo.engine).page()[0]
+    result = runner.invoke(app, ["calibrate", str(LABELS), "--run", graded, "--fit", "mine", "--seed", "5"])
+    assert result.exit_code == 0, result.output
+    assert " ".join(result.stdout.split()) == (
+        "fitted judge fitted:mine@abc123 on 40 labelled conversations (training set f00d) "
+        "cross-validated rho (grouped by conversation): overall 0.61 "
+        "use it wherever a judge is named: --judge fitted:mine@abc123")
+    assert CalibrationStore(pipeline.open_stores().repo.engine).page()[0] == before  # nothing else stored
+    examples = seen["examples"]
+    assert (seen["name"], seen["seed"], len(examples)) == ("mine", 5, 40)
+    by_id = {e.conversation.id: e for e in examples}
+    ids = {r.external_id: r.conversation_id for r in
+           ImportLedger(pipeline.open_stores().repo.engine).known("sample", ["sample-004"]).values()}
+    looping = by_id[ids["sample-004"]]  # the pharmacy call that asks for the date of birth again and again
+    assert looping.raters == {"amara": {"overall": 1, "goal_completion": 1, "dialogue_quality": 2, "persona_tone": 1},
+                              "bo": {"overall": 1, "goal_completion": 1, "dialogue_quality": 1, "persona_tone": 2},
+                              "carmen": {"overall": 2, "goal_completion": 1, "dialogue_quality": 2,
+                                         "persona_tone": 2}}
+    assert looping.labels == pytest.approx({"overall": 4 / 3, "goal_completion": 1.0, "dialogue_quality": 5 / 3,
+                                            "persona_tone": 5 / 3})
+    assert looping.persona is None and looping.checks.metrics.turns == len(looping.conversation.turns)
+
+
+def test_calibrate_flow(graded: str) -> None:
+    from polygon.flows import calibrate
+
+    out = calibrate(str(LABELS), graded, resamples=30, seed=11)
+    assert (out["judge_failed"], out["calibration"]["judge_model"]) == ([], "offline-heuristic")
+    stored = CalibrationStore(pipeline.open_stores().repo.engine).page(judge_model="offline-heuristic",
+                                                                      rubric_version="v1")[1]
+    record = next(c for c in stored if c.seed == 11 and c.resamples == 30)
+    assert out["calibration"] == record.model_dump(mode="json")
