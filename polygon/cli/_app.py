@@ -81,6 +81,9 @@ def _execute(suite: Path, agents: list[Path], seeds: int | None, rubric: str | N
         from ._cmd_personas import persona_run_suite
 
         suite = persona_run_suite(suite, agents, allow_stale=allow_stale)
+    from ._preflight import check_run_inputs
+
+    check_run_inputs(suite, agents)  # validate's checks, before any run row exists
     loaded = load_suite(suite)
     for agent in agents:
         config = load_agent(agent).config

@@ -80,6 +80,7 @@ def materialise_point(sweep: LoadedSweep, point: SweepPoint, home: Path) -> tupl
     _apply_world(tmp / "suite", point.values, sweep.spec.scenarios)
     agent = yaml.safe_load(sweep.agent_path.read_text(encoding="utf-8"))
     _apply_agent(agent, point.values, sweep.agent_path.parent, sweep.path.parent)
+    _copy_prompt(agent, tmp)
     (tmp / "agent.yaml").write_text(yaml.safe_dump(agent, sort_keys=True), encoding="utf-8")
     shutil.rmtree(root, ignore_errors=True)
     tmp.rename(root)  # appears whole or not at all
@@ -97,6 +98,15 @@ def _apply_agent(agent: dict[str, Any], values: dict[str, Any], agent_dir: Path,
         elif name == "prompt_file":
             agent.pop("prompt", None)
             agent["prompt_file"] = str((spec_dir / value).resolve())
+
+
+def _copy_prompt(agent: dict[str, Any], point_dir: Path) -> None:
+    # A prompt file must lie inside its agent file's folder (files/_agent_checks.py), so the point
+    # keeps its own copy beside its agent.yaml: the profile is self-contained as well as immutable.
+    if agent.get("prompt_file"):
+        source = Path(agent["prompt_file"])
+        shutil.copyfile(source, point_dir / source.name)
+        agent["prompt_file"] = source.name
 
 
 def _apply_world(suite: Path, values: dict[str, Any], scenarios: list[str] | None) -> None:

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from functools import partial
 from pathlib import Path
 
-from ..models import Scenario
+from ._assertion_check import assertion_errors
 from ._detect import KIND_HINT, TOOLS_NAMES, detect_kind
 from ._errors import PolygonFileError, dedupe
 from ._loaders import (
@@ -21,8 +21,6 @@ from ._loaders import (
 from ._suite import SCENARIO_FOLDER, collect_suite
 from ._validation import validate_document
 from ._yaml import YamlDocument, read_yaml, require_mapping
-
-ExpressionChecker = Callable[..., str | None]
 
 
 def validate_paths(paths: Iterable[Path | str]) -> list[PolygonFileError]:
@@ -44,7 +42,7 @@ def _validate_one(path: Path) -> list[PolygonFileError]:
         return [PolygonFileError(str(path), "no such file or folder")]
     kind = detect_kind(path)
     if kind == "suite":
-        return collect_suite(path, _assertion_errors)[1]
+        return collect_suite(path)[1]
     if kind == "tools":
         return attempt(partial(load_tool_library, path))[1]
     if kind == "suite_config":
@@ -81,7 +79,7 @@ def _scenario_errors(doc: YamlDocument, path: Path) -> list[PolygonFileError]:
         errors.append(
             doc.error(("tools",), "cannot check tool names: the suite's tool library is invalid")
         )
-    return errors + _assertion_errors(doc, scenario, catalog)
+    return errors + assertion_errors(doc, scenario, catalog)
 
 
 def _nearby_catalog(path: Path) -> tuple[ToolCatalog | None, bool]:
@@ -99,53 +97,6 @@ def _nearby_catalog(path: Path) -> tuple[ToolCatalog | None, bool]:
                     return None, False
                 return ToolCatalog(dict(library.tools), str(candidate)), True
     return None, True
-
-
-def _assertion_errors(
-    doc: YamlDocument, scenario: Scenario, catalog: ToolCatalog | None
-) -> list[PolygonFileError]:
-    check = assertion_checker()
-    if check is None or not scenario.assertions:
-        return []
-    if scenario.tools and catalog is None:
-        # Event names come from the tool library; without it every event an assertion mentions
-        # would be reported as unknown, so a scenario checked outside its suite skips this check.
-        return []
-    known = known_assertion_names(scenario, catalog)
-    errors = []
-    for name, expression in scenario.assertions.items():
-        problem = check(expression, known_names=known)
-        if problem:
-            errors.append(doc.error(("assertions", name), problem))
-    return errors
-
-
-def assertion_checker() -> ExpressionChecker | None:
-    """`polygon_core.assertions.check_expression` if that module is present, else None."""
-    try:
-        from ..assertions import check_expression
-    except ImportError:
-        return None
-    checker: ExpressionChecker = check_expression
-    return checker
-
-
-def known_assertion_names(scenario: Scenario, catalog: ToolCatalog | None) -> frozenset[str]:
-    """Bare names an assertion of `scenario` may use besides the built-in ones.
-
-    The scenario's tools and the events they emit (rule events included), as
-    `polygon_core.assertions` defines them; conversation data (`state`, `knowledge_base`, ...) is
-    known to the checker itself.
-    """
-    names: set[str] = set(scenario.tools)
-    if catalog is not None:
-        for tool_name in scenario.tools:
-            tool = catalog.tools.get(tool_name)
-            if tool is not None:
-                names.update(tool.events)
-                for rule in tool.rules:
-                    names.update(rule.events)
-    return frozenset(names)
 
 
 def _sweep_errors(doc: YamlDocument, path: Path) -> list[PolygonFileError]:

@@ -12,14 +12,20 @@ from jsonschema.exceptions import best_match
 from pydantic import ValidationError
 
 from ..models import AgentConfig, Scenario, ToolDef, ToolLibrary
+from ._agent_checks import callable_problem, prompt_file_problem
 from ._errors import FileErrors, PolygonFileError, raises_file_errors
 from ._models import LoadedAgent, SuiteConfig
+from ._tool_checks import stub_errors
 from ._validation import errors_from_validation, validate_document
 from ._yaml import YamlDocument, describe, read_text, read_yaml, require_mapping
 
 T = TypeVar("T")
 
-_META_VALIDATOR = Draft202012Validator(Draft202012Validator.META_SCHEMA)
+# With the format checker, `pattern` and `patternProperties` must be valid regular expressions:
+# the stub compiles them at the first call, which would crash the run instead.
+_META_VALIDATOR = Draft202012Validator(
+    Draft202012Validator.META_SCHEMA, format_checker=Draft202012Validator.FORMAT_CHECKER
+)
 
 
 @dataclass(frozen=True)
@@ -149,6 +155,9 @@ def tool_library_from_document(doc: YamlDocument) -> ToolLibrary:
         library = ToolLibrary.model_validate(data)
     except ValidationError as exc:
         errors += errors_from_validation(exc, doc, ToolLibrary)
+    if library is not None:
+        for name, tool in library.tools.items():
+            errors += stub_errors(doc, name, tool)
     if errors or library is None:
         raise FileErrors(sorted(errors, key=lambda e: e.line or 0))
     return library
@@ -194,14 +203,22 @@ def _tool_body_errors(doc: YamlDocument, name: Any, body: dict[str, Any]) -> lis
 def load_agent(path: Path | str) -> LoadedAgent:
     """Load an agent config and its prompt; `prompt_file` is resolved relative to the agent file.
 
-    Raises FileErrors (a missing prompt file is reported at the `prompt_file` line).
+    The prompt file must lie inside the agent file's folder (no `..` out of it, no absolute path),
+    and a `callable` must name a module on the import path that defines the attribute (checked
+    without importing it). Raises FileErrors at the line of the field at fault.
     """
     path = Path(path)
     doc = read_yaml(path)
     require_mapping(doc, "an agent config")
     config = validate_document(doc, AgentConfig)
+    if config.callable is not None:
+        problem = callable_problem(config.callable)
+        if problem:
+            raise FileErrors([doc.error(("callable",), problem)])
     if config.prompt_file is not None:
-        prompt_path = path.parent / config.prompt_file
+        prompt_path, problem = prompt_file_problem(path, config.prompt_file)
+        if problem:
+            raise FileErrors([doc.error(("prompt_file",), problem)])
         if not prompt_path.is_file():
             what = "is a folder" if prompt_path.is_dir() else "not found"
             raise FileErrors(

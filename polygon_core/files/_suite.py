@@ -7,6 +7,7 @@ from functools import partial
 from pathlib import Path
 
 from ..models import Scenario, ToolDef
+from ._assertion_check import assertion_errors
 from ._detect import SUITE_CONFIG_NAMES, TOOLS_NAMES, YAML_SUFFIXES, detect_kind
 from ._errors import FileErrors, PolygonFileError
 from ._loaders import (
@@ -40,11 +41,12 @@ def load_suite(path: Path | str) -> Suite:
 
 
 def collect_suite(
-    root: Path, scenario_check: ScenarioCheck | None = None
+    root: Path, scenario_check: ScenarioCheck | None = assertion_errors
 ) -> tuple[Suite | None, list[PolygonFileError]]:
     """Load the suite at `root`, returning (suite, []) or (None, every error found).
 
-    `scenario_check` runs extra checks on each valid scenario (validation adds assertion syntax).
+    `scenario_check` runs extra checks on each valid scenario: by default the assertions' static
+    check, the same one `polygon validate` makes, so nothing validate rejects is ever run.
     """
     if not root.exists():
         return None, [PolygonFileError(str(root), "no such folder")]

@@ -21,6 +21,10 @@ clock. One call goes through, in order:
 A valid call that was not faulted and was answered (for rules: some rule matched) emits the
 tool's `events` plus the matched rule's `events` as `DomainEvent`s carrying the call's arguments.
 
+Templates render in a size-bounded sandbox (`_sandbox`): an operation, call or text beyond
+`MAX_TEMPLATE_OUTPUT` characters, or more than `MAX_TEMPLATE_STEPS` loop iterations and calls in
+one rendering, is a `StubError` naming the tool.
+
 Templates that are exactly one `{{ expression }}` keep the expression's native type (a float stays
 a float); any other template renders to text.
 """
@@ -33,15 +37,22 @@ from ._expressions import (
     SafeEvaluator,
     parse_expression,
 )
-from ._rules import NO_RULE_MATCHED
+from ._rules import NO_RULE_MATCHED, check_rule_expression
+from ._sandbox import MAX_TEMPLATE_OUTPUT, MAX_TEMPLATE_STEPS
+from ._templates import TemplateRenderer, has_template
 
 __all__ = [
+    "MAX_TEMPLATE_OUTPUT",
+    "MAX_TEMPLATE_STEPS",
     "NO_RULE_MATCHED",
     "READ_ONLY_ATTRS",
     "SAFE_FUNCTIONS",
     "SafeEvaluator",
     "StubError",
+    "TemplateRenderer",
     "ToolEnvironment",
+    "check_rule_expression",
     "check_tool",
+    "has_template",
     "parse_expression",
 ]

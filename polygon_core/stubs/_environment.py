@@ -264,7 +264,10 @@ class ToolEnvironment:
                 sleep_s,
             )
 
-        result, event_names = self._respond(tool, args)
+        try:
+            result, event_names = self._respond(tool, args)
+        except StubError as exc:
+            raise StubError(f"tool {name!r}: {exc}") from exc
         for event_name in event_names:
             self._events.append(
                 DomainEvent(name=event_name, turn=turn, tool=name, args=copy.deepcopy(args))

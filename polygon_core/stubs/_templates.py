@@ -1,4 +1,4 @@
-"""Jinja2 templates for stub answers, rendered in an immutable sandbox."""
+"""Jinja2 templates for stub answers, rendered in an immutable, size-bounded sandbox."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from jinja2 import ChainableUndefined, Template, TemplateError
-from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from ._errors import StubError
+from ._sandbox import BoundedSandbox, bounded_join, constant_problem
 
 # `{{ expression }}` and nothing else: rendered to the expression's native value.
 _SINGLE_EXPRESSION = re.compile(r"^\s*\{\{(?P<expr>.*)\}\}\s*$", re.DOTALL)
@@ -28,6 +28,15 @@ def _single_expression(text: str) -> str | None:
     return inner.strip()
 
 
+def _short(text: str) -> str:
+    # Error messages quote the template; a hostile one may be megabytes long.
+    return repr(text if len(text) <= 80 else text[:77] + "...")
+
+
+def _reason(exc: Exception) -> str:
+    return str(exc) if isinstance(exc, TemplateError) else f"{type(exc).__name__}: {exc}"
+
+
 def has_template(text: str) -> bool:
     """True when `text` contains Jinja2 markup."""
     return any(marker in text for marker in ("{{", "{%", "{#"))
@@ -38,31 +47,39 @@ class TemplateRenderer:
 
     Templates cannot call mutating methods (`state.ledger.append(...)` is a `SecurityError`),
     cannot reach private attributes, and an undefined name renders as empty (`None` natively),
-    so an optional argument the agent left out does not crash the stub.
+    so an optional argument the agent left out does not crash the stub. Sizes are bounded (see
+    `_sandbox`): an operation, call or rendered text beyond `MAX_TEMPLATE_OUTPUT` is a StubError.
     """
 
     def __init__(self) -> None:
-        self._env = ImmutableSandboxedEnvironment(
+        self._env = BoundedSandbox(
             undefined=ChainableUndefined, autoescape=False, keep_trailing_newline=True
         )
         self._templates: dict[str, Template] = {}
         self._expressions: dict[str, Callable[..., Any]] = {}
 
     def check(self, text: str) -> str | None:
-        """Compile `text` without rendering it; return the syntax error message, or None."""
+        """Compile `text` without rendering it; return why it is broken, or None.
+
+        Broken: a syntax error, or a constant operation already beyond the sandbox's limits.
+        """
         try:
             self._compile(text)
         except StubError as exc:
             return str(exc)
-        return None
+        problem = constant_problem(self._env, text)
+        return f"template {_short(text)}: {problem}" if problem else None
 
     def render_text(self, text: str, context: Mapping[str, Any]) -> str:
         """Render `text` to a string."""
         template = self._template(text)
         try:
-            return template.render(**context)
-        except TemplateError as exc:
-            raise StubError(f"template {text!r} failed: {exc}") from exc
+            # Streamed, so an over-long text is refused before all of it is built.
+            return bounded_join(template.generate(**context))
+        except RecursionError:  # a macro calling itself without end
+            raise StubError(f"template {_short(text)} failed: recursion too deep") from None
+        except Exception as exc:  # any failure of a user's template is the stub's
+            raise StubError(f"template {_short(text)} failed: {_reason(exc)}") from exc
 
     def render_value(self, text: str, context: Mapping[str, Any]) -> Any:
         """Render `text`, keeping the native type when it is exactly one `{{ expression }}`.
@@ -78,8 +95,10 @@ class TemplateRenderer:
         compiled = self._expression(expression, text)
         try:
             return copy.deepcopy(compiled(**context))
-        except TemplateError as exc:
-            raise StubError(f"template {text!r} failed: {exc}") from exc
+        except RecursionError:  # a macro calling itself without end
+            raise StubError(f"template {_short(text)} failed: recursion too deep") from None
+        except Exception as exc:  # any failure of a user's template is the stub's
+            raise StubError(f"template {_short(text)} failed: {_reason(exc)}") from exc
 
     def render_deep(self, value: Any, context: Mapping[str, Any]) -> Any:
         """Copy `value`, rendering every string inside it (dict keys stay as they are)."""
@@ -112,7 +131,7 @@ class TemplateRenderer:
             try:
                 template = self._env.from_string(text)
             except TemplateError as exc:
-                raise StubError(f"template {text!r} does not compile: {exc}") from exc
+                raise StubError(f"template {_short(text)} does not compile: {exc}") from exc
             self._templates[text] = template
         return template
 
@@ -122,6 +141,6 @@ class TemplateRenderer:
             try:
                 compiled = self._env.compile_expression(expression, undefined_to_none=True)
             except TemplateError as exc:
-                raise StubError(f"template {text!r} does not compile: {exc}") from exc
+                raise StubError(f"template {_short(text)} does not compile: {exc}") from exc
             self._expressions[expression] = compiled
         return compiled

@@ -14,7 +14,7 @@ from polygon_core.files import (
     FileErrors,
     PolygonFileError,
     SuiteConfig,
-    _check,
+    _assertion_check,
     agent_version,
     detect_kind,
     json_schema,
@@ -89,7 +89,7 @@ tools:
 def _no_assertion_checker(monkeypatch: pytest.MonkeyPatch) -> None:
     # polygon_core.assertions is written in parallel; these tests pin this module's behaviour and
     # inject a checker explicitly where they test the hook.
-    monkeypatch.setattr(_check, "assertion_checker", lambda: None)
+    monkeypatch.setattr(_assertion_check, "assertion_checker", lambda: None)
 
 
 def write(path: Path, text: str) -> Path:
@@ -659,7 +659,7 @@ def test_validate_paths_checks_assertions_when_a_checker_exists(
         seen.append((expression, known_names))
         return "unknown function 'cites_only'" if expression.startswith("cites_only") else None
 
-    monkeypatch.setattr(_check, "assertion_checker", lambda: check_expression)
+    monkeypatch.setattr(_assertion_check, "assertion_checker", lambda: check_expression)
     root = make_suite(tmp_path / "suite", {"billing.yaml": ARENA})
     errors = validate_paths([root])
     assert [str(e) for e in errors] == [
@@ -670,10 +670,12 @@ def test_validate_paths_checks_assertions_when_a_checker_exists(
         {"lookup_account", "issue_refund", "escalate_to_human"}
         | {"identity_verified", "refund_issued"}
     )
-    # Loading (as opposed to validating) does not run the assertion checker.
+    # Loading runs the same check: whatever validate rejects is never run.
     seen.clear()
-    load_suite(root)
-    assert seen == []
+    with pytest.raises(FileErrors) as caught:
+        load_suite(root)
+    assert [str(e) for e in caught.value.errors] == [str(e) for e in errors]
+    assert seen
 
 
 def test_validate_paths_skips_assertions_without_a_checker(tmp_path: Path) -> None:
@@ -687,7 +689,7 @@ def test_real_assertion_checker_accepts_the_arena(
     assertions = pytest.importorskip("polygon_core.assertions")
     if not hasattr(assertions, "check_expression"):
         pytest.skip("polygon_core.assertions has no check_expression yet")
-    monkeypatch.setattr(_check, "assertion_checker", lambda: assertions.check_expression)
+    monkeypatch.setattr(_assertion_check, "assertion_checker", lambda: assertions.check_expression)
     root = make_suite(tmp_path / "suite", {"billing.yaml": ARENA})
     assert validate_paths([root]) == []
     write(root / "scenarios" / "billing.yaml", ARENA.replace("(amount ==", "((amount =="))

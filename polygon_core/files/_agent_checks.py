@@ -1,0 +1,131 @@
+"""Checks of an agent config that need the file system: its prompt file and its `callable`.
+
+* `prompt_file` must resolve inside the agent file's folder (symbolic links followed):
+  `../../../../etc/passwd` and absolute paths are refused, so an agent file can only ever
+  show a model the text that sits beside it.
+* `callable: package.module:Attr` must name a module that can be found on the import path and,
+  for a Python source module, an attribute it defines at the top level. The check executes no
+  code: modules are located with the import system's finders and read with `ast`, never
+  imported (the run imports them, after this check passes).
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+from importlib.machinery import ModuleSpec
+from pathlib import Path
+
+from ._limits import MAX_FILE_BYTES
+
+# Finders that may run code to answer (none in the standard library do); skipped, so the check
+# stays free of side effects. `_SixMetaPathImporter` and the like only alias other modules.
+_IMPORTING_FINDERS = frozenset({"_SixMetaPathImporter"})
+
+
+def prompt_file_problem(agent_file: Path, prompt_file: str) -> tuple[Path, str | None]:
+    """The prompt file's path, and why it is refused (None when it is inside the agent's folder)."""
+    folder = agent_file.parent
+    candidate = folder / prompt_file
+    allowed = "a path relative to the agent file, inside its folder"
+    if Path(prompt_file).is_absolute():
+        return candidate, f"prompt file {prompt_file!r} is an absolute path; use {allowed}"
+    try:
+        candidate.resolve().relative_to(folder.resolve())
+    except ValueError:
+        return candidate, (
+            f"prompt file {prompt_file!r} is outside the agent file's folder ({folder}); use {allowed}"
+        )
+    return candidate, None
+
+
+def callable_problem(spec: str) -> str | None:
+    """Why `package.module:attribute` cannot be loaded, or None when it looks loadable."""
+    module_name, _, attribute = spec.partition(":")
+    if not module_name or not attribute:
+        return f"callable {spec!r} must look like `package.module:attribute`"
+    found = _find_module(module_name)
+    if found is None:
+        return (
+            f"callable {spec!r}: no module {module_name!r} on the import path "
+            "(install the package, or check the spelling)"
+        )
+    top = attribute.split(".")[0]
+    if not _may_define(found, top):
+        return f"callable {spec!r}: module {module_name!r} defines no {top!r}"
+    return None
+
+
+def _find_module(name: str) -> ModuleSpec | object | None:
+    # The module object itself when it is already imported; else its spec, found part by part by
+    # the meta path finders (path entries, editable installs), which locate files and never run a
+    # package's __init__.
+    if name in sys.modules:
+        return sys.modules[name]
+    if name in sys.builtin_module_names:
+        return object()
+    parts = name.split(".")
+    search: list[str] | None = None
+    spec: ModuleSpec | None = None
+    for index in range(len(parts)):
+        full = ".".join(parts[: index + 1])
+        parent = ".".join(parts[:index])
+        if parent in sys.modules:
+            search = list(getattr(sys.modules[parent], "__path__", []) or [])
+        spec = _spec(full, search)
+        if spec is None:
+            return None
+        search = list(spec.submodule_search_locations or [])
+    return spec
+
+
+def _spec(name: str, search: list[str] | None) -> ModuleSpec | None:
+    for finder in sys.meta_path:
+        find = getattr(finder, "find_spec", None)
+        if find is None or finder.__class__.__name__ in _IMPORTING_FINDERS:
+            continue
+        try:
+            spec = find(name, search)
+        except (ImportError, ValueError, TypeError):
+            continue
+        if spec is not None:
+            return spec
+    return None
+
+
+def _may_define(found: ModuleSpec | object, attribute: str) -> bool:
+    if not isinstance(found, ModuleSpec):
+        # Already imported (or built in): ask the module, without triggering a module __getattr__.
+        namespace = getattr(found, "__dict__", {})
+        return attribute in namespace or "__getattr__" in namespace or not namespace
+    origin = found.origin
+    if not origin or not origin.endswith(".py"):
+        return True  # an extension or namespace package: cannot tell without importing
+    try:
+        source = Path(origin).read_bytes()[: MAX_FILE_BYTES * 4]
+        tree = ast.parse(source)
+    except (OSError, SyntaxError, ValueError):
+        return True  # the import will say what is wrong
+    names = _top_level_names(tree.body)
+    return attribute in names or "*" in names or "__getattr__" in names
+
+
+def _top_level_names(body: list[ast.stmt]) -> set[str]:
+    names: set[str] = set()
+    for node in body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                names.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
+        elif isinstance(node, (ast.If, ast.Try, ast.With)):
+            # Definitions under `if TYPE_CHECKING`, `try: import x` and the like.
+            for child in ast.iter_child_nodes(node):
+                if isinstance(child, ast.stmt):
+                    names |= _top_level_names([child])
+            for handler in getattr(node, "handlers", []):
+                names |= _top_level_names(handler.body)
+    return names

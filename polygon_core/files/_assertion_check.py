@@ -1,0 +1,64 @@
+"""Static checks of a scenario's assertions, shared by `validate_paths` and `load_suite`.
+
+Whatever `polygon validate` rejects must not run: an assertion naming an unknown tool or event
+would otherwise be evaluated (and could never fail), so loading a suite runs this check too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ..models import Scenario
+from ._errors import PolygonFileError
+from ._loaders import ToolCatalog
+from ._yaml import YamlDocument
+
+ExpressionChecker = Callable[..., str | None]
+
+
+def assertion_errors(
+    doc: YamlDocument, scenario: Scenario, catalog: ToolCatalog | None
+) -> list[PolygonFileError]:
+    """Errors for the scenario's assertions that do not parse or name unknown tools or events."""
+    check = assertion_checker()
+    if check is None or not scenario.assertions:
+        return []
+    if scenario.tools and catalog is None:
+        # Event names come from the tool library; without it every event an assertion mentions
+        # would be reported as unknown, so a scenario checked outside its suite skips this check.
+        return []
+    known = known_assertion_names(scenario, catalog)
+    errors = []
+    for name, expression in scenario.assertions.items():
+        problem = check(expression, known_names=known)
+        if problem:
+            errors.append(doc.error(("assertions", name), problem))
+    return errors
+
+
+def assertion_checker() -> ExpressionChecker | None:
+    """`polygon_core.assertions.check_expression` if that module is present, else None."""
+    try:
+        from ..assertions import check_expression
+    except ImportError:
+        return None
+    checker: ExpressionChecker = check_expression
+    return checker
+
+
+def known_assertion_names(scenario: Scenario, catalog: ToolCatalog | None) -> frozenset[str]:
+    """Bare names an assertion of `scenario` may use besides the built-in ones.
+
+    The scenario's tools and the events they emit (rule events included), as
+    `polygon_core.assertions` defines them; conversation data (`state`, `knowledge_base`, ...) is
+    known to the checker itself.
+    """
+    names: set[str] = set(scenario.tools)
+    if catalog is not None:
+        for tool_name in scenario.tools:
+            tool = catalog.tools.get(tool_name)
+            if tool is not None:
+                names.update(tool.events)
+                for rule in tool.rules:
+                    names.update(rule.events)
+    return frozenset(names)

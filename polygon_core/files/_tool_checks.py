@@ -1,0 +1,58 @@
+"""Checks of a tool library's stubs that need more than its schema: what a run would trip over.
+
+Every rule condition must parse and use only `args`, `state` and the built-in functions; every
+template must compile and hold no constant already beyond the sandbox's limits. Each problem points
+at the line of the offending `when`, `response` or `record` value.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from ..models import ToolDef
+from ..stubs import TemplateRenderer, check_rule_expression, has_template
+from ._errors import PathPart, PolygonFileError
+from ._yaml import YamlDocument
+
+_Path = tuple[PathPart, ...]
+
+
+def stub_errors(doc: YamlDocument, name: str, tool: ToolDef) -> list[PolygonFileError]:
+    """Problems of tool `name`'s rules and templates, each at its own line in `doc`."""
+    base: _Path = ("tools", name)
+    errors: list[PolygonFileError] = []
+    for index, rule in enumerate(tool.rules):
+        problem = check_rule_expression(rule.when)
+        if problem:
+            errors.append(doc.error((*base, "rules", index, "when"), f"rule condition: {problem}"))
+    renderer = TemplateRenderer()
+    for path, text in _templates(base, tool):
+        problem = renderer.check(text)
+        if problem:
+            errors.append(doc.error(path, problem))
+    return errors
+
+
+def _templates(base: _Path, tool: ToolDef) -> Iterator[tuple[_Path, str]]:
+    # The values the stub renders: a template tool's response, rule responses, state records and
+    # matches. A fixed response is returned as written, so braces in it are not a template.
+    if tool.kind == "template" and isinstance(tool.response, str):
+        yield (*base, "response"), tool.response
+    for index, rule in enumerate(tool.rules):
+        yield from _strings((*base, "rules", index, "response"), rule.response)
+    if tool.state is not None:
+        yield from _strings((*base, "state", "record"), tool.state.record)
+        yield from _strings((*base, "state", "match"), tool.state.match)
+
+
+def _strings(path: _Path, value: Any) -> Iterator[tuple[_Path, str]]:
+    if isinstance(value, str):
+        if has_template(value):
+            yield path, value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from _strings((*path, key), item)
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from _strings((*path, index), item)
