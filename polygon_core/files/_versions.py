@@ -36,7 +36,7 @@ def agent_version(config: AgentConfig, prompt_text: str, tools: ToolsArg = None)
 
     Hashed: the normalised prompt text, model, sampling parameters, the tools exposed (names, plus
     each tool's full definition when `tools` provides it), forbidden phrases, language, callable,
-    endpoint and max_tool_steps. Not hashed: name, description, and the prompt file's path (moving a
+    endpoint, max_tool_steps and `tool_calls` (when not the default `api`). Not hashed: name, description, and the prompt file's path (moving a
     prompt file does not change the agent; editing it does).
 
     `prompt_text` is the resolved prompt (`LoadedAgent.prompt_text`). `tools` is the definitions the
@@ -44,6 +44,9 @@ def agent_version(config: AgentConfig, prompt_text: str, tools: ToolsArg = None)
     `config.tools` when set, otherwise every tool in `tools`.
     """
     settings = config.model_dump(mode="json", exclude=set(_NOT_BEHAVIOUR), exclude_none=True)
+    if settings.get("tool_calls") == "api":
+        # The default, hashed only when changed: versions from before the field stay as they were.
+        del settings["tool_calls"]
     payload = {
         "prompt": prompt_hash(prompt_text),
         "settings": settings,

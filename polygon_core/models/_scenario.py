@@ -108,6 +108,9 @@ class AgentConfig(FileModel):
     callable: str | None = Field(None, description="`module:attr` of a Python agent")
     endpoint: str | None = Field(None, description="URL of an HTTP agent")
     max_tool_steps: int = Field(4, ge=1, le=20)
+    tool_calls: Literal["api", "text"] = Field(
+        "api", description="how a model agent calls tools: `api` (the provider's tools API) or `text` "
+        "(JSON written in the reply, for local models that do not use the tools API)")
 
     @model_validator(mode="after")
     def _one_kind(self) -> AgentConfig:

@@ -36,6 +36,11 @@ AGENT_LINES = ["Northwind billing, how can I help you today?", "I can look into 
                "Have a good day."]
 
 
+def _results_back(messages: list[dict[str, Any]]) -> int:
+    """Tool results given back as text (`<tool_response>` blocks in user messages)."""
+    return sum(str(m.get("content")).count("<tool_response>") for m in messages if m.get("role") == "user")
+
+
 @dataclass
 class Behaviour:
     """What the server does; change fields between requests from the test."""
@@ -56,7 +61,9 @@ class Behaviour:
     stream: bool = True             # answer `stream: true` with server-sent events (False: ignore it)
     runaway_tokens: int = 0         # > 0: every OpenAI reply runs on for this many words, ignoring max_tokens
     token_delay: float = 0.0        # seconds between streamed events (a slow local server)
-    text_tool_call: str | None = None  # agent without tools API: says this until a <tool_response> comes back
+    # Agent requests without the tools API: the n-th text is said when n <tool_response> blocks came back
+    # (one text: said until a result comes back); then the usual lines.
+    text_tool_calls: list[str] = field(default_factory=list)
     seen: list[dict[str, Any]] = field(default_factory=list)
 
 
@@ -356,8 +363,8 @@ class FakeLLMServer:
             if said >= b.agent_turns and "end_call" in names:
                 text = AGENT_LINES[-1]
                 tool = {"id": "call_end", "name": "end_call", "arguments": "{}"}
-            elif b.text_tool_call is not None and not tools and "<tool_response>" not in request_texts(body):
-                text = b.text_tool_call
+            elif not tools and (n := _results_back(messages)) < len(b.text_tool_calls):
+                text = b.text_tool_calls[n]
             elif b.tool_call and tools and not had_tool:
                 first = tools[0]
                 name = first["name"] if anthropic else first["function"]["name"]

@@ -3,7 +3,9 @@
 Each engine step is one chat call. The engine bounds the tool-calling loop (`max_tool_steps`); this
 agent maps the AgentRequest history to chat messages (caller → user, agent → assistant, tool calls as
 assistant tool calls followed by their results in each API's own form) and the reply back to an
-AgentAction. A built-in `end_call` tool lets the model hang up; it is never run as a stub.
+AgentAction. A built-in `end_call` tool lets the model hang up; it is never run as a stub. With
+`tool_calls: text` the tools are described in the system prompt and the calls read from the reply's
+text (`_text_tools`), for local models that write tool calls as JSON instead of using the tools API.
 """
 
 from __future__ import annotations
@@ -14,10 +16,13 @@ from typing import Any
 from ...conversation import AgentAction, AgentRequest, ToolRequest
 from ...models import AgentConfig
 from ...providers import ChatMessage, ChatModel, ChatRequest, ChatTool, ChatToolCall
+from ._text_tools import TextCall, as_text_messages, parse_text_reply, tool_instructions
 
-__all__ = ["END_CALL_TOOL", "ModelAgent", "agent_messages"]
+__all__ = ["END_CALL_TOOL", "UNREADABLE_TOOL_CALL", "ModelAgent", "agent_messages"]
 
 END_CALL_TOOL = "end_call"
+UNREADABLE_TOOL_CALL = "unreadable_tool_call"
+_INVALID = "_invalid_tool_call"
 _OPENING = "(the call is connected; greet the caller)"
 
 
@@ -59,6 +64,16 @@ def agent_messages(request: AgentRequest, prompt: str | None) -> list[ChatMessag
     return messages
 
 
+def _text_request(call: TextCall) -> ToolRequest:
+    """A call read from the text. An unreadable one stays the agent's invalid call: it goes to the
+    stubs under its tool's name when that can be read (else `unreadable_tool_call`, which no suite
+    defines) with the reason as its only argument, so the schema check rejects it."""
+    if call.error is None and call.name is not None:
+        return ToolRequest(name=call.name, arguments=call.arguments)
+    return ToolRequest(name=call.name or UNREADABLE_TOOL_CALL,
+                       arguments={_INVALID: call.error or "unreadable tool call", "_text": call.raw[:300]})
+
+
 class ModelAgent:
     """The agent under test, played by a model (one instance per conversation)."""
 
@@ -76,10 +91,18 @@ class ModelAgent:
     async def act(self, request: AgentRequest) -> AgentAction:
         """One chat call; ProviderFailure propagates (the engine ends the conversation provider_error)."""
         s = self.config.sampling
+        text_mode = self.config.tool_calls == "text"
+        tools = self._tools(request)
+        messages = agent_messages(request, request.prompt if request.prompt is not None else self.config.prompt)
+        if text_mode:
+            messages = as_text_messages(messages, tool_instructions(tools))
         reply = await self.model.chat(ChatRequest(
-            messages=agent_messages(request, request.prompt if request.prompt is not None else self.config.prompt),
-            tools=self._tools(request), temperature=s.temperature, top_p=s.top_p, max_tokens=s.max_tokens,
-            seed=s.seed, role="agent"))
+            messages=messages, tools=[] if text_mode else tools, temperature=s.temperature, top_p=s.top_p,
+            max_tokens=s.max_tokens, seed=s.seed, role="agent"))
+        say, written = reply.text.strip(), []
+        if text_mode:
+            parsed = parse_text_reply(reply.text)
+            say, written = parsed.speech, [_text_request(c) for c in parsed.calls]
         calls, end = [], None
         for call in reply.tool_calls:
             if call.name == END_CALL_TOOL:
@@ -88,8 +111,12 @@ class ModelAgent:
             # Malformed arguments are passed on as an invalid call (the stub's schema check records it).
             args = call.arguments if call.arguments_valid else {"_raw_arguments": call.raw_arguments}
             calls.append(ToolRequest(name=call.name, arguments=args))
-        return AgentAction(say=reply.text.strip(), tool_calls=calls, end=end if not calls else None,
-                           usage=reply.usage)
+        for req in written:
+            if req.name == END_CALL_TOOL and not req.arguments.get(_INVALID):
+                end = "end"
+            else:
+                calls.append(req)
+        return AgentAction(say=say, tool_calls=calls, end=end if not calls else None, usage=reply.usage)
 
     async def aclose(self) -> None:
         """Close the model's client."""
