@@ -36,8 +36,9 @@ def agent_version(config: AgentConfig, prompt_text: str, tools: ToolsArg = None)
 
     Hashed: the normalised prompt text, model, sampling parameters, the tools exposed (names, plus
     each tool's full definition when `tools` provides it), forbidden phrases, language, callable,
-    endpoint, max_tool_steps and `tool_calls` (when not the default `api`). Not hashed: name, description, and the prompt file's path (moving a
-    prompt file does not change the agent; editing it does).
+    endpoint, max_tool_steps and `tool_calls` (when not the default `api`). Not hashed: name,
+    description, and the prompt file's path (moving a prompt file does not change the agent;
+    editing it does).
 
     `prompt_text` is the resolved prompt (`LoadedAgent.prompt_text`). `tools` is the definitions the
     agent can be given: a name → ToolDef mapping, a ToolLibrary or ToolDefs. The exposed names are
