@@ -6,11 +6,14 @@
   bootstrap 95% interval, and the people's own agreement (Krippendorff's alpha, ordinal).
 - `calibration_line`: the line a scorecard shows about its judge.
 - `LabelledConversation`: the contract with judge fitting (`polygon calibrate --fit`).
+- `fit_judge` / `FittedJudge` / `judge_fitted`: a judge fitted to the labels (signals + TF-IDF,
+  ridge regression per target, grouped cross-validation), stored as JSON, never a pickle.
 
 Pure: no Prefect, database, network, clock or environment (tests/test_layers.py).
 """
 
 from ._calibrate import Calibration, CalibrationRow, Estimate, Ratings, calibrate, people_means
+from ._fit import FitReport, FittedJudge, cv_folds, fit_judge, judge_fitted, training_hash
 from ._labels import FIELDS, Label, LabelsError, labels_hash, parse_labels
 from ._scale import SCALE, judge_value, overall_from_composite, round_scores
 from ._stats import (
@@ -37,6 +40,8 @@ __all__ = [
     "Calibration",
     "CalibrationRow",
     "Estimate",
+    "FitReport",
+    "FittedJudge",
     "Label",
     "LabelledConversation",
     "LabelsError",
@@ -46,7 +51,10 @@ __all__ = [
     "calibrate",
     "calibration_line",
     "calibration_status",
+    "cv_folds",
+    "fit_judge",
     "format_estimate",
+    "judge_fitted",
     "judge_value",
     "labels_hash",
     "overall_from_composite",
@@ -54,4 +62,5 @@ __all__ = [
     "people_alpha",
     "people_means",
     "round_scores",
+    "training_hash",
 ]
