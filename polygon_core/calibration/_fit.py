@@ -242,12 +242,9 @@ class FittedJudge:
         if not words:
             return "", None
         term = self._terms[max(words)[1]]
-        speaker = "agent" if term.startswith("a:") else "caller"
-        phrase = term[2:]
-        for t in conv.turns:
-            if t.speaker == speaker and phrase in " ".join(text_tokens(conv.model_copy(update={"turns": [t]}))):
-                return f"the words {phrase!r}", t.index
-        return f"the words {phrase!r}", None
+        turn = next((t.index for t in conv.turns if term in text_tokens(conv.model_copy(update={"turns": [t]}))),
+                    None)
+        return f"the words {term[2:]!r}", turn
 
 
 def _quote(conv: Conversation, index: int | None, limit: int = 160) -> str:
@@ -271,10 +268,13 @@ def judge_fitted(conv: Conversation, checks: Checks, persona: Persona | None, ru
     predictions = model.predict(conv, checks)
     names = rubric.criterion_names if rubric is not None else list(CRITERIA)
     out: dict[str, Any] = {}
+    influential: dict[str, tuple[str, int | None]] = {}
     for name in names:
         target = name if name in predictions else OVERALL
         value = predictions[target]
-        what, turn = model.most_influential(conv, checks, target)
+        if target not in influential:  # once per target, not per criterion
+            influential[target] = model.most_influential(conv, checks, target)
+        what, turn = influential[target]
         out[name] = {"score": math.floor(min(5.0, max(1.0, value)) + 0.5), "evidence": _quote(conv, turn),
                      "reason": f"fitted judge {model.name}@{model.hash[:12]}: {target} predicted {value:.2f}"
                                + (f"; most influential: {what}" if what else "")}
