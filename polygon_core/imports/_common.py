@@ -96,6 +96,10 @@ def parse_values(stream: TextIO, convert: Converter, *, lines: bool) -> Iterator
             yield ImportProblem(value.line, str(exc), exc.external_id)
         except SpeakerError as exc:
             yield ImportProblem(value.line, str(exc), _guess_id(value.value))
+        except (TypeError, ValueError, AttributeError, LookupError, ArithmeticError) as exc:
+            # A record of an unexpected shape costs that record, never the rest of the file.
+            yield ImportProblem(value.line, f"cannot read this record ({type(exc).__name__}: {exc})",
+                                _guess_id(value.value))
 
 
 def _guess_id(value: Any) -> str | None:

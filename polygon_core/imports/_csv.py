@@ -7,9 +7,10 @@ comes back after another one started is read as a second, duplicate conversation
 conversation rows are ordered by ``turn``. A row with a ``tool_name`` records a call the agent made
 before that row's text; with an empty text the call goes with the agent's next words.
 
-Any bad row (a missing or unknown speaker, a short or truncated row, a turn that is not a number)
-rejects its whole conversation, reported at that row's line: grading a conversation with a hole
-in it would mislead.
+Any bad row (a missing or unknown speaker, a short or truncated row, a turn that is not a number,
+a line that is not UTF-8, a field longer than Python's CSV limit of 128 KiB) rejects its whole
+conversation, reported at that row's line: grading a conversation with a hole in it would mislead.
+The other conversations of the file are imported.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import Any, TextIO
 
 from ..models import Speaker
 from ._common import BadRecord, arguments, iso_time, result_value
+from ._lines import Line, numbered_lines
 from ._types import (
     AGENT,
     CALLER,
@@ -107,13 +109,59 @@ def _number_or_text(value: str | None) -> Any:
         return value
 
 
+class _Source:
+    """The file's lines for `csv.reader`, remembering which of them could not be read, and why."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._lines = numbered_lines(stream)
+        self.errors: dict[int, str] = {}
+        self.texts: dict[int, str] = {}  # the lines of the row being read, for a row csv rejects
+
+    def __iter__(self) -> Iterator[str]:
+        line: Line
+        for line in self._lines:
+            if line.error is not None:
+                self.errors[line.number] = line.error
+            self.texts[line.number] = line.text
+            yield line.text
+
+    def row_error(self, first: int, last: int) -> str | None:
+        """The first problem of lines `first`..`last` (one row may span lines), if any."""
+        return next((self.errors[n] for n in range(first, last + 1) if n in self.errors), None)
+
+    def forget(self, last: int) -> None:
+        """Drop what is kept for lines up to `last` (memory stays bounded by one row)."""
+        for number in [n for n in self.texts if n <= last]:
+            del self.texts[number]
+            self.errors.pop(number, None)
+
+
+def _guess_ident(source: _Source, line: int, header: list[str]) -> str:
+    # A row csv refused (a field over its limit) has no parsed values; read the id from the start
+    # of its first line, where the usual column order puts it.
+    start = source.texts.get(line, "")[:4096]
+    try:
+        values = next(csv.reader([start]))
+    except (csv.Error, StopIteration):
+        return ""
+    index = header.index("conversation_id")
+    return values[index].strip() if index < len(values) else ""
+
+
 def parse_csv(stream: TextIO, speaker_map: Mapping[str, Speaker] | None = None) -> Iterator[ParseItem]:
     """CSV rows grouped into conversations, one conversation in memory at a time."""
     speakers = SpeakerMap(DEFAULT_SPEAKERS, speaker_map)
-    reader = csv.reader(stream)
+    source = _Source(stream)
+    reader = csv.reader(source)
     try:
         header = [h.strip().lower() for h in next(reader)]
     except StopIteration:
+        return
+    except csv.Error as exc:
+        yield ImportProblem(1, f"cannot read the CSV header: {_csv_reason(exc)}")
+        return
+    if source.row_error(1, reader.line_num):
+        yield ImportProblem(1, f"cannot read the CSV header: {source.row_error(1, reader.line_num)}")
         return
     missing = [c for c in REQUIRED_COLUMNS if c not in header]
     if missing:
@@ -122,9 +170,34 @@ def parse_csv(stream: TextIO, speaker_map: Mapping[str, Speaker] | None = None) 
         return
     group: _Group | None = None
     last_line = reader.line_num
-    for values in reader:
+    while True:
         line = last_line + 1  # where this row starts (quoted fields can span lines)
+        try:
+            values = next(reader)
+            problem = None
+        except StopIteration:
+            break
+        except csv.Error as exc:
+            values, problem = [], _csv_reason(exc)
         last_line = reader.line_num
+        problem = problem or source.row_error(line, last_line)
+        if problem is not None:
+            ident = (dict(zip(header, values, strict=False)).get("conversation_id") or "").strip() \
+                or _guess_ident(source, line, header)
+            source.forget(last_line)
+            if group is not None and ident == group.ident:
+                group.fail(line, problem)
+                continue
+            if group is not None:
+                yield _finish(group, speakers)
+                group = None
+            if ident:  # the start of a conversation whose first row is already broken
+                group = _Group(ident, line)
+                group.fail(line, problem)
+            else:
+                yield ImportProblem(line, problem)
+            continue
+        source.forget(last_line)
         if not any(v.strip() for v in values):
             continue
         row = dict(zip(header, values, strict=False))
@@ -154,3 +227,10 @@ def parse_csv(stream: TextIO, speaker_map: Mapping[str, Speaker] | None = None) 
         group.rows.append((number, line, row))
     if group is not None:
         yield _finish(group, speakers)
+
+
+def _csv_reason(exc: csv.Error) -> str:
+    text = str(exc)
+    if "field larger than field limit" in text:
+        return f"a field is longer than {csv.field_size_limit() // 1024} KiB (the CSV field limit)"
+    return f"not valid CSV ({text})"

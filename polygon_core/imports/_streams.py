@@ -1,16 +1,22 @@
 """Streaming readers: JSON Lines and (top-level array) JSON, one value at a time, with line numbers.
 
 Memory stays bounded by the largest single value, never by the file: a JSON array is decoded
-element by element from a sliding buffer.
+element by element from a sliding buffer. A value nested deeper than `MAX_JSON_DEPTH` is rejected
+(one line in JSON Lines; in an array, the element and everything after it), never a RecursionError.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TextIO
 
-__all__ = ["JsonValue", "iter_json_array", "iter_json_values", "iter_jsonl"]
+from ._lines import Line, escaped_byte, numbered_lines, text_chunks
+
+__all__ = ["MAX_JSON_DEPTH", "JsonValue", "iter_json_array", "iter_json_values", "iter_jsonl"]
+
+MAX_JSON_DEPTH = 64
+"""Deepest nesting of objects and arrays in one record (a conversation needs about six)."""
 
 _CHUNK = 1 << 16
 _DECODER = json.JSONDecoder()
@@ -28,25 +34,63 @@ class JsonValue:
         self.error = error
 
 
-def iter_jsonl(lines: Iterable[str]) -> Iterator[JsonValue]:
-    """One value per non-blank line; a line that is not valid JSON yields an error for that line."""
-    for number, raw in enumerate(lines, start=1):
-        text = raw.strip()
+def iter_jsonl(lines: Iterable[str | Line]) -> Iterator[JsonValue]:
+    """One value per non-blank line; a line that cannot be read yields an error for that line."""
+    for number, item in enumerate(lines, start=1):
+        line = item if isinstance(item, Line) else Line(number, item)
+        if line.error is not None:
+            yield JsonValue(line.number, error=line.error)
+            continue
+        text = line.text.strip()
         if not text:
             continue
         try:
-            yield JsonValue(number, json.loads(text))
+            value = json.loads(text)
         except json.JSONDecodeError as exc:
-            yield JsonValue(number, error=f"not valid JSON ({exc.msg}: column {exc.colno}); "
-                                          "truncated line?")
+            yield JsonValue(line.number, error=f"not valid JSON ({exc.msg}: column {exc.colno}); "
+                                               "truncated line?")
+            continue
+        except RecursionError:
+            yield JsonValue(line.number, error=_too_deep())
+            continue
+        yield _checked(line.number, value)
+
+
+def _too_deep() -> str:
+    return f"nested more than {MAX_JSON_DEPTH} levels deep (the limit for one record)"
+
+
+def _depth_exceeds(value: Any, limit: int) -> bool:
+    # Iterative, so checking a deep value cannot itself recurse too far.
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        current, depth = stack.pop()
+        if isinstance(current, dict):
+            children: Iterable[Any] = current.values()
+        elif isinstance(current, list):
+            children = current
+        else:
+            continue
+        if depth > limit:
+            return True
+        stack.extend((child, depth + 1) for child in children)
+    return False
+
+
+def _checked(line: int, value: Any) -> JsonValue:
+    if _depth_exceeds(value, MAX_JSON_DEPTH):
+        return JsonValue(line, error=_too_deep())
+    return JsonValue(line, value)
 
 
 def iter_json_array(stream: TextIO) -> Iterator[JsonValue]:
     """The elements of a JSON document that is one array (or one value), decoded one by one.
 
     Stops with an error (and its line) at the first element that cannot be decoded: after a
-    syntax error inside an array there is no reliable place to resume.
+    syntax error inside an array there is no reliable place to resume. An element holding bytes
+    that are not UTF-8 is rejected alone (its extent is known once decoded).
     """
+    read: Callable[[], str] = text_chunks(stream, _CHUNK)
     buf = ""
     line = 1  # line of buf[0]
     eof = False
@@ -55,7 +99,7 @@ def iter_json_array(stream: TextIO) -> Iterator[JsonValue]:
         nonlocal buf, eof
         if eof:
             return False
-        chunk = stream.read(_CHUNK)
+        chunk = read()
         if not chunk:
             eof = True
             return False
@@ -85,7 +129,10 @@ def iter_json_array(stream: TextIO) -> Iterator[JsonValue]:
         except json.JSONDecodeError as exc:
             yield JsonValue(exc.lineno + line - 1, error=f"not valid JSON ({exc.msg})")
             return
-        yield JsonValue(line, value)
+        except RecursionError:
+            yield JsonValue(line, error=_too_deep())
+            return
+        yield _element(line, buf[:end], value)
         return
     buf = buf[1:]
     first = True
@@ -113,11 +160,21 @@ def iter_json_array(stream: TextIO) -> Iterator[JsonValue]:
                     continue
                 yield JsonValue(line + exc.lineno - 1, error=f"not valid JSON ({exc.msg}); truncated?")
                 return
-        yield JsonValue(line, value)
+            except RecursionError:
+                yield JsonValue(line, error=_too_deep() + "; nothing after it can be read")
+                return
+        yield _element(line, buf[:end], value)
         line += buf.count("\n", 0, end)
         buf = buf[end:]
 
 
+def _element(line: int, text: str, value: Any) -> JsonValue:
+    bad = escaped_byte(text)
+    if bad is not None:
+        return JsonValue(line, error=f"not UTF-8 ({bad})")
+    return _checked(line, value)
+
+
 def iter_json_values(stream: TextIO, *, lines: bool) -> Iterator[JsonValue]:
     """JSON Lines when `lines`, else a JSON array (or single value)."""
-    return iter_jsonl(stream) if lines else iter_json_array(stream)
+    return iter_jsonl(numbered_lines(stream)) if lines else iter_json_array(stream)
