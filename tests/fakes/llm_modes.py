@@ -3,8 +3,9 @@
 - `sse_events`: a Chat Completions reply as server-sent events (a few characters per event, one
   usage event when `stream_options.include_usage` asks for it, then `[DONE]`), the way vLLM, Ollama
   and llama.cpp stream;
-- `runaway_reply`: a reply of `tokens` words that ignores `max_tokens` (a small local model that
-  runs on); a structured request gets the start of a JSON object that never closes;
+- `runaway_reply` / `runaway_message` (Anthropic): a reply of `tokens` words that ignores
+  `max_tokens` (a small local model that runs on); a structured request gets the start of a JSON
+  object that never closes;
 - `refused_url`: a loopback URL where nothing listens (connection refused);
 - `default_for` (a schema-valid value) and `request_texts` (every text of a request body).
 """
@@ -16,7 +17,8 @@ import socket
 from collections.abc import Iterator
 from typing import Any
 
-__all__ = ["default_for", "refused_url", "request_texts", "runaway_events", "runaway_reply", "sse_events"]
+__all__ = ["default_for", "refused_url", "request_texts", "results_back", "runaway_events", "runaway_message", "runaway_reply",
+           "sse_events"]
 
 _CHUNK = 4  # characters per streamed event (about one token)
 
@@ -67,6 +69,13 @@ def runaway_reply(reply: dict[str, Any], tokens: int, structured: bool) -> dict[
     return {**reply, "choices": [choice], "usage": usage}
 
 
+def runaway_message(reply: dict[str, Any], tokens: int, structured: bool) -> dict[str, Any]:
+    """An Anthropic Messages `reply` that ran on for `tokens` words (no tool use, stop "end_turn")."""
+    text = "".join(_runaway_text(tokens, structured))
+    return {**reply, "content": [{"type": "text", "text": text}], "stop_reason": "end_turn",
+            "usage": {**reply["usage"], "output_tokens": tokens}}
+
+
 def runaway_events(reply: dict[str, Any], tokens: int, structured: bool) -> Iterator[bytes]:
     """A streamed runaway reply: one event per word, `tokens` of them, whatever max_tokens said."""
     yield _chunk(reply, {"role": "assistant", "content": ""})
@@ -74,6 +83,11 @@ def runaway_events(reply: dict[str, Any], tokens: int, structured: bool) -> Iter
         yield _chunk(reply, {"content": piece})
     yield _chunk(reply, {}, "stop")
     yield _event("[DONE]")
+
+
+def results_back(messages: list[dict[str, Any]]) -> int:
+    """Tool results given back as text (`<tool_response>` blocks in user messages)."""
+    return sum(str(m.get("content")).count("<tool_response>") for m in messages if m.get("role") == "user")
 
 
 def refused_url() -> str:

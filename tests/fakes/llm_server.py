@@ -23,7 +23,8 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from tests.fakes.llm_modes import default_for, request_texts, runaway_events, runaway_reply, sse_events
+from tests.fakes import llm_modes as modes
+from tests.fakes.llm_modes import default_for, request_texts, sse_events
 
 Fault = str | None  # "429" | "500" | "slow" | "nonjson" | "400" | "401" | None
 
@@ -34,11 +35,6 @@ AGENT_LINES = ["Northwind billing, how can I help you today?", "I can look into 
                "Could you confirm your account number, please?", "Thank you, I have found your account.",
                "The duplicate charge will be reversed within five days.", "Is there anything else?",
                "Have a good day."]
-
-
-def _results_back(messages: list[dict[str, Any]]) -> int:
-    """Tool results given back as text (`<tool_response>` blocks in user messages)."""
-    return sum(str(m.get("content")).count("<tool_response>") for m in messages if m.get("role") == "user")
 
 
 @dataclass
@@ -184,11 +180,13 @@ class FakeLLMServer:
             return self._batch_api(h, path, body)
         anthropic = path.endswith("/messages")
         reply = self._reply(body or {}, anthropic)
+        if anthropic and b.runaway_tokens:
+            reply = modes.runaway_message(reply, b.runaway_tokens, "tool_choice" in (body or {}))
         if not anthropic and b.runaway_tokens:
             structured = "response_format" in (body or {})
             if (body or {}).get("stream") and b.stream:
-                return self._stream(h, runaway_events(reply, b.runaway_tokens, structured))
-            reply = runaway_reply(reply, b.runaway_tokens, structured)
+                return self._stream(h, modes.runaway_events(reply, b.runaway_tokens, structured))
+            reply = modes.runaway_reply(reply, b.runaway_tokens, structured)
         if not anthropic and (body or {}).get("stream") and b.stream:
             include_usage = bool(((body or {}).get("stream_options") or {}).get("include_usage"))
             return self._stream(h, sse_events(reply, include_usage))
@@ -363,7 +361,7 @@ class FakeLLMServer:
             if said >= b.agent_turns and "end_call" in names:
                 text = AGENT_LINES[-1]
                 tool = {"id": "call_end", "name": "end_call", "arguments": "{}"}
-            elif not tools and (n := _results_back(messages)) < len(b.text_tool_calls):
+            elif not tools and (n := modes.results_back(messages)) < len(b.text_tool_calls):
                 text = b.text_tool_calls[n]
             elif b.tool_call and tools and not had_tool:
                 first = tools[0]

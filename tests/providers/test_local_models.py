@@ -109,6 +109,14 @@ def test_runaway_judge_reply_is_cut_at_the_cap(tmp_path: Path, server: FakeLLMSe
     assert read_judge_reply(reply, get_rubric("v1")) == {UNPARSEABLE_REPLY: CAP_MESSAGE}
 
 
+def test_runaway_anthropic_reply_is_cut_at_the_cap(tmp_path: Path, server: FakeLLMServer) -> None:
+    server.behaviour.runaway_tokens = 20_000  # a Messages-compatible server that ignored max_tokens
+    reply = _ask(make_chat_model(served_model(server, "anthropic"), fast_settings(tmp_path)),
+                 _req(response_schema=SCHEMA))
+    assert (reply.cut, reply.unparseable, reply.parsed, reply.parse_error) == (True, True, None, CAP_MESSAGE)
+    assert len(reply.text) == 4 * 1024
+
+
 def test_runaway_text_reply_keeps_its_start(tmp_path: Path, server: FakeLLMServer) -> None:
     server.behaviour.runaway_tokens = 20_000
     reply = _ask(make_chat_model(served_model(server, "openai"), fast_settings(tmp_path, caller_max_tokens=10)),

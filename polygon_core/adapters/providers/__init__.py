@@ -4,8 +4,12 @@
 - OpenAI Chat Completions (also any OpenAI-compatible server) and Anthropic Messages adapters, their
   SDKs imported lazily; tool calls normalised; structured output by OpenAI `json_schema`, Anthropic
   forced tool use, or a tolerant JSON parse; a reply that does not fit is marked unparseable;
+- per-role budgets (`_roles.py`): every request gets its role's output cap, and each attempt its
+  role's timeout (a deadline on the whole reply) and attempts; OpenAI-compatible replies are streamed
+  and read only up to the cap (`_stream.py`), so a server that ignores `max_tokens` is cut there;
 - one retry layer (`_retry.py`; the SDKs' own retries are off), per-model limits, record/replay cache,
-  a usage meter and the price table (`prices.yaml`, with each provider's batch discount);
+  a usage meter and the price table (`prices.yaml`, with each provider's batch discount); failures
+  are one line naming what to change (a timeout names the role's variable, a 401 the key's);
 - batch APIs (OpenAI Files + Batch, Anthropic Message Batches) on `ProviderChatModel`: submit, poll,
   read results by custom id (`_batch.py` holds the shared result types).
 """
@@ -20,6 +24,7 @@ from ._names import ModelNameError, ModelSpec, parse_model_name
 from ._offline import OFFLINE_REPLY, OfflineChatModel, schema_default
 from ._prices import ModelPrice, PriceTable, estimate_cost, price_table
 from ._retry import Retryable, RetryPolicy, call_with_retries
+from ._roles import RoleBudget, role_budgets
 from ._structured import read_structured
 
 __all__ = [
@@ -41,6 +46,7 @@ __all__ = [
     "ResponseCache",
     "RetryPolicy",
     "Retryable",
+    "RoleBudget",
     "UsageMeter",
     "cache_folder",
     "cache_key",
@@ -52,6 +58,7 @@ __all__ = [
     "parse_model_name",
     "price_table",
     "read_structured",
+    "role_budgets",
     "run_usage",
     "schema_default",
 ]
