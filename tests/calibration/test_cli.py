@@ -246,3 +246,21 @@ def test_calibrate_flow(graded: str) -> None:
                                                                       rubric_version="v1")[1]
     record = next(c for c in stored if c.seed == 11 and c.resamples == 30)
     assert out["calibration"] == record.model_dump(mode="json")
+
+
+def test_a_failing_judge_is_left_out_and_exits_1(graded: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tests.fakes.llm_server import FakeLLMServer
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    with FakeLLMServer() as server:
+        server.behaviour.fault_for = lambda n: "401"
+        judge = f"openai:qwen@{server.openai_url}"
+        result = runner.invoke(app, ["calibrate", str(LABELS), "--run", graded, "--judge", judge,
+                                     "--resamples", "10", "--json"])
+    assert result.exit_code == 1, result.output
+    out = json.loads(result.stdout)
+    assert out["judge_model"] == judge and len(out["judge_failed"]) == 40
+    assert [(r["n"], r["left_out"]) for r in out["rows"]] == [(0, {"judge_error": 40})] * 4
+    assert result.stderr.splitlines() == [
+        f"error: judge {judge} failed on 40 of 40 labelled conversations: 401 Unauthorized from openai:qwen at "
+        f"{server.openai_url}: check OPENAI_API_KEY (left out of the calibration)"]
