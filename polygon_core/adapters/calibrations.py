@@ -48,6 +48,8 @@ __all__ = [
 
 # How many unknown ids an error names before "...".
 _SHOWN = 5
+# External ids looked up per query.
+_LOOKUP_BATCH = 500
 
 
 @dataclass(frozen=True)
@@ -106,36 +108,44 @@ def load_labels(stores: Stores, labels_path: str | Path, run_id: str,
 def _conversation_ids(stores: Stores, run: Run, labels: Sequence[Label]) -> list[str]:
     """Each label's conversation id in the run (same order), or LabelsError for the unknown ones."""
     info = production_run_info(stores, run.id) if run.source == "production" else None
+    default_source = info.source if info is not None else None
     errors: list[str] = []
     wanted: dict[str, set[str]] = {}
     for label in labels:
         if label.external_id is None:
             continue
-        source = label.source or (info.source if info else None)
+        source = label.source or default_source
         if source is None:
             errors.append(f"{label.where}: source: missing; an external_id names an imported call and run "
                           f"{run.id} is not a production run, so say which import source it came from")
             continue
         wanted.setdefault(source, set()).add(label.external_id)
-    mapped: dict[tuple[str, str], str] = {}
-    ledger = ImportLedger(stores.repo.engine)
-    for source, external in sorted(wanted.items()):
-        known = ledger.known(source, sorted(external))
-        mapped.update({(source, e): rec.conversation_id for e, rec in known.items()})
-        missing = sorted(external - set(known))
-        if missing:
-            errors.append(f"{len(missing)} external id{'s' if len(missing) > 1 else ''} "
-                          f"{'are' if len(missing) > 1 else 'is'} not imported for source {source!r}: "
-                          f"{_first(missing)}")
+    mapped = _imported(stores, wanted, errors)
     if errors:
         raise LabelsError(errors)
-    ids = [label.conversation_id or mapped[(label.source or info.source, label.external_id)]  # type: ignore[union-attr,index]
-           for label in labels]
+    ids = [label.conversation_id if label.conversation_id is not None
+           else mapped[(label.source or str(default_source), str(label.external_id))] for label in labels]
     absent = sorted(set(ids) - stores.repo.conversation_ids(run.id))
     if absent:
         raise LabelsError([f"{len(absent)} labelled conversation{'s are' if len(absent) > 1 else ' is'} not in "
                            f"run {run.id}: {_first(absent)}"])
     return ids
+
+
+def _imported(stores: Stores, wanted: dict[str, set[str]], errors: list[str]) -> dict[tuple[str, str], str]:
+    """(source, external id) -> conversation id through the import ledger; the unknown ones are errors."""
+    ledger = ImportLedger(stores.repo.engine)
+    mapped: dict[tuple[str, str], str] = {}
+    for source, external in sorted(wanted.items()):
+        ordered = sorted(external)
+        for start in range(0, len(ordered), _LOOKUP_BATCH):  # bounded IN lists (SQLite's variable limit)
+            known = ledger.known(source, ordered[start:start + _LOOKUP_BATCH])
+            mapped.update({(source, e): rec.conversation_id for e, rec in known.items()})
+        missing = [e for e in ordered if (source, e) not in mapped]
+        if missing:
+            errors.append(f"{len(missing)} external id{'s are' if len(missing) > 1 else ' is'} not imported for "
+                          f"source {source!r}: {_first(missing)}")
+    return mapped
 
 
 def _first(items: Sequence[str]) -> str:
