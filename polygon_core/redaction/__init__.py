@@ -1,13 +1,20 @@
 """Redaction of personal data before anything is stored or sent to a model (pure).
 
-Card numbers (Luhn-checked), phone numbers (the `phonenumbers` library), e-mail addresses and
-custom patterns become typed placeholders: ``[CARD]``, ``[PHONE]``, ``[EMAIL]``, ``[LABEL]``.
+Card numbers (Luhn-checked), IBANs (mod-97-checked), passport numbers (after a cue word), street
+addresses, phone numbers (the `phonenumbers` library, several regions), e-mail addresses and custom
+patterns become typed placeholders: ``[CARD]``, ``[IBAN]``, ``[PASSPORT]``, ``[ADDRESS]``,
+``[PHONE]``, ``[EMAIL]``, ``[LABEL]``. What is and is not found: docs/import-formats.md.
 """
 
 from ._conversation import redact_conversation, redact_value
+from ._patterns import iban_valid
 from ._text import (
+    ADDRESS,
     CARD,
+    DEFAULT_PHONE_REGIONS,
     EMAIL,
+    IBAN,
+    PASSPORT,
     PHONE,
     RedactionSettings,
     Redactor,
@@ -16,11 +23,16 @@ from ._text import (
 )
 
 __all__ = [
+    "ADDRESS",
     "CARD",
+    "DEFAULT_PHONE_REGIONS",
     "EMAIL",
+    "IBAN",
+    "PASSPORT",
     "PHONE",
     "RedactionSettings",
     "Redactor",
+    "iban_valid",
     "luhn_valid",
     "redact_conversation",
     "redact_value",
