@@ -130,9 +130,10 @@ async def _lines(chunks: AsyncIterator[bytes], limits: ReadLimits) -> AsyncItera
     async for chunk in chunks:
         read += len(chunk)
         buffer += chunk
-        *lines, buffer = buffer.split(b"\n")
-        for line in lines:
-            yield line.rstrip(b"\r")
+        if b"\n" in chunk:  # (a long line arriving in pieces is not split again and again)
+            *lines, buffer = buffer.split(b"\n")
+            for line in lines:
+                yield line.rstrip(b"\r")
         if read > limits.max_bytes:
             yield None
             return
