@@ -190,3 +190,17 @@ def test_role_settings_default_to_the_model_settings(tmp_path: Path) -> None:
     assert (judge.timeout, judge.max_attempts, judge.max_tokens) == (7, 3, 1024)
     assert (caller.timeout, caller.max_attempts, caller.max_tokens) == (30, 3, 256)
     assert model.budget("persona_generator").group == "persona" and model.budget("analysis").group == "judge"
+
+
+def test_an_over_long_quote_is_cut_and_the_score_stands() -> None:
+    from polygon_core.adapters.providers import read_structured
+    from polygon_core.judging import judge_response_schema
+
+    rubric = get_rubric("v1")
+    schema = judge_response_schema(rubric)
+    value = {name: {"score": 4, "evidence": "q" * 500} for name in rubric.criterion_names}
+    parsed, bad, error = read_structured(value, schema)
+    assert bad is True and error is not None and "is too long" in error  # the schema's maxLength
+    reply = ChatResponse(parsed=parsed, unparseable=bad, parse_error=error, provider="openai", model="qwen")
+    assert read_judge_reply(reply, rubric) == {name: {"score": 4, "evidence": "q" * 300}
+                                               for name in rubric.criterion_names}
