@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 from functools import partial
 from pathlib import Path
 
 from ._assertion_check import assertion_errors
-from ._detect import KIND_HINT, TOOLS_NAMES, detect_kind
+from ._detect import KIND_HINT, SUITE_CONFIG_NAMES, TOOLS_NAMES, YAML_SUFFIXES, detect_kind
 from ._errors import PolygonFileError, dedupe
 from ._loaders import (
     ToolCatalog,
@@ -18,7 +19,7 @@ from ._loaders import (
     scenario_from_document,
     tool_name_errors,
 )
-from ._suite import SCENARIO_FOLDER, collect_suite
+from ._suite import collect_suite
 from ._validation import validate_document
 from ._yaml import YamlDocument, read_yaml, require_mapping
 
@@ -42,7 +43,8 @@ def _validate_one(path: Path) -> list[PolygonFileError]:
         return [PolygonFileError(str(path), "no such file or folder")]
     kind = detect_kind(path)
     if kind == "suite":
-        return collect_suite(path)[1]
+        inside = _folder_inside_suite(path)
+        return inside if inside is not None else collect_suite(path)[1]
     if kind == "tools":
         return attempt(partial(load_tool_library, path))[1]
     if kind == "suite_config":
@@ -83,20 +85,54 @@ def _scenario_errors(doc: YamlDocument, path: Path) -> list[PolygonFileError]:
 
 
 def _nearby_catalog(path: Path) -> tuple[ToolCatalog | None, bool]:
-    # A scenario validated on its own still belongs to a suite when it sits in one: look for the
-    # tool library beside it, or one level up from a `scenarios/` folder. (None, True) = none there.
-    folders = [path.parent]
-    if path.parent.name == SCENARIO_FOLDER:
-        folders.append(path.parent.parent)
-    for folder in folders:
-        for name in TOOLS_NAMES:
-            candidate = folder / name
-            if candidate.is_file():
-                library, _errors = attempt(partial(load_tool_library, candidate))
-                if library is None:
-                    return None, False
-                return ToolCatalog(dict(library.tools), str(candidate)), True
+    # A scenario validated on its own still belongs to a suite when it sits in one: its tool library
+    # is the nearest `tools.yaml` up the folders (as git finds `.git`), stopping at the first folder
+    # that is a suite (has `suite.yaml`) or at the filesystem root. (None, True) = none there.
+    root = suite_root(path.parent)
+    if root is None:
+        return None, True
+    for name in TOOLS_NAMES:
+        candidate = root / name
+        if candidate.is_file():
+            library, _errors = attempt(partial(load_tool_library, candidate))
+            if library is None:
+                return None, False
+            return ToolCatalog(dict(library.tools), str(candidate)), True
     return None, True
+
+
+def suite_root(start: Path) -> Path | None:
+    """The nearest folder at or above `start` holding `suite.yaml` or `tools.yaml`, or None."""
+    folder = start.absolute()
+    markers = (*SUITE_CONFIG_NAMES, *TOOLS_NAMES)
+    while True:
+        if any((folder / name).is_file() for name in markers):
+            # Keep the path as the user wrote it when it was relative, for error messages.
+            return _as_given(start, folder)
+        if folder.parent == folder:
+            return None
+        folder = folder.parent
+
+
+def _as_given(start: Path, found: Path) -> Path:
+    return found if start.is_absolute() else Path(os.path.relpath(found))
+
+
+def _folder_inside_suite(path: Path) -> list[PolygonFileError] | None:
+    # `polygon validate suite/scenarios/`: a folder with scenario files but no suite files of its
+    # own, inside a suite. Each scenario is checked as a single file (with the suite's library).
+    if any((path / name).is_file() for name in (*SUITE_CONFIG_NAMES, *TOOLS_NAMES)):
+        return None
+    if path.parent == path or suite_root(path.parent) is None:
+        return None
+    files = sorted(p for p in path.rglob("*") if p.suffix.lower() in YAML_SUFFIXES and p.is_file()
+                   and not any(part.startswith(".") for part in p.relative_to(path).parts))
+    if not files:
+        return None
+    errors: list[PolygonFileError] = []
+    for file in files:
+        errors += _validate_one(file)
+    return errors
 
 
 def _sweep_errors(doc: YamlDocument, path: Path) -> list[PolygonFileError]:
