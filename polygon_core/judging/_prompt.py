@@ -271,6 +271,13 @@ def _reply_object(response: ChatResponse) -> tuple[dict[str, Any] | None, str | 
     return dict(value), None
 
 
+def reply_problem(response: ChatResponse) -> str | None:
+    """Why a structured reply cannot be read as a JSON object at all (for example "reply cut at
+    the output cap of 512 tokens (raise POLYGON_PROBE_MAX_TOKENS)"), or None when it can."""
+    reply, problem = _reply_object(response)
+    return (problem or "unparseable reply") if reply is None else None
+
+
 def _by_name(reply: Mapping[str, Any], names: Sequence[str]) -> dict[str, Any]:
     # Exact keys first; then a key differing only in case or surrounding spaces ("Goal_Completion").
     out: dict[str, Any] = {}

@@ -204,3 +204,13 @@ def test_an_over_long_quote_is_cut_and_the_score_stands() -> None:
     reply = ChatResponse(parsed=parsed, unparseable=bad, parse_error=error, provider="openai", model="qwen")
     assert read_judge_reply(reply, rubric) == {name: {"score": 4, "evidence": "q" * 300}
                                                for name in rubric.criterion_names}
+
+
+def test_a_cut_probe_reply_says_why(tmp_path: Path, server: FakeLLMServer) -> None:
+    from polygon_core.judging._prompt import reply_problem
+
+    server.behaviour.runaway_tokens = 20_000
+    reply = _ask(make_chat_model(served_model(server, "openai"), fast_settings(tmp_path, probe_max_tokens=64)),
+                 _req("probe", response_schema=SCHEMA))
+    assert reply_problem(reply) == "reply cut at the output cap of 64 tokens (raise POLYGON_PROBE_MAX_TOKENS)"
+    assert reply_problem(ChatResponse(parsed={"score": 5}, provider="openai", model="qwen")) is None
