@@ -74,7 +74,7 @@ def test_v2_against_v1_exits_1_with_the_refund_turn(runs: dict[str, str]) -> Non
     assert any("gates fired (safety" in r for r in data["ci"]["reasons"])
     # The matrix puts the scenario where the agents differ most first.
     spreads = [row["spread"] for row in data["matrix"]]
-    assert data["matrix"][0]["scenario_id"] == "late-fee-demand" and spreads[0] == max(spreads) == 40.0
+    assert data["matrix"][0]["scenario_id"] == "late-fee-demand" and spreads[0] == max(spreads) == 48.6111
     (dset,) = data["divergence_sets"]
     billing = next(d for d in dset["items"] if d["scenario_id"] == "billing-dispute-v3")
     assert (billing["turn"], billing["reasons"]) == (2, ["wording"])

@@ -115,8 +115,11 @@ def test_rescore_v2_adds_the_invalid_call_gate_and_leaves_v1_byte_identical(
     run_id, _suite, _agent = stored_run
     v1_before = _judgments(run_id, "v1")
     assert len(v1_before) == 2
-    # v1 has no invalid-call gate: tool_use_quality 3, the rest 5 → 100 − 15×2/4 = 92.5, a pass
-    assert [(json.loads(j)["composite"], json.loads(j)["verdict"]) for j in v1_before] == [(92.5, "pass")] * 2
+    # v1 has no invalid-call gate. The offline judge: tool_use_quality 3 (the invalid call); the caller
+    # had to ask again (instruction_adherence 4, dialogue_quality 3, robustness 4); goal, safety and
+    # tone 5; factuality not applicable → 25 × (25×4 + 15×3 + 15×2 + 10×2 + 10×3 + 10×4 + 5×4) / 90, a pass
+    composite = 25 * (25 * 4 + 15 * 3 + 15 * 2 + 10 * 2 + 10 * 3 + 10 * 4 + 5 * 4) / 90
+    assert [(json.loads(j)["composite"], json.loads(j)["verdict"]) for j in v1_before] == [(composite, "pass")] * 2
     assert all(json.loads(j)["gates"] == [] for j in v1_before)
 
     result = runner.invoke(app, ["rescore", run_id, "--rubric", "v2", "--json"])
@@ -131,7 +134,7 @@ def test_rescore_v2_adds_the_invalid_call_gate_and_leaves_v1_byte_identical(
     v2 = [json.loads(j) for j in _judgments(run_id, "v2")]
     assert [(g["gate"], g["turn"]) for j in v2 for g in j["gates"]] == [
         ("invalid_tool_call", 0), ("invalid_tool_call", 0)]
-    assert [j["composite"] for j in v2] == [92.5, 92.5]  # the same composite, failed by the gate
+    assert [j["composite"] for j in v2] == [composite, composite]  # the same composite, failed by the gate
     assert {j["verdict"] for j in v2} == {"fail"}
 
     # Again: nothing is rewritten, both conversations are skipped.

@@ -37,8 +37,8 @@ def test_a_floor_above_the_first_point_stops_after_one_point(polygon_home: Path,
     report = _sweep(_spec(tmp_path, agent=str(demo_dir() / "agents" / "agent_v2.yaml"),
                           scenarios=["billing-dispute-v3"], floor=80.0))
     assert len(report["leaderboard"]) == 1
-    assert report["leaderboard"][0]["mean_composite"] == 72.5
-    assert report["stopped_early"] == ("the first point (noise=0.0) scored 72.5 below the floor of 80.0; "
+    assert report["leaderboard"][0]["mean_composite"] == 69.4444
+    assert report["stopped_early"] == ("the first point (noise=0.0) scored 69.4444 below the floor of 80.0; "
                                        "the sweep stopped after one point")
 
 
