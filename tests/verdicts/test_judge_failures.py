@@ -124,3 +124,25 @@ def test_a_judge_error_is_retried_by_the_next_rescore_and_then_clears(files: tup
     out = json.loads(fixed.stdout)
     assert (out["added"], out["failed"], out["skipped"]) == (1, [], [])
     assert out["mean_composite"] is not None
+
+
+@pytest.mark.prefect
+@pytest.mark.usefixtures("prefect_harness")
+def test_grade_calls_and_probe_exit_1_when_their_model_fails(files: tuple[Path, Path], tmp_path: Path) -> None:
+    from polygon_core.imports import sample_path
+
+    suite, agent = files
+    with FakeLLMServer() as server:
+        server.behaviour.fault_for = lambda n: "401"
+        model = f"openai:qwen@{server.openai_url}"
+        graded = runner.invoke(app, ["grade-calls", str(sample_path("polygon").parent / "polygon.jsonl"),
+                                     "--format", "polygon", "--judge-model", model, "--json"])
+        assert graded.exit_code == 1, graded.output
+        line = _one_line(graded.stderr)
+        assert line.startswith(f"error: judge {model} failed on 2 of 2 conversations: 401"), line
+        ran = runner.invoke(app, ["run", str(suite), "--agent", str(agent), "--seeds", "1", "--json"])
+        assert ran.exit_code == 0, ran.output
+        run_id = json.loads(ran.stdout)["runs"][0]["run_id"]
+        probed = runner.invoke(app, ["probe", run_id, "--model", model])
+    assert probed.exit_code == 1, probed.output
+    assert _one_line(probed.stderr).startswith(f"error: probe answerer {model} failed on 1 of 1 conversations: 401")
