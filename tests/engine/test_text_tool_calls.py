@@ -120,3 +120,16 @@ def test_tool_calls_text_is_part_of_the_version_and_api_keeps_old_versions(tmp_p
     url = "http://127.0.0.1:9/v1"
     default, api, text = (load_agent(_agent(tmp_path, url, mode)) for mode in (None, "api", "text"))
     assert default.version() == api.version() != text.version()
+
+
+def test_an_unreadable_call_to_a_permissive_tool_is_still_invalid() -> None:
+    from polygon_core.adapters.agents._model import _text_request
+    from polygon_core.adapters.agents._text_tools import TextCall
+    from polygon_core.providers import ChatTool
+
+    strict = ChatTool(name="lookup", parameters={"type": "object", "required": ["id"],
+                                                 "properties": {"id": {"type": "string"}}})
+    loose = ChatTool(name="note", parameters={"type": "object"})
+    bad = [TextCall(name=n, error="the tool call is not valid JSON: x", raw="{") for n in ("lookup", "note", None)]
+    assert [_text_request(c, [strict, loose]).name for c in bad] == ["lookup", "unreadable_tool_call",
+                                                                     "unreadable_tool_call"]

@@ -64,14 +64,26 @@ def agent_messages(request: AgentRequest, prompt: str | None) -> list[ChatMessag
     return messages
 
 
-def _text_request(call: TextCall) -> ToolRequest:
+def _text_request(call: TextCall, tools: list[ChatTool]) -> ToolRequest:
     """A call read from the text. An unreadable one stays the agent's invalid call: it goes to the
-    stubs under its tool's name when that can be read (else `unreadable_tool_call`, which no suite
-    defines) with the reason as its only argument, so the schema check rejects it."""
+    stubs under its tool's name (so a later valid call corrects it) with the reason as its argument,
+    which the tool's schema rejects; when the name cannot be read, or the schema would accept that,
+    under `unreadable_tool_call`, which no suite defines."""
     if call.error is None and call.name is not None:
         return ToolRequest(name=call.name, arguments=call.arguments)
-    return ToolRequest(name=call.name or UNREADABLE_TOOL_CALL,
-                       arguments={_INVALID: call.error or "unreadable tool call", "_text": call.raw[:300]})
+    arguments = {_INVALID: call.error or "unreadable tool call", "_text": call.raw[:300]}
+    schema = next((t.parameters for t in tools if t.name == call.name), None)
+    name = call.name if schema is not None and not _accepts(schema, arguments) else UNREADABLE_TOOL_CALL
+    return ToolRequest(name=name, arguments=arguments)
+
+
+def _accepts(schema: dict[str, Any], arguments: dict[str, Any]) -> bool:
+    import jsonschema
+
+    try:
+        return bool(jsonschema.Draft202012Validator(schema).is_valid(arguments))
+    except jsonschema.SchemaError:
+        return False
 
 
 class ModelAgent:
@@ -102,7 +114,7 @@ class ModelAgent:
         say, written = reply.text.strip(), []
         if text_mode:
             parsed = parse_text_reply(reply.text)
-            say, written = parsed.speech, [_text_request(c) for c in parsed.calls]
+            say, written = parsed.speech, [_text_request(c, tools) for c in parsed.calls]
         calls, end = [], None
         for call in reply.tool_calls:
             if call.name == END_CALL_TOOL:
