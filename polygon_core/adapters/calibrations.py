@@ -28,10 +28,16 @@ from ..calibration import (
 from ..judging import judge_prompt_hash
 from ..models import Run
 from ..scoring import get_rubric
-from .pipeline import RescoreResult, Stores, ensure_judged, production_run_info
-from .pipeline._dispatch import judge_label
-from .pipeline._grade import _inputs_for, scorable
-from .pipeline._results import _chosen_judge
+from .pipeline import (
+    RescoreResult,
+    Stores,
+    chosen_judge,
+    ensure_judged,
+    judge_label,
+    production_run_info,
+    run_inputs,
+    scorable,
+)
 from .storage import CalibrationStore, ImportLedger
 
 __all__ = [
@@ -172,7 +178,7 @@ def _judge_name(stores: Stores, rated: RatedRun, judge_model: str | None) -> str
     # describes the numbers people see.
     if judge_model is not None:
         return judge_label(judge_model)
-    return _chosen_judge(stores, rated.run, rated.rubric_version, None)[0]
+    return chosen_judge(stores, rated.run, rated.rubric_version, None)[0]
 
 
 def _judged(stores: Stores, run_id: str, version: str, judge: str) -> dict[str, Any]:
@@ -233,7 +239,7 @@ def labelled_conversations(stores: Stores, labels_path: str | Path, run_id: str,
     scored (a provider or simulator error) are left out.
     """
     rated = load_labels(stores, labels_path, run_id, rubric_version)
-    run, suite, agent = _inputs_for(stores, rated.run.id, None, None)
+    run, suite, agent = run_inputs(stores, rated.run.id, None, None)
     out = []
     for item in scorable(stores, run, suite, agent, only=set(rated.ratings)):
         if isinstance(item, str):

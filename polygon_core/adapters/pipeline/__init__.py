@@ -31,7 +31,17 @@ from ._common import (
 )
 from ._compare import Comparison, ComparisonError, compare_runs, run_labels
 from ._dispatch import FITTED_PREFIX, JudgeSpec, check_model_name, judge_label
-from ._grade import OFFLINE_NAMES, RescoreResult, ensure_judged, judge, probe, probe_run, rescore_run
+from ._grade import (
+    OFFLINE_NAMES,
+    RescoreResult,
+    ensure_judged,
+    judge,
+    probe,
+    probe_run,
+    rescore_run,
+    run_inputs,
+    scorable,
+)
 from ._production import (
     AgentIdentity,
     ImportSummary,
@@ -44,7 +54,7 @@ from ._production import (
 )
 from ._production_grade import grade_production, judge_production, probe_production
 from ._replay import ReplayDiff, replay_conversation
-from ._results import finish_run, result_rows, scorecard
+from ._results import chosen_judge, finish_run, result_rows, scorecard
 from ._runs import ROLES, create_run, manifest_key, new_run, role_models, run_manifest
 from ._simulate import simulate
 
@@ -68,6 +78,7 @@ __all__ = [
     "agent_identity",
     "batch_passes",
     "check_model_name",
+    "chosen_judge",
     "collect_batch_pass",
     "compare_runs",
     "create_run",
@@ -98,8 +109,10 @@ __all__ = [
     "rescore_run",
     "result_rows",
     "role_models",
+    "run_inputs",
     "run_labels",
     "run_manifest",
+    "scorable",
     "scorecard",
     "simulate",
     "submit_batch_pass",

@@ -40,6 +40,7 @@ __all__ = [
     "probe_run",
     "probes_for",
     "rescore_run",
+    "run_inputs",
     "scorable",
 ]
 
@@ -222,8 +223,9 @@ def _record(result: RescoreResult, judgment: Judgment) -> None:
     result.added += 1
 
 
-def _inputs_for(stores: Stores, run_id: str, suite_path: str | None,
-                agent_path: str | None) -> tuple[Run, str | None, str | None]:
+def run_inputs(stores: Stores, run_id: str, suite_path: str | None,
+               agent_path: str | None) -> tuple[Run, str | None, str | None]:
+    """The run and the suite and agent files to grade it with (a production run needs neither)."""
     run = stores.repo.get_run(run_id)
     if run is not None and run.source == "production":
         # A real call has no suite; its agent file (for instructions and forbidden phrases) is
@@ -257,7 +259,7 @@ def rescore_run(stores: Stores, run_id: str, *, rubric_version: str, judge_model
     if repeats < 1:
         raise ValueError(f"--repeats must be at least 1, got {repeats}")
     get_rubric(rubric_version)
-    run, suite, agent = _inputs_for(stores, run_id, suite_path, agent_path)
+    run, suite, agent = run_inputs(stores, run_id, suite_path, agent_path)
     if model is None:
         check_model_name(stores, judge_model)
     spec = JudgeSpec.resolve(stores, judge_model, rubric_version, repeats=repeats, model=model)
@@ -297,7 +299,7 @@ def probe_run(stores: Stores, run_id: str, *, probes_path: str | None = None,
     beside the old one. A scenario that lists its probes gets only those. An answerer that fails
     stores `error` answers (`failed`, with `errors`).
     """
-    run, suite, agent = _inputs_for(stores, run_id, suite_path, agent_path)
+    run, suite, agent = run_inputs(stores, run_id, suite_path, agent_path)
     probes: list[Probe] = load_probes(Path(probes_path)) if probes_path else default_probes()
     if model is None:
         check_model_name(stores, probe_model)

@@ -17,7 +17,7 @@ def _latency(conv: Conversation | None) -> float | None:
     return round(sum(agent) / len(agent), 2) if agent else None
 
 
-def _chosen_judge(stores: Stores, run: Run, version: str, judge: str | None) -> tuple[str, list[Judgment]]:
+def chosen_judge(stores: Stores, run: Run, version: str, judge: str | None) -> tuple[str, list[Judgment]]:
     """The judge whose judgments a scorecard shows, and those judgments.
 
     One scorecard never mixes judges: `judge` when given; else the run's own judge when it has
@@ -35,14 +35,14 @@ def result_rows(stores: Stores, run_id: str, rubric_version: str | None = None,
                 conversations: Sequence[Conversation] | None = None,
                 judge: str | None = None) -> list[ResultRow]:
     """One ResultRow per stored conversation of a run, with its judgment under `rubric_version` by
-    one judge (see `_chosen_judge`).
+    one judge (see `chosen_judge`).
 
     Latency needs the transcripts: pass them as `conversations` when already loaded (otherwise it
     is left unknown rather than read from the artifact store one file at a time).
     """
     run = stores.repo.get_run(run_id)
     assert run is not None, f"run {run_id} is not stored"
-    _judge, judgments = _chosen_judge(stores, run, rubric_version or run.rubric_version, judge)
+    _judge, judgments = chosen_judge(stores, run, rubric_version or run.rubric_version, judge)
     return _rows(stores, run_id, judgments, conversations)
 
 
@@ -78,11 +78,11 @@ def scorecard(stores: Stores, run_id: str, label: str | None = None,
               rubric_version: str | None = None,
               conversations: Sequence[Conversation] | None = None, judge: str | None = None) -> Scorecard:
     """The scorecard of one stored run, under one rubric version and one judge (by default the
-    run's own; see `_chosen_judge`), labelled with both."""
+    run's own; see `chosen_judge`), labelled with both."""
     run = stores.repo.get_run(run_id)
     assert run is not None, f"run {run_id} is not stored"
     version = rubric_version or run.rubric_version
-    chosen, judgments = _chosen_judge(stores, run, version, judge)
+    chosen, judgments = chosen_judge(stores, run, version, judge)
     return build_scorecard(label or f"{run.agent_name}@{run.agent_version}", run.id, run.agent_version,
                            version, chosen, _rows(stores, run_id, judgments, conversations),
                            stores.repo.probe_answers(run_id), models=run.models)
