@@ -7,6 +7,7 @@ at the line of the offending `when`, `response` or `record` value.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
 from typing import Any
 
@@ -26,12 +27,18 @@ def stub_errors(doc: YamlDocument, name: str, tool: ToolDef) -> list[PolygonFile
         problem = check_rule_expression(rule.when)
         if problem:
             errors.append(doc.error((*base, "rules", index, "when"), f"rule condition: {problem}"))
-    renderer = TemplateRenderer()
     for path, text in _templates(base, tool):
-        problem = renderer.check(text)
+        problem = _template_problem(text)
         if problem:
             errors.append(doc.error(path, problem))
     return errors
+
+
+@functools.lru_cache(maxsize=1024)
+def _template_problem(text: str) -> str | None:
+    # Compiling a Jinja template costs milliseconds, and a suite is validated again by every run
+    # and every flow task that loads it; the verdict depends on the text alone.
+    return TemplateRenderer().check(text)
 
 
 def _templates(base: _Path, tool: ToolDef) -> Iterator[tuple[_Path, str]]:
