@@ -91,3 +91,8 @@ def test_garbled_replies_are_transient(content_type: str, parts: list[bytes], re
     with pytest.raises(Retryable) as info:
         _read(content_type, parts, cap=10)
     assert info.value.reason == reason
+
+
+def test_events_labelled_as_json_are_still_read_as_events() -> None:
+    done, _ = _read("application/json", [_event({"content": "hi"}, "stop"), b"data: [DONE]\n\n"], cap=10)
+    assert (done.cut, done.body["choices"][0]["message"]["content"]) == (False, "hi")

@@ -197,8 +197,18 @@ def capped_body(body: dict[str, Any], limits: ReadLimits) -> Completion:
     return Completion({**body, "choices": [choice, *body["choices"][1:]]}, cut=True)
 
 
+async def _replayed(first: bytes, rest: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
+    if first:
+        yield first
+    async for chunk in rest:
+        yield chunk
+
+
 async def read_completion(content_type: str, chunks: AsyncIterator[bytes], limits: ReadLimits) -> Completion:
-    """Read a reply (events or one JSON body) within `limits`."""
-    if "text/event-stream" in content_type:
-        return await _read_events(chunks, limits)
-    return await _read_body(chunks, limits)
+    """Read a reply (events or one JSON body) within `limits`. Events are recognised by their
+    content type, or by their first bytes when a server labels them otherwise."""
+    stream = aiter(chunks)
+    first = await anext(stream, b"")
+    events = "text/event-stream" in content_type or first.lstrip().startswith((b"data:", b"event:", b":"))
+    whole = _replayed(first, stream)
+    return await (_read_events(whole, limits) if events else _read_body(whole, limits))
