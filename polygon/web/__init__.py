@@ -1,25 +1,14 @@
 """Polygon's HTTP service (FastAPI): signed webhooks that emit Prefect events, and the web app."""
 
 from ._app import access_token_configured, create_app
-from ._webhooks import (
-    PROMPT_COMMITTED,
-    SWEEP_REQUESTED,
-    DeliveryStore,
-    MemoryDeliveryStore,
-    PromptCommitPayload,
-    PromptTarget,
-    SweepPayload,
-    WebhookConfig,
-    changed_prompts,
-    glob_match,
-    prompt_event_spec,
-    sign,
-    verify_signature,
-)
+from ._webhook_deliveries import DatabaseDeliveryStore, DeliveryStore, MemoryDeliveryStore
+from ._webhook_models import PromptCommitPayload, PromptTarget, SweepPayload, WebhookConfig, changed_prompts, glob_match
+from ._webhooks import PROMPT_COMMITTED, SWEEP_REQUESTED, prompt_event_spec, sign, verify_signature
 
 __all__ = [
     "PROMPT_COMMITTED",
     "SWEEP_REQUESTED",
+    "DatabaseDeliveryStore",
     "DeliveryStore",
     "MemoryDeliveryStore",
     "PromptCommitPayload",

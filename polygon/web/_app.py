@@ -12,7 +12,9 @@ from fastapi import FastAPI
 
 from polygon_core.adapters.settings import PolygonSettings, load_settings
 
-from ._webhooks import DeliveryStore, WebhookConfig, webhook_router
+from ._webhook_deliveries import DatabaseDeliveryStore, DeliveryStore
+from ._webhook_models import WebhookConfig
+from ._webhooks import webhook_router
 
 __all__ = ["access_token_configured", "create_app"]
 
@@ -32,13 +34,17 @@ def create_app(settings: PolygonSettings | None = None, *,
                deliveries: DeliveryStore | None = None) -> FastAPI:
     """Build the app from settings (read from the environment when not given).
 
-    `deliveries` replaces the in-memory store of seen webhook delivery ids (e.g. a shared one).
+    `deliveries` replaces the store of seen webhook delivery ids, by default Polygon's database
+    (table ``polygon_webhook_delivery``), so replays are refused across restarts and replicas.
     """
     settings = settings or load_settings()
     app = FastAPI(title="Polygon", summary="Webhooks and results of the Polygon test bench",
                   docs_url=None, redoc_url=None)
     app.state.settings = settings
-    app.include_router(webhook_router(WebhookConfig.from_settings(settings), deliveries))
+    hooks = WebhookConfig.from_settings(settings)
+    if deliveries is None:
+        deliveries = DatabaseDeliveryStore.from_settings(settings, hooks.delivery_ttl_seconds)
+    app.include_router(webhook_router(hooks, deliveries))
 
     @app.get("/healthz", tags=["health"])
     def healthz() -> dict[str, str]:

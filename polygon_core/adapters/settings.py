@@ -5,11 +5,13 @@ This is the only place Polygon reads environment variables; the domain receives 
 
 from __future__ import annotations
 
+import json
+import os
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import AliasChoices, Field, SecretStr, field_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 __all__ = ["PolygonSettings", "load_settings"]
 
@@ -60,6 +62,13 @@ class PolygonSettings(BaseSettings):
         default_factory=dict,
         description='JSON: prompt-file glob → agent YAML (or {"agent": …, "suite": …}), for GitHub pushes',
     )
+    # NoDecode: read as raw text, so a plain `/srv/a:/srv/b` works as well as a JSON list.
+    webhook_roots: Annotated[list[Path], NoDecode] = Field(
+        default_factory=list,
+        description="folders every path in a webhook must resolve inside (JSON list or os.pathsep-"
+        "separated); empty = the server's working directory",
+    )
+    webhook_replay_days: float = Field(7.0, gt=0, description="days a webhook delivery id is remembered")
     openai_api_key: SecretStr | None = Field(
         None,
         validation_alias=AliasChoices("openai_api_key", "POLYGON_OPENAI_API_KEY", "OPENAI_API_KEY"),
@@ -143,6 +152,16 @@ class PolygonSettings(BaseSettings):
         if isinstance(value, str) and not value.strip():
             return None
         return value
+
+    @field_validator("webhook_roots", mode="before")
+    @classmethod
+    def _split_roots(cls, value: Any) -> Any:
+        if not isinstance(value, str):
+            return value
+        text = value.strip()
+        if text.startswith("["):
+            return json.loads(text)
+        return [part for part in text.split(os.pathsep) if part.strip()]
 
     def resolved_database_url(self) -> str:
         """The database URL to use: ``database_url``, or a SQLite file under ``home``."""

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import json
 import logging
+import threading
 import uuid
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
@@ -12,8 +15,10 @@ import pytest
 from fastapi.testclient import TestClient
 
 from polygon.web import (
+    DatabaseDeliveryStore,
     MemoryDeliveryStore,
     PromptTarget,
+    WebhookConfig,
     _webhooks,
     create_app,
     glob_match,
@@ -21,6 +26,7 @@ from polygon.web import (
     verify_signature,
 )
 from polygon_core.adapters.settings import load_settings
+from polygon_core.adapters.storage import DeliveryLedger, ensure_database
 
 SECRET = "s3cr3t-webhook-key-do-not-log"
 PROMPT = {"agent_path": "agents/support.yaml", "prompt_hash": "abc123def456",
@@ -41,8 +47,8 @@ def emitted(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
 
 
 @pytest.fixture
-def client() -> TestClient:
-    settings = load_settings(webhook_secret=SECRET, webhook_max_body_bytes=2048,
+def client(tmp_path: Path) -> TestClient:
+    settings = load_settings(home=tmp_path / ".polygon", webhook_secret=SECRET, webhook_max_body_bytes=2048,
                              webhook_prompts={"prompts/**/*.md": "agents/support.yaml",
                                               "billing/*.txt": {"agent": "agents/billing.yaml",
                                                                 "suite": "suites/billing"}})
@@ -191,8 +197,8 @@ def test_sweep_request_emits_sweep_event(client: TestClient, emitted: list[dict[
     assert len(emitted) == 1
 
 
-def test_no_secret_configured_refuses_everything(emitted: list[dict[str, Any]]) -> None:
-    client = TestClient(create_app(load_settings(webhook_secret="")))
+def test_no_secret_configured_refuses_everything(emitted: list[dict[str, Any]], tmp_path: Path) -> None:
+    client = TestClient(create_app(load_settings(home=tmp_path, webhook_secret="")))
     assert _post(client, "/webhooks/prompt-commit", PROMPT).status_code == 401
     assert emitted == []
 
@@ -229,3 +235,79 @@ def test_glob_match() -> None:
     assert glob_match("billing/x/a.txt", "billing/*.txt") is False
     assert glob_match("a.prompt.md", "**/*.prompt.md") is True
     assert PromptTarget(agent="a.yaml").suite is None
+
+
+# -- delivery ids in the database --------------------------------------------------------------
+
+
+@pytest.fixture
+def ledger(tmp_path: Path) -> DeliveryLedger:
+    return DeliveryLedger(ensure_database(f"sqlite:///{tmp_path / 'polygon.db'}").engine)
+
+
+def test_ledger_claims_once_until_expiry(ledger: DeliveryLedger) -> None:
+    t0 = datetime(2026, 1, 1, tzinfo=UTC)
+    day = 24 * 3600.0
+    assert ledger.claim("d-1", "sweep", ttl_seconds=day, now=t0) is True
+    assert ledger.claim("d-1", "sweep", ttl_seconds=day, now=t0 + timedelta(hours=23)) is False
+    assert ledger.claim("d-2", "prompt-commit", ttl_seconds=day, now=t0) is True
+    assert ledger.count() == 2
+    # A day later both have expired: the next claim deletes them and d-1 is new again.
+    assert ledger.claim("d-1", "sweep", ttl_seconds=day, now=t0 + timedelta(days=1)) is True
+    assert ledger.count() == 1
+    ledger.release("d-1")
+    assert ledger.count() == 0
+
+
+def test_ledger_rows_hold_kind_and_times(ledger: DeliveryLedger) -> None:
+    import sqlalchemy as sa
+
+    ledger.claim("gh-9", "prompt-commit", ttl_seconds=7 * 24 * 3600,
+                 now=datetime(2026, 3, 1, 12, 0, tzinfo=UTC))
+    with ledger.engine.connect() as connection:
+        rows = connection.execute(sa.text("SELECT * FROM polygon_webhook_delivery")).all()
+    assert [tuple(r) for r in rows] == [("gh-9", "prompt-commit", "2026-03-01T12:00:00.000000+00:00",
+                                         "2026-03-08T12:00:00.000000+00:00")]
+
+
+def test_concurrent_claims_of_one_id_accept_exactly_one(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'shared.db'}"
+    # Two receivers sharing one database, each with its own engine (as two replicas would).
+    stores = [DatabaseDeliveryStore(lambda: ensure_database(url).engine, ttl_seconds=3600) for _ in range(2)]
+    results: list[bool] = []
+    barrier = threading.Barrier(8)
+
+    def claim(store: DatabaseDeliveryStore) -> None:
+        barrier.wait()
+        results.append(store.reserve("same-delivery", "sweep"))
+
+    threads = [threading.Thread(target=claim, args=(stores[i % 2],)) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(results) == [False] * 7 + [True]
+
+
+def test_replay_days_setting_sets_the_expiry(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("POLYGON_WEBHOOK_REPLAY_DAYS", "2")
+    monkeypatch.setenv("POLYGON_WEBHOOK_ROOTS", f"{tmp_path}/a:{tmp_path}/b")
+    config = WebhookConfig.from_settings(load_settings())
+    assert config.delivery_ttl_seconds == 2 * 24 * 3600
+    assert config.roots == [tmp_path / "a", tmp_path / "b"]
+    monkeypatch.setenv("POLYGON_WEBHOOK_ROOTS", json.dumps([str(tmp_path / "c")]))
+    assert load_settings().webhook_roots == [tmp_path / "c"]
+    monkeypatch.delenv("POLYGON_WEBHOOK_ROOTS")
+    assert WebhookConfig.from_settings(load_settings()).resolved_roots() == [Path.cwd().resolve()]
+
+
+def test_an_unreachable_ledger_is_503_and_emits_nothing(tmp_path: Path, emitted: list[dict[str, Any]],
+                                                        caplog: pytest.LogCaptureFixture) -> None:
+    url = "postgresql+psycopg://polygon:hunter2@127.0.0.1:9/none"  # nothing listens on port 9
+    settings = load_settings(home=tmp_path, database_url=url, webhook_secret=SECRET)
+    client = TestClient(create_app(settings))
+    response = _post(client, "/webhooks/sweep", {"spec_path": "sweeps/a.yaml"})
+    assert (response.status_code, response.json()) == (503, {"detail": (
+        "the webhook delivery ledger (Polygon's database) is unavailable; see the server log")})
+    assert emitted == []
+    assert "hunter2" not in caplog.text

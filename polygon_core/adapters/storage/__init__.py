@@ -5,6 +5,7 @@
 
 from . import _pages as pages  # paginated reads for the web app
 from ._calibrations import CalibrationStore
+from ._deliveries import DeliveryLedger
 from ._imports import ImportedRecord, ImportLedger, ProductionRunInfo
 from ._migrate import DatabaseNotReadyError, head_revision
 from ._records import ConversationRecord
@@ -19,6 +20,7 @@ __all__ = [
     "CalibrationStore",
     "ConversationRecord",
     "DatabaseNotReadyError",
+    "DeliveryLedger",
     "ImportLedger",
     "ImportedRecord",
     "ProductionRunInfo",

@@ -27,6 +27,7 @@ __all__ = [
     "ProbeAnswerRow",
     "ProductionRunRow",
     "RunRow",
+    "WebhookDeliveryRow",
     "metadata",
 ]
 
@@ -289,3 +290,19 @@ class CalibrationRow(PolygonTable, table=True):
     results: dict[str, Any] = _json()
     # ISO text, written by the edge.
     created_at: str = Field(sa_column=sa.Column(sa.String(), nullable=False))
+
+
+class WebhookDeliveryRow(PolygonTable, table=True):
+    """A webhook delivery id already received (revision 0005): a replay of it is refused with 409.
+
+    The primary key makes claiming an id one atomic INSERT, also across receivers sharing the
+    database. Times are ISO-8601 UTC text; rows past ``expires_at`` are deleted by the next claim.
+    """
+
+    __tablename__ = "polygon_webhook_delivery"
+    __table_args__ = (sa.Index("ix_polygon_webhook_delivery_expires_at", "expires_at"),)
+
+    delivery_id: str = Field(sa_column=sa.Column(sa.String(), primary_key=True))
+    kind: str = Field(sa_column=sa.Column(sa.String(), nullable=False))
+    received_at: str = Field(sa_column=sa.Column(sa.String(), nullable=False))
+    expires_at: str = Field(sa_column=sa.Column(sa.String(), nullable=False))
