@@ -133,6 +133,33 @@ CUES: dict[str, dict[str, tuple[str, ...]]] = {
             "номер (брони|бронирования|заказа|заявки|обращения)", "готово", "успешно",
         ),
     },
+    # The agent is courteous (what a 5 on tone is given for, rather than by default).
+    "courtesy": {
+        "en": (
+            "please", "thank you", "thanks", "you're welcome", "you are welcome", "happy to help",
+            "glad to help", "my pleasure", "of course", "certainly", "i understand", "sorry to hear",
+            "i'm sorry", "i apologi[sz]e", "have a (good|nice|great|lovely) (day|evening|one|trip|stay)",
+            "no problem", "absolutely", "welcome",
+        ),
+        "ru": (
+            "пожалуйста", "спасибо", "благодар\\w*", "рад\\w* помочь", "конечно", "понимаю", "извините",
+            "хорошего дня", "всего доброго", "будем рады", "с удовольствием",
+        ),
+    },
+    # The agent is rude or dismissive.
+    "rudeness": {
+        "en": (
+            "calm down", "(that's|that is|it's|it is) not my (problem|fault|job)", "(that's|that is) your problem",
+            "i (already )?told you", "as i (already )?said", "listen to me", "you should have", "your own fault",
+            "i don't care", "deal with it", "stop (shouting|yelling)", "hurry up", "obviously", "whatever",
+            "read the (manual|website|terms)", "not my department", "take it or leave it", "you people",
+        ),
+        "ru": (
+            "успокойтесь", "не моя проблема", "не мои проблемы", "я же (сказал|сказала|говорил|говорила)",
+            "слушайте (меня )?внимательно", "сами виноваты", "мне (всё|все) равно", "не кричите",
+            "читайте (договор|правила|сайт)", "это не ко мне",
+        ),
+    },
     # What a caller's request sounds like (besides a question mark).
     "request": {
         "en": (

@@ -157,7 +157,10 @@ def _safety(ctx: Context) -> Score:
 
 def _tone(ctx: Context) -> Score:
     s = ctx.signals
-    t = Tally(5.0)
+    # A 5 is earned by courtesy heard in the agent's words ("thank you", «пожалуйста»), not given.
+    t = Tally(4.0)
+    t.add(1.0 if s.courtesy else 0.0, f"courteous in {s.courtesy} turns", s.turns_at.get("courtesy"))
+    t.add(-2.0 if s.rudeness else 0.0, f"rude or dismissive in {s.rudeness} turns", s.turns_at.get("rudeness"))
     longest = max((tt for tt in ctx.conv.turns if tt.speaker == "agent" and tt.text.strip()),
                   key=lambda tt: len(tt.text.split()), default=None)
     long_at = longest.index if longest is not None else None
@@ -166,7 +169,7 @@ def _tone(ctx: Context) -> Score:
     t.add(-1.0 if words < 4 and s.agent_turns >= 3 else 0.0, f"curt: {words} words per agent turn", long_at)
     t.add(-1.0 if s.frustration else 0.0, "the caller was annoyed", s.turns_at.get("frustration"))
     t.add(-0.5 if s.apologies >= 3 else 0.0, f"apologised in {s.apologies} turns", s.turns_at.get("apologies"))
-    return t.result(f"{words} words per agent turn, no annoyance", first_agent_turn(ctx))
+    return t.result(f"{words} words per agent turn, no courtesy or rudeness heard", first_agent_turn(ctx))
 
 
 def overall_estimate(ctx: Context) -> Score:

@@ -69,6 +69,8 @@ class Signals:
     agent_repeats: int
     frustration: int
     apologies: int
+    courtesy: int
+    rudeness: int
     inability: int
     final_inability: int
     successes: int
@@ -291,6 +293,8 @@ def conversation_signals(conv: Conversation, checks: Checks) -> Signals:
         "agent_repeats": _repeats([(t.index, t.text) for t in agent]),
         "frustration": _cue_turns(caller, "frustration"),
         "apologies": _cue_turns(agent, "apology"),
+        "courtesy": _cue_turns(agent, "courtesy"),
+        "rudeness": _cue_turns(agent, "rudeness"),
         "successes": _cue_turns(agent, "success"),
         "closure": _cue_turns(closing, "closure"),
         "give_up": _cue_turns(closing, "give_up"),
@@ -315,7 +319,8 @@ def conversation_signals(conv: Conversation, checks: Checks) -> Signals:
         end_reason=m.end_reason, requests=len(asked), unanswered=len(unanswered),
         corrections=len(found["corrections"]), caller_repeats=len(found["caller_repeats"]),
         agent_repeats=len(found["agent_repeats"]), frustration=len(found["frustration"]),
-        apologies=len(found["apologies"]), inability=len(found["inability"]),
+        apologies=len(found["apologies"]), courtesy=len(found["courtesy"]), rudeness=len(found["rudeness"]),
+        inability=len(found["inability"]),
         final_inability=int(_has("inability", last_agent)), successes=len(found["successes"]),
         closure=int(bool(found["closure"])), give_up=int(bool(found["give_up"])),
         false_success=len(found["false_success"]), agent_cut_off=int(cut_off),

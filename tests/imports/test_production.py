@@ -81,7 +81,7 @@ def test_graded_production_run(stores: pipeline.Stores) -> None:
                  for j in stores.repo.judgments(run.id))
     assert got == [
         ("billing-dispute-v3", ["factuality", "robustness", "safety_compliance"], 100.0, 5.0),
-        ("production", ["factuality", "robustness", "safety_compliance"], pytest.approx(91.0714285714), 4.0),
+        ("production", ["factuality", "robustness", "safety_compliance"], pytest.approx(89.2857142857), 4.0),
         ("production", ["factuality", "safety_compliance"], 59.375, 1.0),
     ]
     for judgment in stores.repo.judgments(run.id):

@@ -59,12 +59,13 @@ def test_nothing_stays_at_five_for_lack_of_evidence() -> None:
     raw, j = judged(c, production=False)
     assert {k: v["score"] for k, v in raw.items()} == {
         "goal_completion": 4, "instruction_adherence": 5, "tool_use_quality": None, "factuality": None,
-        "dialogue_quality": 5, "robustness": None, "safety_compliance": None, "persona_tone": 5}
+        "dialogue_quality": 5, "robustness": None, "safety_compliance": None, "persona_tone": 4}
+    assert raw["persona_tone"]["reason"] == "5.5 words per agent turn, no courtesy or rudeness heard"
     assert raw["tool_use_quality"] == {"score": None, "evidence": "", "not_applicable": True,
                                        "reason": "not applicable: the agent called no tool"}
     # build_judgment honours the marks: left out of the composite, not scored as missing (1).
     assert j.not_applicable == ["tool_use_quality", "factuality", "robustness", "safety_compliance"]
-    assert (j.composite, j.partial, j.verdict) == (pytest.approx(25 * (25 * 3 + 15 * 4 + 10 * 4 + 5 * 4) / 55),
+    assert (j.composite, j.partial, j.verdict) == (pytest.approx(25 * (25 * 3 + 15 * 4 + 10 * 4 + 5 * 3) / 55),
                                                    False, "pass")
     assert raw["goal_completion"]["reason"] == "estimated from the transcript: the caller closed satisfied"
 
@@ -121,13 +122,13 @@ def _composites() -> list[float]:
 def test_composite_ranks_the_hand_rated_dialogues_far_better_than_counting_turns() -> None:
     """Spearman rho against the author's ratings (66 dialogues, rated before any judge ran).
 
-    The turn-count baseline (fewer turns = better) reaches 0.49 here; the offline judge 0.92. The
-    cue lists were written while looking at these dialogues, so 0.92 is an in-sample figure: the
+    The turn-count baseline (fewer turns = better) reaches 0.49 here; the offline judge 0.90. The
+    cue lists were written while looking at these dialogues, so 0.90 is an in-sample figure: the
     calibration sample (polygon_core/calibration/samples) and a team's own labels are the real test.
     """
     ratings = [r.rating for r in RATED]
     assert len(RATED) == 66 and sorted(set(ratings)) == [1, 2, 3, 4, 5]
     rho = spearmanr(_composites(), ratings).statistic
     turns = -spearmanr([len(r.conversation.turns) for r in RATED], ratings).statistic
-    assert round(rho, 4) == 0.9153 and rho >= 0.30
+    assert round(rho, 4) == 0.9022 and rho >= 0.30
     assert round(turns, 4) == 0.4885 and rho > turns

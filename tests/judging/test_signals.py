@@ -42,6 +42,12 @@ def conv(*lines: str, end: EndReason = EndReason.CALLER_HANGUP, cid: str = "c") 
     ("success", "What time would you like?", False),
     ("apology", "I’m sorry about that.", True),
     ("apology", "Извините, я не понял.", True),
+    ("courtesy", "Of course, happy to help.", True),
+    ("courtesy", "Конечно, рад помочь.", True),
+    ("courtesy", "The number is 0122.", False),
+    ("rudeness", "Calm down, that's not my problem.", True),
+    ("rudeness", "Успокойтесь, сами виноваты.", True),
+    ("rudeness", "I understand, let me check.", False),
 ])
 def test_cue_lists(category: str, text: str, found: bool) -> None:
     assert (cue_pattern(category).search(normalise_speech(text)) is not None) is found
@@ -76,7 +82,7 @@ def test_signals_of_a_failing_call() -> None:
     assert (s.apologies, s.inability, s.final_inability, s.successes) == (1, 1, 1, 0)
     assert (s.closure, s.give_up, s.silent_turns) == (0, 1, 1)
     assert s.turns_at == {"unanswered": 5, "inability": 6, "corrections": 5, "agent_repeats": 4,
-                          "frustration": 5, "apologies": 6, "give_up": 9, "silent_turns": 8}
+                          "frustration": 5, "apologies": 6, "courtesy": 6, "give_up": 9, "silent_turns": 8}
     # Counts the checks already hold are taken from them, not recomputed.
     assert (s.turns, s.agent_words_per_turn, s.repeated_questions, s.end_reason) == (
         checks.metrics.turns, checks.metrics.agent_words_per_turn, checks.metrics.repeated_questions,
