@@ -34,8 +34,9 @@ def server() -> Iterator[FakeLLMServer]:
 
 
 def fast_settings(home: Path, **overrides: Any) -> PolygonSettings:
-    """Short timeouts and backoff so fault tests take milliseconds."""
-    values: dict[str, Any] = {"home": home, "model_timeout": 0.5, "model_retry_base_delay": 0.005,
+    """Short backoff so fault tests take milliseconds, and a timeout that a loaded machine still meets
+    (the timeout bounds a whole reply; tests of timeouts set their own)."""
+    values: dict[str, Any] = {"home": home, "model_timeout": 2.0, "model_retry_base_delay": 0.005,
                               "model_max_attempts": 6, "model_retry_seconds": 10.0,
                               "openai_api_key": FAKE_KEY, "anthropic_api_key": FAKE_KEY}
     values.update(overrides)
