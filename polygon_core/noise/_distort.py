@@ -7,8 +7,9 @@ token, punctuation-only ones included. ``original`` and ``replacement`` are the 
 surrounding punctuation.
 
 Units. Tokens are grouped into units before any distortion: a number (a digit string such as
-``4821`` or ``49.00``, or the longest run of tokens that spells 0..999 in words, such as
-``forty nine`` or ``сорок девять``; a run never crosses punctuation) is one unit, every other token
+``4821``, ``49.00`` or ``21st``, or the longest run of tokens that spells one number in words, in any
+case or as an ordinal, such as ``two thousand and five``, ``сорока девяти`` or ``двадцать первого``;
+a run never crosses punctuation, and one word for one digit stays a word) is one unit, every other token
 with letters or digits is a unit of its own, and punctuation-only tokens (``—``) are never units and
 are always kept. Each unit receives at most one distortion, so a number is read digit by digit, or
 dropped as a whole, or left alone: it is never half-dropped.
@@ -51,9 +52,12 @@ from polygon_core.models import Distortion
 from ._homophones import homophones, match_case
 from ._numbers import (
     is_digit_string,
-    max_number_words,
     normalise_number_words,
-    read_digit_by_digit,
+    number_lexicon,
+    parse_number_words,
+    read_digit_string,
+    read_value,
+    split_number_token,
 )
 
 _LANGUAGES = ("en", "ru")
@@ -62,6 +66,8 @@ _FILLERS: dict[str, tuple[str, ...]] = {
     "ru": ("э-э", "хм", "ну", "алло?"),
 }
 _HOMOPHONE_WEIGHT = 0.5
+# The longest run of tokens read as one number ("two hundred and forty-five thousand and six").
+_MAX_NUMBER_TOKENS = 12
 _DROP_WEIGHT = 0.2
 
 
@@ -112,19 +118,31 @@ def _tokenise(text: str) -> list[_Token]:
 
 
 def _number_unit(tokens: list[_Token], i: int, language: str) -> _Unit | None:
-    """The longest number starting at token `i`, or None."""
-    if is_digit_string(tokens[i].core):
-        return _Unit(i, i, read_digit_by_digit(tokens[i].core, language))
-    limit = min(len(tokens), i + max_number_words(language))
+    """The longest number starting at token `i`, or None.
+
+    A single word for a single digit ("five", "пяти", "first") is left as a word: read digit by
+    digit it is the same digit, and its case form carries grammar a recogniser keeps. A scale word
+    right after a digit string ("5 тысяч") belongs to that number, so it is not read on its own.
+    """
+    if is_digit_string(tokens[i].core, language):
+        return _Unit(i, i, read_digit_string(tokens[i].core, language))
+    limit = min(len(tokens), i + _MAX_NUMBER_TOKENS)
     for last in range(limit - 1, i - 1, -1):
         run = tokens[i : last + 1]
         if any(not t.core for t in run):
             continue
         if any(t.lead for t in run[1:]) or any(t.trail for t in run[:-1]):
             continue
-        reading = read_digit_by_digit(" ".join(t.core for t in run), language)
-        if reading is not None:
-            return _Unit(i, last, reading)
+        words = [w for t in run for w in split_number_token(t.core)]
+        parsed = parse_number_words(words, language)
+        if parsed is None:
+            continue
+        if parsed.words == 1 and parsed.value < 10:
+            return None
+        first = number_lexicon(language).get(normalise_number_words(words[0]))
+        if first is not None and first.kind == "scale" and i > 0 and is_digit_string(tokens[i - 1].core):
+            return None
+        return _Unit(i, last, read_value(parsed.value, language))
     return None
 
 

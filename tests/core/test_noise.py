@@ -14,7 +14,8 @@ from polygon_core.models import Distortion
 from polygon_core.noise import NoiseResult, distort
 from polygon_core.noise._homophones import homophone_table, homophones
 from polygon_core.noise._numbers import (
-    number_word_table,
+    number_lexicon,
+    parse_number_words,
     read_digit_by_digit,
     read_digit_string,
 )
@@ -77,17 +78,26 @@ def test_read_digit_by_digit(words: str, language: str, expected: str) -> None:
 
 
 @pytest.mark.parametrize(
-    ("words", "language"), [("card", "en"), ("one thousand", "en"), ("код", "ru"), ("", "en")]
+    ("words", "language"),
+    [("card", "en"), ("код", "ru"), ("", "en"), ("twenty thirty", "en"), ("five five", "en"),
+     ("and five", "en"), ("five and", "en"), ("two hundred hundred", "en"), ("thousand", "en"),
+     ("first twenty", "en"), ("тысяча тысяча", "ru"), ("двадцать тридцать", "ru"),
+     ("первого двадцать", "ru")],
 )
 def test_read_digit_by_digit_rejects_non_numbers(words: str, language: str) -> None:
     assert read_digit_by_digit(words, language) is None
 
 
-def test_number_tables_come_from_num2words_and_cover_0_to_999() -> None:
-    for language in ("en", "ru"):
-        assert set(number_word_table(language).values()) == set(range(1000))
-    assert number_word_table("en")["nine hundred and ninety nine"] == 999
-    assert number_word_table("ru")["девятьсот девяносто девять"] == 999
+def test_number_lexicon_comes_from_num2words_forms() -> None:
+    ru, en = number_lexicon("ru"), number_lexicon("en")
+    assert (ru["сорока"].value, ru["сорока"].kind, ru["сорока"].ordinal) == (40, "ten", False)
+    assert (ru["первого"].value, ru["первого"].ordinal) == (1, True)
+    assert (ru["тысячами"].value, ru["тысячами"].kind) == (1000, "scale")
+    assert (ru["двухтысячного"].value, ru["двухтысячного"].ordinal) == (2000, True)
+    assert (en["first"].value, en["first"].ordinal) == (1, True)
+    assert en["hundred"].kind == "hundred"
+    parsed = parse_number_words(["двух", "тысяч", "пятого"], "ru")
+    assert parsed is not None and (parsed.value, parsed.ordinal, parsed.words) == (2005, True, 3)
 
 
 def test_read_digit_string_rejects_words() -> None:
