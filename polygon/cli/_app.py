@@ -24,6 +24,8 @@ from rich.progress import (
 from polygon_core.models import Run
 
 from . import _render
+from ._infra import infrastructure_error, print_infrastructure_error
+from ._prefect import choose_api
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="Polygon: grade whole conversations of voice and chat agents.")
@@ -52,21 +54,33 @@ def friendly(fn: F) -> F:
         except typer.Exit:
             raise
         except _user_errors() as exc:
+            infra = infrastructure_error(exc)
+            if infra is not None:  # e.g. DatabaseNotReadyError is a ValueError, but not bad input
+                print_infrastructure_error(err, infra)
+                raise typer.Exit(1) from None
             lines = [str(e) for e in getattr(exc, "errors", [])] or [str(exc)]
             for line in lines:
                 err.print(f"[red]error:[/] {line}", markup=True, highlight=False, soft_wrap=True)
             raise typer.Exit(2) from None
+        except Exception as exc:
+            infra = infrastructure_error(exc)
+            if infra is None:
+                raise
+            print_infrastructure_error(err, infra)
+            raise typer.Exit(1) from None
 
     return wrapper  # type: ignore[return-value]
 
 
 def _quiet_prefect() -> None:
-    # Defaults for a local CLI run; anything the user set wins.
+    """Before a command runs flows: quiet defaults (anything the user set wins), then a Prefect API
+    that answers (the configured one, a running local server, or a patient temporary one)."""
     os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
     os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
     os.environ.setdefault("DO_NOT_TRACK", "1")
     os.environ.setdefault("PREFECT_LOGGING_TO_API_ENABLED", "false")
     os.environ.setdefault("PREFECT_SERVER_LOGGING_LEVEL", "CRITICAL")
+    choose_api(err)
 
 
 def _execute(suite: Path, agents: list[Path], seeds: int | None, rubric: str | None,
@@ -101,6 +115,9 @@ def _execute(suite: Path, agents: list[Path], seeds: int | None, rubric: str | N
 
         load_probes(probes)  # a bad probe file fails before anything runs
     stores = pipeline.open_stores()
+    # The stores answer before anything is recorded: a missing bucket is one line, not a run left
+    # `running` and a traceback per task.
+    stores.artifacts.exists("runs/.preflight")
     runs = []
     for i, agent in enumerate(agents):
         rid = f"{run_id}-{i + 1}" if run_id and len(agents) > 1 else run_id
