@@ -15,7 +15,7 @@ from typing import Any
 
 from ...conversation import AgentAction, AgentRequest, ToolRequest
 from ...models import AgentConfig
-from ...providers import ChatMessage, ChatModel, ChatRequest, ChatTool, ChatToolCall
+from ...providers import ChatMessage, ChatModel, ChatRequest, ChatResponse, ChatTool, ChatToolCall
 from ._text_tools import TextCall, as_text_messages, parse_text_reply, tool_instructions
 
 __all__ = ["END_CALL_TOOL", "UNREADABLE_TOOL_CALL", "ModelAgent", "agent_messages"]
@@ -86,6 +86,28 @@ def _accepts(schema: dict[str, Any], arguments: dict[str, Any]) -> bool:
         return False
 
 
+def _read_reply(reply: ChatResponse, text_tools: list[ChatTool] | None) -> tuple[str, list[ToolRequest], str | None]:
+    """(speech, tool calls, end) of a reply; with `text_tools`, calls are also read from its text."""
+    say, written = reply.text.strip(), []
+    if text_tools is not None:
+        parsed = parse_text_reply(reply.text)
+        say, written = parsed.speech, [_text_request(c, text_tools) for c in parsed.calls]
+    calls, end = [], None
+    for call in reply.tool_calls:
+        if call.name == END_CALL_TOOL:
+            end = "end"
+            continue
+        # Malformed arguments are passed on as an invalid call (the stub's schema check records it).
+        args = call.arguments if call.arguments_valid else {"_raw_arguments": call.raw_arguments}
+        calls.append(ToolRequest(name=call.name, arguments=args))
+    for req in written:
+        if req.name == END_CALL_TOOL and _INVALID not in req.arguments:
+            end = "end"
+        else:
+            calls.append(req)
+    return say, calls, end
+
+
 class ModelAgent:
     """The agent under test, played by a model (one instance per conversation)."""
 
@@ -111,23 +133,7 @@ class ModelAgent:
         reply = await self.model.chat(ChatRequest(
             messages=messages, tools=[] if text_mode else tools, temperature=s.temperature, top_p=s.top_p,
             max_tokens=s.max_tokens, seed=s.seed, role="agent"))
-        say, written = reply.text.strip(), []
-        if text_mode:
-            parsed = parse_text_reply(reply.text)
-            say, written = parsed.speech, [_text_request(c, tools) for c in parsed.calls]
-        calls, end = [], None
-        for call in reply.tool_calls:
-            if call.name == END_CALL_TOOL:
-                end = "end"
-                continue
-            # Malformed arguments are passed on as an invalid call (the stub's schema check records it).
-            args = call.arguments if call.arguments_valid else {"_raw_arguments": call.raw_arguments}
-            calls.append(ToolRequest(name=call.name, arguments=args))
-        for req in written:
-            if req.name == END_CALL_TOOL and not req.arguments.get(_INVALID):
-                end = "end"
-            else:
-                calls.append(req)
+        say, calls, end = _read_reply(reply, tools if text_mode else None)
         return AgentAction(say=say, tool_calls=calls, end=end if not calls else None, usage=reply.usage)
 
     async def aclose(self) -> None:
