@@ -287,3 +287,20 @@ def test_store_from_url_s3(s3_endpoint: str, bucket: str) -> None:
     bare = artifact_store_from_url(f"s3://{bucket}", endpoint_url=s3_endpoint)
     assert isinstance(bare, S3ArtifactStore) and bare.prefix == ""
     assert bare.list() == ["some/prefix/a.json"]
+
+
+def test_sweep_removes_only_stale_temporaries(tmp_path: Path) -> None:
+    from polygon_core.adapters.artifacts import LocalArtifactStore
+
+    store = LocalArtifactStore(tmp_path / "store")
+    store.put_text("runs/r/a.json", "{}")
+    folder = tmp_path / "store" / "runs" / "r"
+    stale = folder / ".polygon-tmp-b.json.dead"
+    fresh = folder / ".polygon-tmp-c.json.inflight"
+    stale.write_text("half")
+    fresh.write_text("half")
+    old = stale.stat().st_mtime - 7200
+    os.utime(stale, (old, old))
+    assert store.sweep_temporaries() == 1
+    assert sorted(p.name for p in folder.iterdir()) == [".polygon-tmp-c.json.inflight", "a.json"]
+    assert store.list("runs/") == ["runs/r/a.json"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import time
 import uuid
 from pathlib import Path
 from urllib.parse import unquote, urlparse
@@ -78,6 +79,27 @@ class LocalArtifactStore:
                 if key.startswith(prefix):
                     keys.append(key)
         return sorted(keys)
+
+    def sweep_temporaries(self, older_than_seconds: float = 3600.0) -> int:
+        """Delete temporary files of writes that never finished (a process killed mid-write);
+        returns how many. Only files older than ``older_than_seconds`` go: a younger one may be a
+        write still in flight in another process."""
+        if not self.root.is_dir():
+            return 0
+        cutoff = time.time() - older_than_seconds
+        removed = 0
+        for folder, _dirs, files in os.walk(self.root):
+            for name in files:
+                path = Path(folder, name)
+                if not name.startswith(_TMP_MARK):
+                    continue
+                try:
+                    if path.stat().st_mtime < cutoff:
+                        path.unlink()
+                        removed += 1
+                except FileNotFoundError:  # finished or swept by another process meanwhile
+                    continue
+        return removed
 
     def uri(self, key: str) -> str:
         """The ``file://`` URI of ``key``."""

@@ -21,9 +21,14 @@ def create_run(stores: Stores, run: Run, *, suite_path: str | None = None,
                agent_path: str | None = None) -> Run:
     """Record a run before any conversation starts (kept as-is when resuming).
 
+    A local artifact store is first cleared of temporary files that killed writes left behind.
+
     The manifest records the suite and agent files the run was made from, so one conversation can
     be replayed, re-judged or resumed later without the caller repeating them.
     """
+    sweep = getattr(stores.artifacts, "sweep_temporaries", None)
+    if sweep is not None:  # a local store: clear what a killed process left half-written
+        sweep()
     existing = stores.repo.get_run(run.id, exact=True)
     if existing is not None:
         return existing
