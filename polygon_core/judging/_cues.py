@@ -133,6 +133,17 @@ CUES: dict[str, dict[str, tuple[str, ...]]] = {
             "номер (брони|бронирования|заказа|заявки|обращения)", "готово", "успешно",
         ),
     },
+    # The agent asks the caller to say it again (a repeat that follows is asked for, not a failure).
+    "clarify": {
+        "en": (
+            "say that again", "didn't (quite )?catch", "could you (please )?repeat", "repeat that", "pardon",
+            "(line|connection) is (a bit )?(unclear|bad|poor)", "tell me again", "one more time",
+            "(having )?trouble hearing", "read (it|that|your \\w+) (to me )?(slowly|again)", "spell (it|that)",
+        ),
+        "ru": (
+            "повторите", "не расслышал\\w*", "ещё раз", "еще раз", "плохо слышно", "продиктуйте",
+        ),
+    },
     # The agent is courteous (what a 5 on tone is given for, rather than by default).
     "courtesy": {
         "en": (

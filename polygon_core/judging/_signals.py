@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
+from itertools import pairwise
 
 from rapidfuzz import fuzz
 
@@ -174,6 +175,15 @@ def _repeats(texts: Sequence[tuple[int, str]]) -> list[int]:
     return out
 
 
+def _asked_to_repeat(turns: Sequence[Turn]) -> set[int]:
+    """Caller turns that answer the agent's "could you say that again?": their repeats were asked for."""
+    out = set()
+    for prev, turn in pairwise(turns):
+        if turn.speaker == "caller" and prev.speaker == "agent" and _has("clarify", prev.text):
+            out.add(turn.index)
+    return out
+
+
 def _corrections(caller: Sequence[Turn]) -> list[int]:
     """Caller turns with a correction cue, or opening with "no" (unless it is the closing goodbye).
 
@@ -282,6 +292,7 @@ def conversation_signals(conv: Conversation, checks: Checks) -> Signals:
     caller_words = sum(len(t.text.split()) for t in caller)
     agent_words = sum(len(t.text.split()) for t in agent)
     asked, unanswered = _requests(turns)
+    asked_again = _asked_to_repeat(turns)
     closing = caller[-2:]
     last_agent = agent[-1].text if agent else ""
     m = checks.metrics
@@ -289,7 +300,7 @@ def conversation_signals(conv: Conversation, checks: Checks) -> Signals:
         "unanswered": unanswered,
         "inability": _cue_turns(agent, "inability"),
         "corrections": _corrections(caller),
-        "caller_repeats": _repeats([(t.index, t.text) for t in caller]),
+        "caller_repeats": [i for i in _repeats([(t.index, t.text) for t in caller]) if i not in asked_again],
         "agent_repeats": _repeats([(t.index, t.text) for t in agent]),
         "frustration": _cue_turns(caller, "frustration"),
         "apologies": _cue_turns(agent, "apology"),

@@ -110,11 +110,11 @@ def test_a_judge_fitted_on_one_half_ranks_the_other_half(half: dict) -> None:
                                  rubric_version="v1", judge_model=judge.model_name,
                                  not_applicable=list(NOT_APPLICABLE_CRITERIA)).composite for e in test]
     rho, rho_composite = spearmanr(predicted, truth).statistic, spearmanr(composites, truth).statistic
-    assert (round(rho, 4), round(rho_composite, 4)) == (0.8625, 0.8546)
+    assert (round(rho, 4), round(rho_composite, 4)) == (0.8573, 0.8738)
     assert rho_composite >= 0.50
     cv = half["cv"][OVERALL]
     assert (round(cv["rho"], 4), [round(v, 4) for v in cv["interval"]], cv["n"], cv["folds"]) == (
-        0.8996, [0.7717, 0.9513], 33.0, 5.0)
+        0.9041, [0.7857, 0.9517], 33.0, 5.0)
 
 
 def test_store_load_and_predict_byte_identically(fitted: tuple[FakeStores, FitReport]) -> None:

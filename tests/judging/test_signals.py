@@ -133,3 +133,11 @@ def test_success_claimed_over_a_failed_tool_and_an_agent_that_hangs_up() -> None
         ToolCall(id="1", name="remove_fee", error="timeout"), ToolCall(id="2", name="remove_fee", result={"ok": True})]})
     retried = c.model_copy(update={"turns": turns})
     assert conversation_signals(retried, run_checks(retried, None)).false_success == 0
+
+
+def test_a_repeat_the_agent_asked_for_is_not_counted() -> None:
+    c = conv("U: My postcode is BS8 1TH.", "S: Sorry, I didn't catch that. Could you repeat it?",
+             "U: My postcode is BS8 1TH.", "S: Thanks, you're verified.")
+    assert conversation_signals(c, run_checks(c, None)).caller_repeats == 0
+    c = conv("U: My postcode is BS8 1TH.", "S: What is your postcode?", "U: My postcode is BS8 1TH.")
+    assert conversation_signals(c, run_checks(c, None)).caller_repeats == 1
