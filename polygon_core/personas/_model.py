@@ -67,20 +67,26 @@ agent does what is asked), refusal (the prompt forbids it), callback, or transfe
 Reply with JSON only."""
 
 
+_LANGUAGE_NAMES = {"en": "English", "ru": "Russian"}
+
+
 def persona_request(prompt: str, cell: PlanCell, *, seed: int = 0) -> ChatRequest:
     """The structured-output request for one cell."""
     reading = read_prompt(prompt)
     user = (f"Agent prompt:\n<<<\n{prompt}\n>>>\n\nCaller profile: type={cell.type}, "
             f"intended_outcome={cell.outcome}, difficulty={cell.difficulty} (1 easy .. 5 hard).\n"
-            f"Facts this agent asks for: {', '.join(reading.facts)}.")
+            f"Facts this agent asks for: {', '.join(reading.facts)}.\n"
+            f"Write the goal, the fact values and the unknown items in {_LANGUAGE_NAMES[reading.language]}, "
+            f"in the formats of {reading.locale}.")
     return ChatRequest(messages=[ChatMessage(role="system", content=SYSTEM, cache=True),
                                  ChatMessage(role="user", content=user)],
                        response_schema=persona_schema(reading.facts), schema_name="persona", temperature=0.9,
                        seed=seed, role="persona_generator")
 
 
-def persona_from_reply(value: Any, cell: PlanCell, *, prompt_version: str) -> Persona:
-    """A Persona from a structured reply; the cell, not the model, decides type, outcome, difficulty.
+def persona_from_reply(value: Any, cell: PlanCell, *, prompt_version: str, language: str = "en") -> Persona:
+    """A Persona from a structured reply; the cell, not the model, decides type, outcome, difficulty
+    (and the prompt, not the model, its language).
 
     Raises ValueError for a reply that is not a mapping or does not make a valid persona.
     """
@@ -95,7 +101,8 @@ def persona_from_reply(value: Any, cell: PlanCell, *, prompt_version: str) -> Pe
                    ground_truth=truth, unknown=unknown, hidden=hidden,
                    traits=SpeakingTraits(verbosity=value.get("verbosity", 2),
                                          interruption=value.get("interruption", 0.0),
-                                         patience=value.get("patience"), language="en"),
+                                         patience=value.get("patience"),
+                                         language=language),  # type: ignore[arg-type]
                    prompt_version=prompt_version)
 
 
@@ -140,7 +147,7 @@ async def generate_with_model(model: ChatModel, prompt: str, *, count: int = 12,
         response = await model.chat(persona_request(prompt, cell, seed=seed))
         if response.unparseable:
             raise ValueError(response.parse_error or "the reply did not fit the persona schema")
-        return persona_from_reply(response.parsed, cell, prompt_version=version)
+        return persona_from_reply(response.parsed, cell, prompt_version=version, language=reading.language)
 
     slots, failures = await generate_each(plan, make_one, attempts=attempts, concurrency=concurrency)
     made = [(p, c) for p, c in zip(slots, plan, strict=False) if p is not None]

@@ -1,30 +1,29 @@
 """The offline persona generator: personas derived from the agent's prompt, deterministically.
 
-It reads the prompt for the tasks the agent handles and the facts it asks for (see `read_prompt`),
-then fills each plan cell with a persona: a goal for the cell's task and outcome, ground truth for
-every fact the agent will ask (seeded values), what the caller does not know, what it keeps back,
-and speaking traits for its type and difficulty. Same prompt, count and seed → same personas.
+It reads the prompt in its language for the tasks the agent handles, the facts it asks for, what it
+must refuse and whom it hands over to (see `read_prompt`), then fills each plan cell with a persona:
+a goal from one of the prompt's own tasks (or refusals) for the cell's outcome, in the prompt's
+language; ground truth for every fact the agent will ask, with seeded values in the formats of the
+prompt's country (`_values`); what the caller does not know and keeps back; and speaking traits for
+its type and difficulty. Same prompt, count and seed → same personas.
 """
 
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Sequence
 
 from .._hashing import content_hash, stable_seed
 from ..files import prompt_hash
-from ..models import CallerType, FactValue, Persona, SpeakingTraits
+from ..models import CallerType, Persona, SpeakingTraits
 from ._dedupe import near_duplicates
 from ._plan import generation_plan
-from ._reading import IDENTITY_FACTS, PromptReading, TaskSpec, read_prompt
+from ._read_ru import instrumental
+from ._reading import IDENTITY_FACTS, PromptReading, read_prompt
+from ._readingtypes import TaskSpec, slug
 from ._types import GenerationResult, PlanCell
-
-_STREETS = ("12 Canal Street", "4 Mill Lane", "27 Harbour Road", "9 Orchard Close", "151 High Street")
-_POSTCODES = ("SW1A 2AA", "M1 4BT", "LS6 2QT", "BS8 1TH", "EH1 1YZ", "CF10 3AT", "G2 1DY", "B15 2TT")
-_NAMES = ("Dana Whitfield", "Priya Natarajan", "Harold Finch", "Maureen Lake", "Rory Baird", "Gwen Pryce")
-_SLOTS = ("tomorrow morning", "tomorrow afternoon", "monday morning", "this afternoon")
-_DATES = ("June 14", "March 3", "October 2", "September 22", "August 30")
-_AMOUNTS = (12.5, 15.0, 35.0, 49.0, 60.0, 89.99)
+from ._values import fact_value
 
 # Speaking traits per type: (verbosity, interruption tendency, base patience in caller turns).
 _TRAITS: dict[CallerType, tuple[int, float, int]] = {
@@ -35,63 +34,64 @@ _TRAITS: dict[CallerType, tuple[int, float, int]] = {
     "aggressive": (3, 0.6, 7),
     "talkative": (5, 0.3, 14),
 }
-_TRANSFER_GOALS = ("talk to a real person, I want to {goal}",
-                   "be put through to a supervisor, I want to {goal}")
+_TRANSFER_GOALS = {
+    "en": ("talk to a real person, I want to {goal}", "be put through to a supervisor, I want to {goal}"),
+    "ru": ("поговорить с живым человеком: я хочу {goal}", "чтобы меня соединили с оператором: я хочу {goal}"),
+}
+_HANDOVER_GOALS = {"en": "be put through to {who}, I want to {goal}", "ru": "поговорить с {who}: я хочу {goal}"}
+# Tasks a callback call is about: booking something, or a call back itself.
+_CALLBACK_TASK = re.compile(r"call.?back|book|schedul|appointment|slot|запис|брон|звон|заказ", re.IGNORECASE)
+# Facts a caller with this kind of task knows besides who it is.
+_BOOKING = re.compile(r"book|schedul|appointment|slot|call.?back|запис|брон|перенес|звон", re.IGNORECASE)
+_REFUND = re.compile(r"refund|charge|возврат|вернуть", re.IGNORECASE)
+_HIDEABLE = ("postcode", "date_of_birth", "insurance_id", "phone")
 
 
-def _fact_value(key: str, rng: random.Random) -> FactValue:
-    if key == "account_id":
-        return str(rng.randint(1000, 9999))
-    if key in ("postcode", "new_postcode"):
-        return rng.choice(_POSTCODES)
-    if key == "new_street":
-        return rng.choice(_STREETS)
-    if key == "name":
-        return rng.choice(_NAMES)
-    if key == "email":
-        return f"{rng.choice(_NAMES).split()[0].lower()}@example.com"
-    if key == "date_of_birth":
-        return f"{rng.randint(1, 28)} {rng.choice(('March', 'July', 'November'))} {rng.randint(1940, 2001)}"
-    if key == "phone":
-        return "07700 9" + str(rng.randint(10000, 99999))
-    if key == "order_number":
-        return f"NW{rng.randint(100000, 999999)}"
-    if key == "amount":
-        return rng.choice(_AMOUNTS)
-    if key == "charge_date":
-        return rng.choice(_DATES)
-    if key == "slot":
-        return rng.choice(_SLOTS)
-    return f"my {key.replace('_', ' ')}"
+def _refusal_task(goal: str) -> TaskSpec:
+    words = [w for w in re.findall(r"[^\W\d_]+", goal.lower())
+             if w not in ("get", "the", "a", "an", "my", "попросить", "waived")]
+    return TaskSpec(slug("_".join(words[:2])), (), (goal,), (), (goal,))
 
 
 def _pick_task(cell: PlanCell, reading: PromptReading, rng: random.Random) -> TaskSpec:
     tasks = list(reading.tasks)
+    if cell.outcome == "refusal" and reading.refusals:
+        return _refusal_task(reading.refusals[rng.randrange(len(reading.refusals))])
     if cell.outcome == "callback":
-        tasks = [t for t in tasks if t.name in ("callback", "appointment")] or tasks
-    elif cell.outcome == "refusal":
-        tasks = [t for t in tasks if t.refusal_goals] or tasks
-    else:
-        # A success or transfer call is about something the agent can do itself.
-        tasks = [t for t in tasks if t.name not in ("callback",)] or tasks
+        tasks = [t for t in tasks if _CALLBACK_TASK.search(t.name + " " + t.goals[0])] or tasks
     return tasks[rng.randrange(len(tasks))]
 
 
-def _goal(cell: PlanCell, task: TaskSpec, rng: random.Random) -> str:
-    if cell.outcome == "refusal" and task.refusal_goals:
-        return rng.choice(task.refusal_goals)
+def _goal(cell: PlanCell, task: TaskSpec, reading: PromptReading, rng: random.Random) -> str:
     goal = rng.choice(task.goals)
-    if cell.outcome == "transfer":
-        return rng.choice(_TRANSFER_GOALS).format(goal=goal)
-    return goal
+    if cell.outcome != "transfer":
+        return goal
+    lang = reading.language
+    if reading.handovers and rng.random() < 0.5:
+        who = reading.handovers[rng.randrange(len(reading.handovers))]
+        return _HANDOVER_GOALS[lang].format(who=instrumental(who) if lang == "ru" else who, goal=goal)
+    return rng.choice(_TRANSFER_GOALS[lang]).format(goal=goal)
 
 
-def _traits(kind: CallerType, difficulty: int) -> SpeakingTraits:
+def _traits(kind: CallerType, difficulty: int, language: str) -> SpeakingTraits:
     verbosity, interruption, patience = _TRAITS[kind]
     # Harder callers give up sooner and cut in more often.
     return SpeakingTraits(verbosity=verbosity,
                           interruption=round(min(1.0, interruption + 0.05 * (difficulty - 1)), 2),
-                          patience=max(2, patience - (difficulty - 1)), language="en")
+                          patience=max(2, patience - (difficulty - 1)), language=language)  # type: ignore[arg-type]
+
+
+def _fact_keys(task: TaskSpec, reading: PromptReading) -> list[str]:
+    keys = [k for k in reading.facts if k in IDENTITY_FACTS] or ["name"]
+    keys += [k for k in reading.facts if k not in keys and k not in ("amount",)]
+    text = task.name + " " + task.goals[0]
+    if _BOOKING.search(text):
+        keys.append("slot")
+    if _REFUND.search(text):
+        keys += ["amount", "charge_date"]
+    elif "amount" in reading.facts:
+        keys.append("amount")
+    return list(dict.fromkeys(keys))
 
 
 def persona_for_cell(cell: PlanCell, reading: PromptReading, *, prompt_version: str,
@@ -99,25 +99,22 @@ def persona_for_cell(cell: PlanCell, reading: PromptReading, *, prompt_version: 
     """One persona for one plan cell (and the task it calls about), seeded by cell, index and seed."""
     rng = random.Random(stable_seed("offline-persona", prompt_version, seed, index, cell.label))
     task = _pick_task(cell, reading, rng)
-    keys = [k for k in reading.facts if k in IDENTITY_FACTS] or ["account_id", "postcode"]
-    keys += [k for k in task.facts if k not in keys and k not in IDENTITY_FACTS]
-    if task.name == "address_change" and "postcode" in keys and "new_postcode" not in keys:
-        keys.append("new_postcode")
-    truth = {k: _fact_value(k, rng) for k in keys}
-    unknown = ["card expiry"]
+    keys = _fact_keys(task, reading)
+    truth = {k: fact_value(k, rng, reading.locale, reading.amounts) for k in keys}
+    unknown: list[str] = []
     if cell.difficulty >= 4 and len(keys) > 2:
         # A hard caller does not know one of the non-identity facts the agent will ask for.
-        extra = [k for k in keys if k not in IDENTITY_FACTS and not k.startswith("new_")]
+        extra = [k for k in keys if k not in IDENTITY_FACTS and k != "slot"]
         if extra:
             missing = extra[rng.randrange(len(extra))]
             truth.pop(missing)
             unknown.append(missing.replace("_", " "))
-    hidden = [k for k in ("postcode", "date_of_birth") if k in truth
-              and (cell.type == "distrustful" or cell.difficulty >= 4)][:1]
+    hidden = [k for k in _HIDEABLE if k in truth and (cell.type == "distrustful" or cell.difficulty >= 4)][:1]
     name = f"{cell.type}_{task.name}_{cell.outcome}_d{cell.difficulty}"
     persona = Persona(name=name, type=cell.type, intended_outcome=cell.outcome,
-                      difficulty=cell.difficulty, goal=_goal(cell, task, rng), ground_truth=truth,
-                      unknown=unknown, hidden=hidden, traits=_traits(cell.type, cell.difficulty),
+                      difficulty=cell.difficulty, goal=_goal(cell, task, reading, rng), ground_truth=truth,
+                      unknown=unknown, hidden=hidden,
+                      traits=_traits(cell.type, cell.difficulty, reading.language),
                       prompt_version=prompt_version)
     return persona, task.name
 

@@ -33,7 +33,11 @@ def test_plan_deals_every_type_before_repeating_and_covers_type_outcome_pairs() 
 
 def test_prompt_reading_of_the_demo_prompt() -> None:
     reading = read_prompt(PROMPT_V1)
-    assert [t.name for t in reading.tasks] == ["refund", "callback"]
+    assert [t.name for t in reading.tasks] == ["refund_duplicate_charge", "callback"]
+    assert [t.goals for t in reading.tasks] == [("get duplicate charges refunded",),
+                                                ("get a callback from the technical team",)]
+    assert reading.refusals == ("get late fees refunded", "book a technician")
+    assert (reading.language, reading.locale) == ("en", "en-GB")
     assert reading.facts == ("account_id", "postcode", "amount")
     assert reading.outcomes == ("success", "refusal", "callback", "transfer")
 
@@ -47,9 +51,9 @@ def test_offline_generation_covers_six_types_with_ground_truth_and_prompt_hash()
         assert {"account_id", "postcode"} <= set(persona.ground_truth)
         assert (persona.type, persona.intended_outcome, persona.difficulty) == (
             cell.type, cell.outcome, cell.difficulty)
-        assert cell.task in ("refund", "callback")
+        assert cell.task in ("refund_duplicate_charge", "callback", "late_fees", "book_technician")
     refund = next(p for p, c in zip(result.personas, result.cells, strict=False)
-                  if c.task == "refund" and p.intended_outcome == "success" and p.difficulty < 4)
+                  if c.task == "refund_duplicate_charge" and p.intended_outcome == "success" and p.difficulty < 4)
     assert {"amount", "charge_date"} <= set(refund.ground_truth)
     callback = next(p for p, c in zip(result.personas, result.cells, strict=False) if c.task == "callback")
     assert "slot" in callback.ground_truth and callback.intended_outcome == "callback"

@@ -1,0 +1,229 @@
+"""Reading an English prompt: the tasks it lists, the facts it asks for, refusals, handovers, prices.
+
+Patterns, not understanding: a task is a service verb the agent is said to do (``help callers book,
+reschedule or cancel appointments``: coordinated verbs share the object), something it offers
+(``offer the first emergency slot``, asked for as ``get …``), a passive permission (``duplicate
+charges can be refunded``) or a price it may quote (``the price of a dental implant consultation``).
+What it must not do (``never give medical advice``, ``late fees are not refundable``, ``cannot book
+technicians``) and fees it charges become refusal goals; ``transfer to the on-call dentist`` is a
+handover.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ._readingtypes import Parts, TaskSpec, slug
+
+_SERVICE_VERBS = ("book", "reschedule", "cancel", "schedule", "arrange", "order", "reserve", "refund",
+                  "track", "renew", "change", "update", "pay", "return", "exchange", "replace",
+                  "deliver", "report", "buy", "request", "open", "close", "register", "move",
+                  "check", "find out", "look up", "collect")
+_OFFER_VERBS = ("offer", "arrange", "send", "provide", "schedule", "give")
+_GIVE_VERBS = ("give", "provide", "share", "tell", "quote", "disclose", "promise", "offer",
+               "recommend", "prescribe", "reveal", "confirm")
+_FRAME = frozenset({"help", "helps", "can", "callers", "customers", "patients", "clients", "people",
+                    "them", "to", "or", "and", "you", "also", "handle", "may"})
+_NEGATIONS = re.compile(r"\b(?:never|do not|don't|don’t|cannot|can't|can’t|must not|may not|not allowed to)\s+$",
+                        re.IGNORECASE)
+_OBJECT_STOP = frozenset({"and", "or", "but", "if", "when", "unless", "before", "after", "while",
+                          "so", "then", "because", "until", "instead", "only"})
+_PRONOUNS = frozenset({"anything", "it", "them", "that", "this", "what", "something", "everything",
+                       "one", "yourself", "those", "these"})
+_NAME_STOP = frozenset({"a", "an", "the", "my", "your", "their", "first", "same", "new", "any", "some",
+                        "for", "of", "from", "to", "with", "on", "in", "at", "by"})
+_WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*|\d+(?:[.,]\d+)?|[,:;()]")
+_SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
+_TRANSFER = re.compile(r"\b(?:transfer|put (?:them|the caller) through|hand (?:over|the call))\s+"
+                       r"(?:them |the caller |the call )?to\s+((?:the|a|an|our)\s+[a-z][a-z -]{1,40}?)"
+                       r"(?=\s+(?:for|if|when|who|about)\b|[.,;:]|$)", re.IGNORECASE)
+_PRICE = re.compile(r"\b(?:price|cost|fee) of\s+((?:a|an|the)\s+[a-z][a-z -]{2,50}?)(?=[.,;:]|\s+is\b|$)",
+                    re.IGNORECASE)
+_PASSIVE = re.compile(r"\b([a-z][a-z ]{2,40}?)\s+can be\s+([a-z]+ed)\b", re.IGNORECASE)
+_NOT_ABLE = re.compile(r"\b([a-z][a-z ]{2,40}?)\s+(?:are|is)\s+not\s+([a-z]+)able\b", re.IGNORECASE)
+_FEE = re.compile(r"(?:[$£€]\s?\d+(?:[.,]\d+)?|\d+(?:[.,]\d+)?\s?(?:dollars?|pounds?|euros?))\s+"
+                  r"(?:cancellation |late |no-show |booking )?(?:fee|charge|penalty)", re.IGNORECASE)
+_MONEY = re.compile(r"[$£€]\s?(\d+(?:\.\d+)?)|(\d+(?:\.\d+)?)\s?(?:dollars?|pounds?|euros?)\b", re.IGNORECASE)
+_ONLY_IF = re.compile(r"\b(?:only|just)\s+(?:if|when|with)\s+(?:the caller |they |a caller )?(?:has |have |shows? )?"
+                      r"((?:a|an|the|their)\s+[a-z][a-z ]{2,30}?)(?=[.,;:]|$)", re.IGNORECASE)
+_CALLBACK = re.compile(r"\b(?:callbacks?|call-backs?|call (?:them |the caller |you )?back)\b", re.IGNORECASE)
+_HANDOVER = re.compile(r"\b(?:transfer|human|supervisor|colleague|escalate|on-call)\b", re.IGNORECASE)
+
+FACTS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("account_id", ("account number", "account id", "account no")),
+    ("postcode", ("postcode", "post code", "postal code", "zip code", "zip")),
+    ("name", ("full name", "caller's name", "patient's name", "your name", "name")),
+    ("email", ("email", "e-mail")),
+    ("date_of_birth", ("date of birth", "birthday", "birth date")),
+    ("phone", ("phone number", "mobile number", "telephone number", "contact number")),
+    ("address", ("home address", "street address", "delivery address")),
+    ("order_number", ("order number", "order id")),
+    ("insurance_id", ("insurance member id", "member id", "insurance number", "insurance id",
+                      "policy number")),
+    ("reference", ("reference number", "booking reference", "confirmation number")),
+    ("amount", ("amount", "how much")),
+)
+IDENTITY = ("account_id", "postcode", "name", "email", "date_of_birth", "phone", "insurance_id")
+
+
+def _has(text: str, cue: str) -> bool:
+    return re.search(rf"(?<![a-z]){re.escape(cue)}(?![a-z])", text) is not None
+
+
+def _singular(phrase: str) -> str:
+    """`appointments for check-ups` → `an appointment for check-ups` (the head noun only)."""
+    words = phrase.split()
+    if not words:
+        return phrase
+    if words[0].lower() in ("a", "an", "the", "my", "your", "their", "our"):
+        return phrase
+    head = words[0]
+    if head.endswith("ies"):
+        head = head[:-3] + "y"
+    elif head.endswith("s") and not head.endswith("ss"):
+        head = head[:-1]
+    else:
+        return phrase
+    article = "an" if head[:1].lower() in "aeiou" else "a"
+    return " ".join([article, head, *words[1:]])
+
+
+def _object_after(tokens: list[str], start: int) -> str:
+    out: list[str] = []
+    for tok in tokens[start:]:
+        low = tok.lower()
+        if tok in ",:;()" or low in _OBJECT_STOP or len(out) >= 7:
+            break
+        out.append(tok)
+    while out and out[-1].lower() in _NAME_STOP:
+        out.pop()
+    return " ".join(out)
+
+
+def _task_name(verb: str, obj: str) -> str:
+    words = []
+    for w in obj.lower().split():
+        if w in ("for", "of", "from", "to", "with", "on", "in", "at", "by", "the", "same"):
+            if words:
+                break
+            continue
+        if w not in _NAME_STOP:
+            words.append(w.rstrip("s") if w.endswith("s") and not w.endswith("ss") else w)
+        if len(words) == 2:
+            break
+    return slug("_".join([verb, *words]) if verb != "get" else "_".join(words))
+
+
+def _service_tasks(sentence: str) -> list[TaskSpec]:
+    tokens = _WORD.findall(sentence)
+    low = [t.lower() for t in tokens]
+    tasks: list[TaskSpec] = []
+    pending: list[str] = []  # coordinated verbs waiting for their shared object
+    i = 0
+    while i < len(tokens):
+        two = " ".join(low[i:i + 2])
+        verb = two if two in _SERVICE_VERBS else low[i] if low[i] in _SERVICE_VERBS else None
+        before = " ".join(tokens[:i]) + " "
+        if verb is None or (i and low[i - 1] not in _FRAME and low[i - 1] != ",") or _NEGATIONS.search(before):
+            pending, i = [], i + 1
+            continue
+        size = len(verb.split())
+        nxt = low[i + size] if i + size < len(low) else ""
+        if nxt in (",", "or", "and") and any(low[k] in _SERVICE_VERBS for k in range(i + size + 1, min(len(low), i + size + 3))):
+            pending.append(verb)
+            i += size + 1
+            continue
+        obj = _object_after(tokens, i + size)
+        if obj and obj.split()[0].lower() not in _PRONOUNS:
+            for v in [*pending, verb]:
+                tasks.append(TaskSpec(_task_name(v, obj), (), (f"{v} {_singular(obj)}",)))
+        pending, i = [], i + size
+    return tasks
+
+
+def _offer_tasks(sentence: str) -> list[TaskSpec]:
+    tasks = []
+    situation = re.search(r"\b(?:if|when) (?:a |the )?(?:caller|patient|customer|client)s? "
+                          r"(?:has|have|reports?|mentions?|needs?|wants?) ((?:a|an|the)\s+[a-z][a-z ]{2,30}?)"
+                          r"(?=\s+or\b|[,;:]|$)", sentence, re.IGNORECASE)
+    for m in re.finditer(rf"(?:^|[,;:]\s*|\b(?:then|and|instead)\s+)({'|'.join(_OFFER_VERBS)})\s+", sentence, re.IGNORECASE):
+        tokens = _WORD.findall(sentence[m.end():])
+        obj = _object_after(tokens, 0)
+        if not obj or obj.split()[0].lower() in _PRONOUNS or _HANDOVER.search(obj) or "reason" in obj:
+            continue
+        goal = f"get {obj}" + (f" for {situation.group(1)}" if situation else "")
+        tasks.append(TaskSpec(_task_name("get", obj), (), (goal,)))
+    return tasks
+
+
+def _price_tasks(sentence: str) -> list[TaskSpec]:
+    return [TaskSpec(_task_name("price", m.group(1)), (), (f"find out the price of {m.group(1).strip()}",))
+            for m in _PRICE.finditer(sentence)]
+
+
+_ASKS = re.compile(r"\b(?:asks?|calls?) (?:for|about) ((?:a|an|the)\s+[a-z][a-z ]{2,30}?)(?=[.,;:]|\s+(?:and|or|then)\b|$)",
+                   re.IGNORECASE)
+
+
+def _asked_tasks(sentence: str) -> list[TaskSpec]:
+    # "when a caller asks for a refund, issue it": what callers ask for is a task.
+    return [TaskSpec(_task_name("get", m.group(1)), (), (f"get {m.group(1)}",)) for m in _ASKS.finditer(sentence)]
+
+
+def _passive_tasks(sentence: str) -> list[TaskSpec]:
+    out = []
+    for m in _PASSIVE.finditer(sentence):
+        subject = re.sub(r"^(?:only|also|just)\s+", "", m.group(1).strip(), flags=re.IGNORECASE)
+        verb = m.group(2)[:-2] if m.group(2).endswith("ed") else m.group(2)
+        out.append(TaskSpec(_task_name(verb, subject), (), (f"get {_singular(subject)} {m.group(2)}",)))
+    return out
+
+
+def _refusals(sentence: str) -> list[str]:
+    out = []
+    for m in _NOT_ABLE.finditer(sentence):
+        out.append(f"get {_singular(m.group(1).strip())} {m.group(2)}ed")
+    for m in re.finditer(r"\b(?:never|do not|don't|cannot|can't|must not)\s+([a-z]+)\s+", sentence, re.IGNORECASE):
+        verb = m.group(1).lower()
+        obj = _object_after(_WORD.findall(sentence[m.end():]), 0)
+        if not obj or obj.split()[0].lower() in _PRONOUNS or verb in ("repeat", "verify", "ask", "be"):
+            continue
+        out.append(f"get {obj}" if verb in _GIVE_VERBS else f"{verb} {_singular(obj)}")
+    fee = _FEE.search(sentence)
+    if fee:
+        out.append(f"get the {fee.group(0)} waived")
+    only = _ONLY_IF.search(sentence)
+    if only:
+        for task in _service_tasks(sentence[: only.start()]) or _imperative_task(sentence[: only.start()]):
+            out.append(f"{task.goals[0]} without {only.group(1)}")
+    return out
+
+
+def _imperative_task(text: str) -> list[TaskSpec]:
+    # "Book prescription drugs only with a prescription": the sentence opens with the service verb.
+    tokens = _WORD.findall(text)
+    if tokens and tokens[0].lower() in _SERVICE_VERBS:
+        obj = _object_after(tokens, 1)
+        if obj:
+            return [TaskSpec(_task_name(tokens[0].lower(), obj), (), (f"{tokens[0].lower()} {_singular(obj)}",))]
+    return []
+
+
+def read_english(prompt: str) -> Parts:
+    """The parts of an English prompt (see the module docstring)."""
+    text = " ".join(prompt.lower().split())
+    parts = Parts()
+    for sentence in (s.strip() for s in _SENTENCE.split(prompt) if s.strip()):
+        only = _ONLY_IF.search(sentence)
+        head = sentence[: only.start()] if only else sentence
+        parts.tasks += _service_tasks(head) + _offer_tasks(sentence) + _price_tasks(sentence)
+        parts.tasks += _passive_tasks(sentence) + _asked_tasks(sentence)
+        parts.refusals += _refusals(sentence)
+        parts.handovers += [m.group(1).strip() for m in _TRANSFER.finditer(sentence)]
+        if _FEE.search(sentence) or _PRICE.search(sentence) or _MONEY.search(sentence):
+            parts.policies.append(sentence)
+    parts.amounts = [float(a or b) for a, b in _MONEY.findall(prompt)]
+    parts.facts = [key for key, cues in FACTS if any(_has(text, c) for c in cues)]
+    parts.callback = _CALLBACK.search(prompt) is not None
+    parts.transfer = bool(parts.handovers) or _HANDOVER.search(prompt) is not None
+    return parts

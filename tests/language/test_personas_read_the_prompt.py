@@ -1,0 +1,104 @@
+"""Offline personas come from the prompt's own tasks and facts, in its language (issue 20).
+
+The two prompts (tests/language/prompts.py) were written for this check; nothing in the readers was
+written for their words in particular: the acceptance is that every goal and fact comes from them.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from polygon_core.models import CALLER_TYPES, OUTCOMES
+from polygon_core.personas import generate_offline, generation_plan, persona_id, read_prompt
+from polygon_core.personas._language import detect_language
+from polygon_core.personas._plan import DIFFICULTIES
+
+from .prompts import DENTAL_EN, PHARMACY_RU
+
+# Words the goal templates add around a task read from the prompt.
+_TEMPLATE = {"get", "find", "out", "price", "talk", "real", "person", "put", "through", "want",
+             "supervisor", "waived", "попросить", "поговорить", "хочу", "живым", "человеком", "чтобы",
+             "меня", "соединили", "оператором", "сколько", "стоит", "узнать"}
+_DEMO_LEFTOVERS = re.compile(r"card expiry|northwind|broadband|account|postcode|contract|SW1A|M1 4BT",
+                             re.IGNORECASE)
+
+
+def _from_prompt(goal: str, prompt: str) -> list[str]:
+    """The goal's words that are not in the prompt (5-letter stems, so word forms match)."""
+    stems = {w[:5] for w in re.findall(r"[^\W\d_]+", prompt.lower())}
+    return [w for w in re.findall(r"[^\W\d_]+", goal.lower())
+            if len(w) > 3 and w not in _TEMPLATE and w[:5] not in stems]
+
+
+def test_language_is_detected_from_the_script() -> None:
+    assert detect_language(DENTAL_EN) == "en"
+    assert detect_language(PHARMACY_RU) == "ru"
+    assert detect_language("Запись к врачу. Call 555-0101.") == "ru"
+
+
+def test_the_dental_prompt_is_read_for_its_own_tasks_facts_refusals_and_handover() -> None:
+    reading = read_prompt(DENTAL_EN)
+    assert (reading.language, reading.locale) == ("en", "en-US")
+    assert [t.goals[0] for t in reading.tasks] == [
+        "book an appointment for check-ups", "reschedule an appointment for check-ups",
+        "cancel an appointment for check-ups", "get the first emergency slot the same day for a toothache",
+        "find out the price of a dental implant consultation", "get a call back from the front desk"]
+    assert reading.facts == ("name", "date_of_birth", "phone", "insurance_id")
+    assert reading.refusals == ("get the 25 dollar fee waived", "get medical advice")
+    assert reading.handovers == ("the on-call dentist",)
+    assert reading.amounts == (150.0, 25.0)
+    assert reading.outcomes == OUTCOMES
+
+
+def test_the_pharmacy_prompt_is_read_in_russian() -> None:
+    reading = read_prompt(PHARMACY_RU)
+    assert (reading.language, reading.locale) == ("ru", "ru-RU")
+    assert [t.goals[0] for t in reading.tasks] == [
+        "узнать наличие лекарств", "забронировать лекарство для самовывоза", "узнать статус заказа",
+        "узнать, сколько стоит доставка по городу"]
+    assert reading.facts == ("name", "phone", "order_number")
+    assert reading.refusals == ("бронировать рецептурные препараты без рецепта",
+                                "попросить медицинских советов", "попросить подбирать замену лекарства")
+    assert reading.handovers == ("фармацевт",)
+    assert reading.outcomes == OUTCOMES
+
+
+@pytest.mark.parametrize(("prompt", "language"), [(DENTAL_EN, "en"), (PHARMACY_RU, "ru")])
+def test_every_persona_comes_from_its_prompt_in_its_language(prompt: str, language: str) -> None:
+    reading = read_prompt(prompt)
+    result = generate_offline(prompt, count=24)
+    assert len(result.personas) >= 20
+    asked = set(reading.facts) | {"slot", "amount", "charge_date"}
+    for persona, cell in zip(result.personas, result.cells, strict=True):
+        assert persona.traits.language == language
+        assert _from_prompt(persona.goal, prompt) == [], persona.goal
+        assert set(persona.ground_truth) <= asked
+        assert set(persona.ground_truth) | {u.replace(" ", "_") for u in persona.unknown} >= {
+            k for k in reading.facts if k != "amount"}
+        text = persona.model_dump_json()
+        assert not _DEMO_LEFTOVERS.search(text), text
+        assert persona_id(persona, cell.task).startswith(cell.task.replace("_", "-") + "-")
+        if language == "ru":
+            assert re.search(r"[а-яё]", persona.goal) and not re.search(r"[a-z]", persona.goal)
+            assert re.fullmatch(r"[А-ЯЁ][а-яё]+ [А-ЯЁ][а-яё]+ [А-ЯЁ][а-яё]+", str(persona.ground_truth["name"]))
+            assert str(persona.ground_truth["phone"]).startswith("+7 9")
+        else:
+            assert not re.search(r"[а-яё]", text)
+            assert str(persona.ground_truth["phone"]).startswith("(512) 555-01")
+    tasks = {c.task for c in result.cells}
+    assert len(tasks) >= 5  # ids name many tasks, not one task word
+    assert {p.intended_outcome for p in result.personas} == set(OUTCOMES)
+
+
+@pytest.mark.parametrize("prompt", [DENTAL_EN, PHARMACY_RU])
+def test_the_plan_still_covers_types_outcomes_and_difficulties(prompt: str) -> None:
+    plan = generation_plan(120, outcomes=read_prompt(prompt).outcomes)
+    assert {(c.type, c.outcome, c.difficulty) for c in plan} == {
+        (t, o, d) for t in CALLER_TYPES for o in OUTCOMES for d in DIFFICULTIES}
+
+
+def test_generation_is_deterministic_per_prompt_and_seed() -> None:
+    assert generate_offline(PHARMACY_RU, count=6) == generate_offline(PHARMACY_RU, count=6)
+    assert generate_offline(PHARMACY_RU, count=6) != generate_offline(PHARMACY_RU, count=6, seed=1)
