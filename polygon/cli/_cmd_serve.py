@@ -29,9 +29,7 @@ def register(app: typer.Typer) -> None:
     def serve(host: Annotated[str, typer.Option(help="interface to bind")] = LOOPBACK,
               port: Annotated[int, typer.Option(help="TCP port", min=0, max=65535)] = 8000) -> None:
         """Serve the signed webhooks (POST /webhooks/prompt-commit, /webhooks/sweep) and the web app."""
-        import uvicorn
-
-        from polygon.web import access_token_configured, create_app
+        from polygon.web import access_token_configured, build_server
         from polygon_core.adapters.settings import load_settings
 
         settings = load_settings()
@@ -45,5 +43,6 @@ def register(app: typer.Typer) -> None:
                       highlight=False)
         err.print(f"serving on http://{host}:{port}  (webhooks: /webhooks/prompt-commit, /webhooks/sweep)",
                   highlight=False)
-        # Access logs carry paths and status codes only; headers (signatures) are never logged.
-        uvicorn.run(create_app(settings), host=host, port=port, log_level="info")
+        # Access logs carry paths and status codes only; headers (signatures) are never logged, and
+        # query-string tokens (`?token=`) and configured secrets are redacted (polygon.web._logging).
+        build_server(settings, host, port).run()

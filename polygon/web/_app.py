@@ -6,17 +6,21 @@ its routers in `create_app` below, on the same app.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fastapi import FastAPI
 
 from polygon_core.adapters.settings import PolygonSettings, load_settings
 
+from ._logging import install_log_redaction
 from ._webhook_deliveries import DatabaseDeliveryStore, DeliveryStore
 from ._webhook_models import WebhookConfig
 from ._webhooks import webhook_router
 
-__all__ = ["access_token_configured", "create_app"]
+if TYPE_CHECKING:
+    import uvicorn
+
+__all__ = ["access_token_configured", "build_server", "create_app"]
 
 
 def access_token_configured(settings: PolygonSettings) -> bool:
@@ -56,3 +60,15 @@ def create_app(settings: PolygonSettings | None = None, *,
 
     install_web(app, settings)
     return app
+
+
+def build_server(settings: PolygonSettings, host: str, port: int) -> uvicorn.Server:
+    """The uvicorn server `polygon serve` runs: the app, with secrets redacted from every log.
+
+    uvicorn configures its loggers when its Config is made, so the redaction goes in after that.
+    """
+    import uvicorn
+
+    config = uvicorn.Config(create_app(settings), host=host, port=port, log_level="info")
+    install_log_redaction(settings)
+    return uvicorn.Server(config)
