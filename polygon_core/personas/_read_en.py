@@ -18,7 +18,7 @@ from ._readingtypes import Parts, TaskSpec, slug
 _SERVICE_VERBS = ("book", "reschedule", "cancel", "schedule", "arrange", "order", "reserve", "refund",
                   "track", "renew", "change", "update", "pay", "return", "exchange", "replace",
                   "deliver", "report", "buy", "request", "open", "close", "register", "move",
-                  "check", "find out", "look up", "collect")
+                  "check", "find out", "look up", "collect", "get")
 _OFFER_VERBS = ("offer", "arrange", "send", "provide", "schedule", "give")
 _GIVE_VERBS = ("give", "provide", "share", "tell", "quote", "disclose", "promise", "offer",
                "recommend", "prescribe", "reveal", "confirm")
@@ -34,8 +34,8 @@ _NAME_STOP = frozenset({"a", "an", "the", "my", "your", "their", "first", "same"
                         "for", "of", "from", "to", "with", "on", "in", "at", "by"})
 _WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*|\d+(?:[.,]\d+)?|[,:;()]")
 _SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
-_TRANSFER = re.compile(r"\b(?:transfer|put (?:them|the caller) through|hand (?:over|the call))\s+"
-                       r"(?:them |the caller |the call )?to\s+((?:the|a|an|our)\s+[a-z][a-z -]{1,40}?)"
+_TRANSFER = re.compile(r"\b(?:transfer|refer|put (?:them|the caller) through|hand (?:over|the call))\s+"
+                       r"(?:them |the caller |the call |those callers |these callers )?to\s+((?:the|a|an|our)\s+[a-z][a-z -]{1,40}?)"
                        r"(?=\s+(?:for|if|when|who|about)\b|[.,;:]|$)", re.IGNORECASE)
 _PRICE = re.compile(r"\b(?:price|cost|fee) of\s+((?:a|an|the)\s+[a-z][a-z -]{2,50}?)(?=[.,;:]|\s+is\b|$)",
                     re.IGNORECASE)
@@ -47,7 +47,9 @@ _MONEY = re.compile(r"[$£€]\s?(\d+(?:\.\d+)?)|(\d+(?:\.\d+)?)\s?(?:dollars?|p
 _ONLY_IF = re.compile(r"\b(?:only|just)\s+(?:if|when|with)\s+(?:the caller |they |a caller )?(?:has |have |shows? )?"
                       r"((?:a|an|the|their)\s+[a-z][a-z ]{2,30}?)(?=[.,;:]|$)", re.IGNORECASE)
 _CALLBACK = re.compile(r"\b(?:callbacks?|call-backs?|call (?:them |the caller |you )?back)\b", re.IGNORECASE)
-_HANDOVER = re.compile(r"\b(?:transfer|human|supervisor|colleague|escalate|on-call)\b", re.IGNORECASE)
+_HANDOVER = re.compile(r"\b(?:transfer|human|supervisor|colleague|escalate|on-call|refer)\b", re.IGNORECASE)
+# The agent's words for the caller's own things become the caller's: "their repair" → "my repair".
+_OWNER = re.compile(r"\b(?:their|his or her|the (?:caller|patient|customer|client)['’]s)\b", re.IGNORECASE)
 
 FACTS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("account_id", ("account number", "account id", "account no")),
@@ -97,7 +99,7 @@ def _object_after(tokens: list[str], start: int) -> str:
         out.append(tok)
     while out and out[-1].lower() in _NAME_STOP:
         out.pop()
-    return " ".join(out)
+    return _OWNER.sub("my", " ".join(out))
 
 
 def _task_name(verb: str, obj: str) -> str:
@@ -108,7 +110,7 @@ def _task_name(verb: str, obj: str) -> str:
                 break
             continue
         if w not in _NAME_STOP:
-            words.append(w.rstrip("s") if w.endswith("s") and not w.endswith("ss") else w)
+            words.append(w[:-1] if w.endswith("s") and not w.endswith(("ss", "us")) else w)
         if len(words) == 2:
             break
     return slug("_".join([verb, *words]) if verb != "get" else "_".join(words))
@@ -161,7 +163,7 @@ def _price_tasks(sentence: str) -> list[TaskSpec]:
             for m in _PRICE.finditer(sentence)]
 
 
-_ASKS = re.compile(r"\b(?:asks?|calls?) (?:for|about) ((?:a|an|the)\s+[a-z][a-z ]{2,30}?)(?=[.,;:]|\s+(?:and|or|then)\b|$)",
+_ASKS = re.compile(r"\b(?:callers?|customers?|patients?|clients?|they|someone) (?:asks?|calls?) (?:for|about) ((?:a|an|the)\s+[a-z][a-z ]{2,30}?)(?=[.,;:]|\s+(?:and|or|then)\b|$)",
                    re.IGNORECASE)
 
 

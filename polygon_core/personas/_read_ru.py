@@ -96,32 +96,79 @@ def _object_after(tokens: list[str], start: int) -> list[str]:
     return out
 
 
+# The agent's object «пациента», «клиента» is the caller: «записать пациента на приём» is, in the
+# caller's words, «записаться на приём».
+_CLIENT = frozenset({"пациент", "клиент", "покупатель", "абонент", "звонящий", "гость", "посетитель"})
+_REFLEXIVE = {"записать": "записаться", "записывать": "записываться"}
+
+
 def _task(verb: str, obj: list[str]) -> TaskSpec:
-    name = slug("_".join([verb, *[_parse(w)[0] for w in obj[:1]]]))
-    return TaskSpec(name, (), (" ".join([verb, *obj]),))
+    if obj and _parse(obj[0])[0] in _CLIENT:
+        obj, verb = obj[1:], _REFLEXIVE.get(verb, verb)
+    return TaskSpec(slug("_".join([verb, *_head(obj)])), (), (" ".join([verb, *obj]),))
+
+
+def _head(obj: list[str]) -> list[str]:
+    """The lemma of the object's first noun (its first word when it has none), for a task name."""
+    nouns = [_parse(w)[0] for w in obj if _parse(w)[1] == "NOUN"]
+    return nouns[:1] or [_parse(w)[0] for w in obj[:1]]
+
+
+def _with_shared_objects(tokens: list[str], found: list[tuple[int, str]]) -> list[TaskSpec]:
+    """Tasks for (index, verb) pairs; «перенести или отменить запись»: a verb with no object of its
+    own, followed by «или»/«и»/«,» and another verb, shares that verb's object."""
+    tasks: list[TaskSpec] = []
+    pending: list[str] = []
+    for i, verb in found:
+        obj = _object_after(tokens, i + 1)
+        nxt = tokens[i + 1].lower() if i + 1 < len(tokens) else ""
+        if not obj and nxt in ("или", "и", ","):
+            pending.append(verb)
+            continue
+        if obj:
+            tasks += [_task(v, obj) for v in [*pending, verb]]
+        pending = []
+    return tasks
 
 
 def _infinitive_tasks(tokens: list[str], lemmas: list[str]) -> list[TaskSpec]:
     if not _FRAME & set(lemmas):
         return []
-    tasks = []
-    for i, tok in enumerate(tokens):
-        if _parse(tok)[1] != "INFN" or (i and lemmas[i - 1] in _NEGATION):
-            continue
-        obj = _object_after(tokens, i + 1)
-        if obj:
-            tasks.append(_task(tok.lower(), obj))
-    return tasks
+    found = [(i, tok.lower()) for i, tok in enumerate(tokens)
+             if _parse(tok)[1] == "INFN" and not (i and lemmas[i - 1] in _NEGATION)]
+    return _with_shared_objects(tokens, found)
 
 
 def _imperative_tasks(tokens: list[str], lemmas: list[str]) -> list[TaskSpec]:
+    found = [(i, lemmas[i]) for i, tok in enumerate(tokens)
+             if lemmas[i] in _SERVICE and _parse(tok)[1] == "VERB" and not (i and lemmas[i - 1] in _NEGATION)]
+    return _with_shared_objects(tokens, found)
+
+
+_ASKS = re.compile(r"\b(?:клиент|пациент|покупатель|звонящий|абонент)\w*\s+(?:просит|хочет|спрашивает)\s+", re.IGNORECASE)
+
+
+def _asked_tasks(sentence: str) -> list[TaskSpec]:
+    # «Если пациент просит вернуть деньги»: what callers ask for is a task.
+    tasks = []
+    for m in _ASKS.finditer(sentence):
+        tokens = _WORD.findall(sentence[m.end():])
+        if tokens and _parse(tokens[0])[1] == "INFN":
+            obj = _object_after(tokens, 1)
+            if obj:
+                tasks.append(_task(tokens[0].lower(), obj))
+    return tasks
+
+
+def _offer_tasks(tokens: list[str], lemmas: list[str]) -> list[TaskSpec]:
+    # «предложи ближайшее окно» → the caller wants «получить ближайшее окно».
     tasks = []
     for i, tok in enumerate(tokens):
-        if lemmas[i] not in _SERVICE or _parse(tok)[1] != "VERB" or (i and lemmas[i - 1] in _NEGATION):
-            continue
-        obj = _object_after(tokens, i + 1)
-        if obj:
-            tasks.append(_task(lemmas[i], obj))
+        if lemmas[i] in ("предлагать", "предложить") and _parse(tok)[1] == "VERB" and not (
+                i and lemmas[i - 1] in _NEGATION):
+            obj = _object_after(tokens, i + 1)
+            if obj and not _HANDOVER_WORDS.search(" ".join(obj)):
+                tasks.append(TaskSpec(slug("_".join(["poluchit", *_head(obj)])), (), (" ".join(["получить", *obj]),)))
     return tasks
 
 
@@ -190,6 +237,7 @@ def read_russian(prompt: str) -> Parts:
         only = _ONLY.search(sentence)
         if not only:
             parts.tasks += _infinitive_tasks(tokens, lemmas) + _imperative_tasks(tokens, lemmas)
+            parts.tasks += _offer_tasks(tokens, lemmas) + _asked_tasks(sentence)
         parts.tasks += _price_tasks(sentence)
         parts.refusals += _refusals(sentence, tokens, lemmas)
         parts.handovers += [_handover(m.group(1).split()[0]) for m in _TRANSFER.finditer(sentence)]

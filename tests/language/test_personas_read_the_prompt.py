@@ -20,7 +20,7 @@ from .prompts import DENTAL_EN, PHARMACY_RU
 # Words the goal templates add around a task read from the prompt.
 _TEMPLATE = {"get", "find", "out", "price", "talk", "real", "person", "put", "through", "want",
              "supervisor", "waived", "попросить", "поговорить", "хочу", "живым", "человеком", "чтобы",
-             "меня", "соединили", "оператором", "сколько", "стоит", "узнать"}
+             "меня", "соединили", "оператором", "сколько", "стоит", "узнать", "получить"}
 _DEMO_LEFTOVERS = re.compile(r"card expiry|northwind|broadband|account|postcode|contract|SW1A|M1 4BT",
                              re.IGNORECASE)
 
@@ -57,7 +57,7 @@ def test_the_pharmacy_prompt_is_read_in_russian() -> None:
     assert (reading.language, reading.locale) == ("ru", "ru-RU")
     assert [t.goals[0] for t in reading.tasks] == [
         "узнать наличие лекарств", "забронировать лекарство для самовывоза", "узнать статус заказа",
-        "узнать, сколько стоит доставка по городу"]
+        "узнать, сколько стоит доставка по городу", "получить обратный звонок"]
     assert reading.facts == ("name", "phone", "order_number")
     assert reading.refusals == ("бронировать рецептурные препараты без рецепта",
                                 "попросить медицинских советов", "попросить подбирать замену лекарства")
