@@ -28,6 +28,15 @@ def simulate(stores: Stores, run_id: str, suite_path: str, agent_path: str, scen
     if stores.repo.has_conversation(run_id, cid):
         return cid
     config, prompt, version = agent_identity(agent_path, suite_path)
+    key = transcript_key(run_id, cid)
+    if stores.artifacts.exists(key):
+        # Simulated before, but its row was never written (a failed write, a killed worker): write
+        # it now. A retry must never pay for the conversation twice.
+        from ...models import Conversation
+
+        conv = Conversation.model_validate_json(stores.artifacts.get_text(key))
+        _store(stores, run_id, conv, stores.artifacts.uri(key), scenario, config, suite)
+        return cid
     run = stores.repo.get_run(run_id)
     run_models = dict(run.models) if run is not None else {}
     meter = UsageMeter()
@@ -59,10 +68,15 @@ def simulate(stores: Stores, run_id: str, suite_path: str, agent_path: str, scen
     conv = asyncio.run(go())
     # A conversation the simulated caller spoiled is flagged simulator_error: kept out of the rates.
     conv = apply_simulator_check(conv, scenario.persona)
-    checks = run_checks(conv, scenario, forbidden_phrases=config.forbidden_phrases, tools=suite.tools)
-    uri = stores.artifacts.put_text(transcript_key(run_id, cid), conv.model_dump_json(indent=2))
     if meter.roles:
         stores.artifacts.put_text(ledger_key(run_id, "simulate", cid), meter.to_json())
+    uri = stores.artifacts.put_text(key, conv.model_dump_json(indent=2))
+    _store(stores, run_id, conv, uri, scenario, config, suite)
+    return cid
+
+
+def _store(stores: Stores, run_id: str, conv: Any, uri: str, scenario: Any, config: Any, suite: Any) -> None:
+    """The conversation's row, with its deterministic checks (the transcript is already stored)."""
+    checks = run_checks(conv, scenario, forbidden_phrases=config.forbidden_phrases, tools=suite.tools)
     stores.repo.save_conversation(run_id, conv, artifact_uri=uri, assertions=checks.assertions,
                                   metrics=checks.metrics.model_dump(mode="json"))
-    return cid

@@ -38,6 +38,7 @@ from ._migrate import (
 )
 from ._migrate import upgrade as _upgrade
 from ._records import ConversationRecord
+from ._retry import retry_write
 from ._tables import TABLE_NAMES, ConversationRow, JudgmentRow, ProbeAnswerRow, RunRow
 from ._upsert import upsert
 
@@ -133,6 +134,7 @@ class Repository:
 
     # -- runs ----------------------------------------------------------------------------------
 
+    @retry_write
     def save_run(self, run: Run) -> Run:
         """Insert or update a run; returns it as stored (``created_at`` set if it was None).
 
@@ -158,6 +160,7 @@ class Repository:
             assert row is not None  # just written in this transaction
             return run_from_row(row)
 
+    @retry_write
     def set_run_status(
         self,
         run_id: str,
@@ -211,6 +214,7 @@ class Repository:
 
     # -- conversations -------------------------------------------------------------------------
 
+    @retry_write
     def save_conversation(
         self,
         run_id: str,
@@ -280,6 +284,7 @@ class Repository:
 
     # -- judgments -----------------------------------------------------------------------------
 
+    @retry_write
     def save_judgment(self, run_id: str, judgment: Judgment) -> None:
         """Add a judgment; one of the same rubric version and judge model is replaced.
 
@@ -337,6 +342,7 @@ class Repository:
 
     # -- probes --------------------------------------------------------------------------------
 
+    @retry_write
     def save_probe_answers(self, run_id: str, answers: Iterable[ProbeAnswer]) -> None:
         """Record probe answers, all or none; re-saving an answer replaces it.
 
