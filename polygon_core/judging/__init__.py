@@ -16,7 +16,6 @@ from ._grade import (
     evidence_supported,
     judge_error_judgment,
     probe_error_answers,
-    unreadable_probe_reply,
 )
 from ._heuristic import HEURISTIC_JUDGE, SCORERS, judge_offline, scores_only
 from ._heuristic_version import HEURISTIC_VERSION
@@ -36,6 +35,7 @@ from ._prompt import (
     probe_response_schema,
     read_judge_reply,
     read_probe_reply,
+    reply_problem,
     to_probe_answers,
     transcript_block,
 )
@@ -73,8 +73,8 @@ __all__ = [
     "probe_with_model",
     "read_judge_reply",
     "read_probe_reply",
+    "reply_problem",
     "scores_only",
     "to_probe_answers",
     "transcript_block",
-    "unreadable_probe_reply",
 ]

@@ -75,14 +75,6 @@ def probe_error_answers(conversation_id: str, probes: Sequence[Probe], reason: s
             for p in probes]
 
 
-def unreadable_probe_reply(answers: Sequence[ProbeAnswer]) -> str | None:
-    """The reason when a probe reply gave nothing readable at all (every answer unanswered because
-    the whole reply could not be parsed), else None."""
-    if answers and all(a.answer == "unanswered" and "unparseable" in (a.evidence or "") for a in answers):
-        return "unreadable reply: no probe answer could be read"
-    return None
-
-
 def _unreadable_reason(repeats: Sequence[dict[str, Any]]) -> str:
     reasons = [str(r[UNPARSEABLE_REPLY]) for r in repeats if UNPARSEABLE_REPLY in r]
     if reasons:

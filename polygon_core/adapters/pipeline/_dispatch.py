@@ -29,8 +29,8 @@ from ...judging import (
     probe_request,
     read_judge_reply,
     read_probe_reply,
+    reply_problem,
     to_probe_answers,
-    unreadable_probe_reply,
 )
 from ...models import Conversation, Judgment, ProbeAnswer
 from ...probes import Probe
@@ -174,17 +174,18 @@ def probe_one(stores: Stores, run_id: str, conv: Conversation, checks: Checks, p
         sent = list(probes if asked is None else asked)
         read: dict[str, Any] = {}
         try:
+            problem = None
             if sent:
                 (reply,) = send(stores, run_id, step, conv.id, label, model,
                                 [probe_request(conv, sent, checks=checks)])
                 read = read_probe_reply(reply, sent)
+                problem = reply_problem(reply)
         except ProviderFailure as exc:
             answers = probe_error_answers(conv.id, probes, str(exc), answered_by=label)
         else:
             answers = to_probe_answers(conv.id, list(probes), read, answered_by=label)
-            reason = unreadable_probe_reply([a for a in answers if a.probe_id in {p.id for p in sent}])
-            if reason is not None:
-                answers = probe_error_answers(conv.id, probes, reason, answered_by=label)
+            if problem is not None:  # nothing in the reply could be read: say why (e.g. cut at the cap)
+                answers = probe_error_answers(conv.id, probes, f"unreadable reply: {problem}", answered_by=label)
     if adjust is not None:
         answers = adjust(answers)
     stores.repo.save_probe_answers(run_id, answers)
