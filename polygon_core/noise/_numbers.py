@@ -44,7 +44,7 @@ _SEPARATORS: dict[str, dict[str, str]] = {
 _DIGIT_STRING = re.compile(r"\d+(?:[.,]\d+)*")
 # An ordinal written in digits: "21st", "3rd"; "21-го", "5-й", "1-е" (the suffix is not read).
 _ORDINAL_DIGITS: dict[str, re.Pattern[str]] = {
-    "en": re.compile(r"(\d+)(?:st|nd|rd|th)", re.IGNORECASE),
+    "en": re.compile(r"(\d+)(st|nd|rd|th)"),
     "ru": re.compile(r"(\d+)-(?:[а-яё]{1,3})", re.IGNORECASE),
 }
 
@@ -281,15 +281,27 @@ def is_digit_string(word: str, language: str | None = None) -> bool:
     with a `language`, an ordinal in digits (``21st``, ``21-го``)."""
     if _DIGIT_STRING.fullmatch(word) is not None:
         return True
-    return language is not None and _ORDINAL_DIGITS[language].fullmatch(word) is not None
+    return language is not None and _ordinal_digits(word, language) is not None
+
+
+def _ordinal_digits(word: str, language: str) -> str | None:
+    """The digits of an ordinal written in digits, or None. English suffixes must fit the number
+    (``21st``, ``12th``), lower case, so a postcode's ``1TH`` or a code's ``4nd`` stays a word."""
+    match = _ORDINAL_DIGITS[language].fullmatch(word)
+    if match is None:
+        return None
+    if language == "en":
+        n = int(match.group(1))
+        suffix = "th" if n % 100 in (11, 12, 13) else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+        if match.group(2) != suffix:
+            return None
+    return match.group(1)
 
 
 def read_digit_string(word: str, language: str) -> str:
     """Read a digit string digit by digit: ``4821`` → ``four eight two one`` (see module doc)."""
     _check_language(language)
-    ordinal = _ORDINAL_DIGITS[language].fullmatch(word)
-    if ordinal is not None:
-        word = ordinal.group(1)
+    word = _ordinal_digits(word, language) or word
     if not is_digit_string(word):
         raise ValueError(f"not a digit string: {word!r}")
     names = digit_words(language)

@@ -100,6 +100,16 @@ def test_number_lexicon_comes_from_num2words_forms() -> None:
     assert parsed is not None and (parsed.value, parsed.ordinal, parsed.words) == (2005, True, 3)
 
 
+def test_a_postcode_part_is_not_an_ordinal() -> None:
+    # "1TH" in "BS8 1TH" looks like "1th": only lower-case suffixes that fit the number are ordinals.
+    for word in ("1TH", "1th", "2st", "4nd"):
+        assert read_digit_by_digit(word, "en") is None
+    assert read_digit_by_digit("11th", "en") == "one one"
+    assert read_digit_by_digit("22nd", "en") == "two two"
+    _, distortions = distort("The postcode is BS8 1TH.", 1.0, conversation_id="c", turn=1, language="en")
+    assert [d for d in distortions if d.kind == "digits"] == []
+
+
 def test_read_digit_string_rejects_words() -> None:
     with pytest.raises(ValueError):
         read_digit_string("12a", "en")
