@@ -81,9 +81,9 @@ def register(app: typer.Typer) -> None:
         pipeline.parse_window(since, until)  # bad dates fail here, before Prefect starts
         stores = pipeline.open_stores()
         settings = stores.settings
-        for name in (judge_model, probe_model):
+        for name, role in ((judge_model, "judge"), (probe_model, "probe answerer")):
             if name:
-                pipeline.check_model_name(stores, name)  # a bad name or a missing key: one line, exit 2
+                pipeline.check_model_name(stores, name, role)  # a bad name or a missing key: one line, exit 2
         models = [judge_model or settings.judge_model, probe_model or settings.probe_model]
         if batch_judging and all(m in pipeline.OFFLINE_NAMES for m in models):
             raise ValueError("--batch-judging needs a model judge or probe answerer (--judge-model / "

@@ -80,11 +80,14 @@ def load_fitted_judge(stores: Stores, name: str) -> Any:
     return load_fitted(stores, name)
 
 
-def check_model_name(stores: Stores, name: str) -> None:
-    """Refuse a bad model name or a missing key before anything is sent or stored."""
+def check_model_name(stores: Stores, name: str, role: str = "judge") -> None:
+    """Refuse a bad model name or a missing key before anything is sent or stored; a fitted judge
+    must be stored, and can only judge."""
     if name in OFFLINE_NAMES:
         return
     if name.startswith(FITTED_PREFIX):
+        if role != "judge":
+            raise ValueError(f"{name!r} is a fitted judge: it can judge, not play the {role}")
         load_fitted_judge(stores, name)
         return
     model = make_chat_model(name, stores.settings)

@@ -302,7 +302,7 @@ def probe_run(stores: Stores, run_id: str, *, probes_path: str | None = None,
     run, suite, agent = run_inputs(stores, run_id, suite_path, agent_path)
     probes: list[Probe] = load_probes(Path(probes_path)) if probes_path else default_probes()
     if model is None:
-        check_model_name(stores, probe_model)
+        check_model_name(stores, probe_model, role="probe answerer")
     label = judge_label(probe_model, model)
     result = RescoreResult(run_id=run.id, judge_model=label)
     for item in scorable(stores, run, suite, agent):

@@ -375,6 +375,8 @@ def _grader(name: str) -> str:
     """A judge or probe model name as recorded on the run (offline → the heuristic tier's label)."""
     from ..providers import parse_model_name
 
+    if name.startswith("fitted:"):  # a fitted judge, checked by the caller (check_model_name)
+        return name
     spec = parse_model_name(name)  # a bad name is an error before anything is stored
     return HEURISTIC_JUDGE if spec.provider == "offline" else spec.name
 

@@ -58,6 +58,7 @@ def role_models(settings: Any, suite_config: Any, agent_config: Any,
     where its model came from.
     """
     from ..providers import make_chat_model, parse_model_name
+    from ._dispatch import FITTED_PREFIX
 
     flags = flags or {}
     roles: dict[str, str] = {}
@@ -71,6 +72,9 @@ def role_models(settings: Any, suite_config: Any, agent_config: Any,
                   ("agent config `model`" if role == "agent" else f"suite.yaml `{role}_model`") if configured
                   else f"POLYGON_{role.upper()}_MODEL={name!r}")
         try:
+            if name.startswith(FITTED_PREFIX):
+                roles[role] = _fitted_role(role, name, settings)
+                continue
             spec = parse_model_name(name)
             if spec.provider != "offline":
                 make_chat_model(name, settings)
@@ -78,6 +82,17 @@ def role_models(settings: Any, suite_config: Any, agent_config: Any,
             raise ValueError(f"{role} model ({source}): {exc}") from None
         roles[role] = spec.name
     return roles
+
+
+def _fitted_role(role: str, name: str, settings: Any) -> str:
+    """A fitted judge (`fitted:<name>@<hash>`) may judge; it must be stored; it answers no probes."""
+    if role != "judge":
+        raise ValueError(f"{name!r} is a fitted judge: it can judge, not play the {role}")
+    from ._common import open_stores
+    from ._dispatch import load_fitted_judge
+
+    load_fitted_judge(open_stores(settings), name)
+    return name
 
 
 def new_run(agent_path: str, suite_path: str, *, seeds: Sequence[int] | None = None,
