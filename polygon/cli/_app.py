@@ -383,11 +383,14 @@ def show(run_id: Annotated[str, typer.Argument(help="run id (or a unique prefix)
 @friendly
 def validate(paths: Annotated[list[Path], typer.Argument(help="suite folders or YAML files")]) -> None:
     """Check scenario, suite, tool-library and agent files without running anything."""
-    from polygon_core.files import validate_paths
+    from polygon_core.files import validate_paths, validation_warnings
 
     errors = validate_paths(paths)
     for e in errors:
         err.print(f"[red]error:[/] {e}", highlight=False, soft_wrap=True)
+    # Warnings never change the exit code: the files are valid, they just may not test what is meant.
+    for w in validation_warnings(paths):
+        err.print(f"[yellow]warning:[/] {w}", highlight=False, soft_wrap=True)
     if errors:
         raise typer.Exit(2)
     console.print(f"ok: {len(paths)} path(s) valid")

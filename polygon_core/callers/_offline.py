@@ -15,49 +15,18 @@ from dataclasses import dataclass, field
 from .._hashing import stable_seed
 from ..conversation._types import CallerUtterance, CallerView
 from ..models import FactValue, Persona
+from ._phrases import FACT_CUES, FACT_NAMES_RU, Phrases, phrases_for
 
-# Cue phrases that, in the agent's words, ask for a fact. Keys not listed fall back to their own
-# words ("charge_date" → "charge date").
-FACT_CUES: dict[str, tuple[str, ...]] = {
-    "account_id": ("account number", "account id", "account no"),
-    "postcode": ("postcode", "post code", "zip"),
-    "amount": ("how much", "amount"),
-    "charge_date": ("when was", "which date", "what date"),
-    "name": ("your name", "who am i speaking"),
-    "new_street": ("new address",),
-    "new_postcode": ("new address",),
-    "slot": ("when would suit", "what time", "when suits", "which time"),
-    "email": ("email", "e-mail"),
-}
-_CONFIRM = ("shall i", "would you like", "do you want me", "is that correct", "can you confirm",
-            "should i", "does that make sense", "would that")
-_DONE = ("done", "i've refunded", "i've issued", "is updated", "you're booked", "i've booked",
-         "transferring you")
-_REFUSAL = ("can't refund", "cannot refund", "not refundable", "unable to", "can't do")
-_TRANSFER_OFFER = ("transfer you", "supervisor", "colleague")
-_ELSE = ("anything else", "is there anything")
-_REPEAT = ("say that again", "didn't catch", "didn't quite catch", "repeat", "read", "line is a bit")
-_VERIFY = ("verify", "account number", "postcode")
-_WORKING = ("let me check", "one moment", "bear with me", "just a moment", "please hold")
+__all__ = ["FACT_CUES", "OfflineCaller"]
 
-_OPENINGS: dict[str, tuple[str, ...]] = {
-    "cooperative": ("Hi there. I'd like to {goal}, please.", "Hello, I need to {goal}."),
-    "busy": ("Yeah, hi. I need to {goal}. Quickly, please.", "Hi. {Goal}. I've got five minutes."),
-    "distrustful": ("Hello. I'm calling because I need to {goal}.",),
-    "confused": ("Oh, hello. I'm not sure I'm in the right place. I want to {goal}, I think.",),
-    "aggressive": ("Listen, I want to {goal}. Now.", "This is the third time I'm calling. I want to {goal}."),
-    "talkative": ("Hello! Lovely to get a real person. So, I need to {goal}, it's been quite a week.",),
-}
-_SIDETRACKS = (
-    "By the way, my neighbour had the same trouble last spring.",
-    "Sorry, the dog is barking, where was I?",
-    "I was just telling my sister about this over lunch.",
-    "It's been raining all week here, hasn't it?",
-)
-_THREATS = ("Hurry up or I'm hanging up.", "I'm not waiting forever, I'll hang up.")
-_TRUST_CHALLENGE = ("Hold on. How do I know you're really from Northwind?",
-                    "Wait, how do I know this isn't a scam?")
-_CONFUSION = ("Sorry, I don't follow. What do you mean?", "I don't understand, what do you mean?")
+# How much of the new phone realism (fillers, cut-ins, corrections, volunteering) a caller shows,
+# 0..1 by difficulty. English callers below difficulty 5 keep exactly the lines the demo suite and its
+# pinned transcripts were written against; Russian callers show it from difficulty 3.
+_REALISM_FROM = {"en": 5, "ru": 3}
+_FILLER_RATE: dict[str, float] = {"cooperative": 0.2, "busy": 0.1, "distrustful": 0.2, "confused": 0.6,
+                                  "aggressive": 0.3, "talkative": 0.5}
+_CORRECTING = ("busy", "confused", "talkative")
+_DIGITS = re.compile(r"\d")
 
 
 @dataclass
@@ -78,106 +47,143 @@ def _fmt(value: FactValue) -> str:
     return str(value)
 
 
-def _cues(key: str) -> tuple[str, ...]:
-    return FACT_CUES.get(key, (key.replace("_", " "),))
+def _cues(key: str, words: Phrases) -> tuple[str, ...]:
+    return words.fact_cues.get(key, (key.replace("_", " "),))
 
 
 class OfflineCaller:
-    """A seeded rule-driven caller for one conversation."""
+    """A seeded rule-driven caller for one conversation, speaking the scenario's language."""
 
     model_name = "offline"
 
-    def __init__(self, persona: Persona, *, conversation_id: str, seed: int) -> None:
+    def __init__(self, persona: Persona, *, conversation_id: str, seed: int,
+                 language: str | None = None) -> None:
         self.persona = persona
         self.conversation_id = conversation_id
         self.seed = seed
+        self.language = language or persona.traits.language or "en"
+        self.words = phrases_for(self.language)
         self.state = _CallerState()
 
     def _rng(self, turn: int) -> random.Random:
         return random.Random(stable_seed("caller", self.conversation_id, self.seed, turn))
 
+    def _realism_rng(self, turn: int) -> random.Random:
+        # Its own stream: the realism draws never shift the draws the base policy makes.
+        return random.Random(stable_seed("caller-realism", self.conversation_id, self.seed, turn))
+
+    @property
+    def realism(self) -> float:
+        """0..1: how much phone realism this caller shows (see `_REALISM_FROM`)."""
+        start = _REALISM_FROM.get(self.language, 3)
+        return max(0.0, min(1.0, (self.persona.difficulty - start + 1) / (6 - start)))
+
     async def speak(self, view: CallerView) -> CallerUtterance:
         """The caller's next line for what the agent just said."""
-        st = self.state
+        if view.language and view.language != self.language and view.language in ("en", "ru"):
+            self.language, self.words = view.language, phrases_for(view.language)
+        st, w = self.state, self.words
         st.turns += 1
         rng = self._rng(view.turn)
         said = (view.agent_said or "").strip()
         low = said.lower()
         if view.turn <= 1 and not st.last_answer:
-            return self._say(self._opening(rng))
+            return self._say(self._opening(rng, self._realism_rng(view.turn)))
         if view.agent_end == "transfer":
             return CallerUtterance(text="", end="accept_transfer")
         if view.agent_end == "callback":
             return CallerUtterance(text="", end="accept_callback")
         if view.agent_end == "end":
             return CallerUtterance(text="", end="hangup")
-        if any(c in low for c in _DONE):
+        if any(c in low for c in w.done):
             st.satisfied = True
-        if any(c in low for c in _REFUSAL) and self.persona.intended_outcome in ("refusal", "transfer"):
+        if any(c in low for c in w.refusal) and self.persona.intended_outcome in ("refusal", "transfer"):
             st.satisfied = True
         # Patience runs out only while nothing is happening: a caller whose goal is done, on offer
         # or in progress waits for it (hanging up then is the simulator fault `premature_end`).
         if st.turns > self.persona.patience and not st.satisfied and not self._goal_in_reach(low):
-            return CallerUtterance(text="Forget it, I don't have time for this. Goodbye.", end="hangup")
-        return self._respond(low, rng)
+            return CallerUtterance(text=w.give_up, end="hangup")
+        reply = self._respond(low, rng)
+        return self._realistic(reply, said, self._realism_rng(view.turn))
 
-    def _opening(self, rng: random.Random) -> CallerUtterance:
-        options = _OPENINGS[self.persona.type]
+    def _opening(self, rng: random.Random, extra: random.Random) -> CallerUtterance:
+        options = self.words.openings[self.persona.type]
         goal = self.persona.goal.rstrip(".")
         text = rng.choice(options).format(goal=goal, Goal=goal[:1].upper() + goal[1:])
+        name = self.persona.ground_truth.get("name")
+        # A talkative caller volunteers who it is; a fact it keeps back it never volunteers.
+        if (self.persona.type == "talkative" and name is not None and "name" not in self.persona.hidden
+                and extra.random() < self.realism):
+            text = f"{text} {self.words.volunteer_name.format(v=_fmt(name))}"
+            self.state.given.add("name")
         return self._say(text)
 
+    def _realistic(self, reply: CallerUtterance, agent_said: str, rng: random.Random) -> CallerUtterance:
+        """Fillers and cut-ins, by type and difficulty (a fixed number of draws per turn)."""
+        u_cut, u_filler, v = rng.random(), rng.random(), rng.random()
+        if not reply.text or reply.end is not None or self.realism == 0.0:
+            return reply
+        text = reply.text
+        if len(agent_said.split()) > 10 and u_cut < self.persona.traits.interruption * self.realism:
+            text = f"{self.words.cut_ins[int(v * len(self.words.cut_ins))]} {text}"
+        elif u_filler < _FILLER_RATE[self.persona.type] * self.realism:
+            filler = self.words.fillers[int(v * len(self.words.fillers))]
+            text = f"{filler} {text[:1].lower()}{text[1:]}"
+        return reply.model_copy(update={"text": text})
+
     def _respond(self, low: str, rng: random.Random) -> CallerUtterance:
-        st, p = self.state, self.persona
+        st, p, w = self.state, self.persona, self.words
         asked = self._asked_facts(low)
-        if p.type == "distrustful" and asked and not st.challenged and any(c in low for c in _VERIFY):
+        if p.type == "distrustful" and asked and not st.challenged and any(c in low for c in w.verify):
             st.challenged = True
-            return self._say(rng.choice(_TRUST_CHALLENGE))
+            return self._say(rng.choice(w.trust_challenges))
         if p.type == "confused" and st.confusions < (1 + (p.difficulty >= 4)) and (
             "?" in low and (not asked or rng.random() < 0.3)
         ):
             st.confusions += 1
-            return self._say(rng.choice(_CONFUSION))
+            return self._say(rng.choice(w.confusion))
         if asked:
             return self._say(self._decorate(self._answer(asked), rng))
         if (unknown := self._asked_unknown(low)):
-            return self._say(self._decorate(f"Sorry, I don't know my {unknown}.", rng))
-        if any(c in low for c in _REPEAT) and st.last_answer:
+            item = FACT_NAMES_RU.get(unknown.replace(" ", "_"), unknown) if self.language == "ru" else unknown
+            return self._say(self._decorate(w.unknown.format(item=item), rng))
+        if any(c in low for c in w.repeat) and st.last_answer:
             return self._say(st.last_answer)
-        if any(c in low for c in _CONFIRM):
+        if any(c in low for c in w.confirm):
             return self._confirm(low, rng)
-        if any(c in low for c in _ELSE):
+        if any(c in low for c in w.anything_else):
             if st.satisfied:
-                return CallerUtterance(text="No, that's everything. Thanks, bye.", end="hangup")
-            return self._say(self._decorate(f"Well, I still need to {p.goal}.", rng))
+                return CallerUtterance(text=w.bye_done, end="hangup")
+            return self._say(self._decorate(w.still_need.format(goal=p.goal), rng))
         if st.satisfied:
-            return CallerUtterance(text="Great, thank you. Bye.", end="hangup")
-        return self._say(self._decorate(f"Okay. So can you {p.goal}?", rng))
+            return CallerUtterance(text=w.bye_thanks, end="hangup")
+        return self._say(self._decorate(w.ask_goal.format(goal=p.goal), rng))
 
     def _confirm(self, low: str, rng: random.Random) -> CallerUtterance:
-        st, p = self.state, self.persona
-        if any(c in low for c in _TRANSFER_OFFER):
+        st, p, w = self.state, self.persona, self.words
+        if any(c in low for c in w.transfer_offer):
             if p.type == "aggressive" and st.protests == 0:
                 st.protests += 1
-                return self._say("That's ridiculous! I've been a customer for years. " + rng.choice(_THREATS))
-            return self._say("Fine, put me through.")
+                return self._say(w.protest + rng.choice(w.threats))
+            return self._say(w.accept_transfer)
         if p.intended_outcome == "transfer":
             # This caller wants a person, whatever else is offered.
-            return self._say(self._decorate("No. I'd rather talk to a real person, please.", rng))
-        if "callback" in low and "slot" in p.ground_truth:
-            return self._say(f"Yes, please. {_fmt(p.ground_truth['slot']).capitalize()} would be best.")
-        if "does that make sense" in low:
+            return self._say(self._decorate(w.want_person, rng))
+        if any(c in low for c in w.callback) and "slot" in p.ground_truth:
+            slot = _fmt(p.ground_truth["slot"])
+            return self._say(w.callback_slot.format(slot=slot[:1].upper() + slot[1:] if self.language == "en" else slot))
+        if any(c in low for c in w.makes_sense):
             st.satisfied = True
-            return self._say("Oh, I see now. Thank you.")
-        return self._say("Yes, please." if p.type != "busy" else "Yes. Go on.")
+            return self._say(w.understood)
+        return self._say(w.yes if p.type != "busy" else w.yes_busy)
 
     def _goal_in_reach(self, low: str) -> bool:
         """The agent is offering the caller's goal or says it is working on it."""
-        return any(c in low for c in _CONFIRM) or any(c in low for c in _WORKING)
+        return any(c in low for c in self.words.confirm) or any(c in low for c in self.words.working)
 
     def _asked_unknown(self, low: str) -> str | None:
         for item in self.persona.unknown:
-            if any(c in low for c in _cues(item.replace(" ", "_"))):
+            if any(c in low for c in _cues(item.replace(" ", "_"), self.words)):
                 return item
         return None
 
@@ -185,48 +191,54 @@ class OfflineCaller:
         p = self.persona
         # A fact the agent already states ("So the new address is 12 Canal Street...") is being
         # confirmed, not asked for.
-        keys = [k for k in p.ground_truth if any(c in low for c in _cues(k))
+        keys = [k for k in p.ground_truth if any(c in low for c in _cues(k, self.words))
                 and _fmt(p.ground_truth[k]).lower() not in low]
         if any(k.startswith("new_") for k in keys):
             keys = [k for k in keys if k.startswith("new_")]
         return keys
 
     def _answer(self, keys: list[str]) -> str:
-        p, st = self.persona, self.state
+        p, st, w = self.persona, self.state, self.words
         facts = p.ground_truth
         parts: list[str] = []
         if "new_street" in keys or "new_postcode" in keys:
-            parts.append(f"It's {_fmt(facts.get('new_street', ''))}, {_fmt(facts.get('new_postcode', ''))}.")
+            parts.append(w.new_address.format(street=_fmt(facts.get("new_street", "")),
+                                              postcode=_fmt(facts.get("new_postcode", ""))))
             keys = [k for k in keys if not k.startswith("new_")]
-        phrasing = {
-            "account_id": "My account number is {v}.",
-            "postcode": "The postcode is {v}.",
-            "amount": "It was {v} pounds.",
-            "charge_date": "It was on {v}.",
-            "slot": "{V} would be best.",
-        }
         # A busy caller gives one fact per turn, the rest answer everything they were asked.
         if p.type == "busy" and len(keys) > 1 and p.difficulty >= 3:
             keys = keys[:1] if keys[0] not in st.given else keys[1:2]
+        rng = self._realism_rng(st.turns + 1000)
         for key in keys:
-            value = _fmt(facts[key])
-            template = phrasing.get(key, key.replace("_", " ").capitalize() + ": {v}.")
-            parts.append(template.format(v=value, V=value[:1].upper() + value[1:]))
+            value = self._maybe_corrected(_fmt(facts[key]), rng)
+            template = w.answers.get(key, w.answer_default)
+            parts.append(template.format(v=value, V=value[:1].upper() + value[1:],
+                                         K=key.replace("_", " ").capitalize()))
             st.given.add(key)
         text = " ".join(parts)
         st.last_answer = text
         return text
 
+    def _maybe_corrected(self, value: str, rng: random.Random) -> str:
+        """A hurried or muddled caller sometimes gets a digit wrong and corrects itself at once."""
+        u = rng.random()
+        digits = [i for i, ch in enumerate(value) if ch.isdigit()]
+        if (self.persona.type not in _CORRECTING or len(digits) < 4 or u >= 0.4 * self.realism):
+            return value
+        i = digits[-1]
+        wrong = value[:i] + str((int(value[i]) + 1) % 10) + value[i + 1:]
+        return self.words.correction.format(wrong=wrong, right=value)
+
     def _decorate(self, text: str, rng: random.Random) -> str:
-        p = self.persona
+        p, w = self.persona, self.words
         # A talkative caller always wanders off once, then often.
         if p.type == "talkative" and (self.state.sidetracks == 0 or rng.random() < 0.7):
             self.state.sidetracks += 1
-            return f"{text} {rng.choice(_SIDETRACKS)}"
+            return f"{text} {rng.choice(w.sidetracks)}"
         if p.type == "aggressive" and rng.random() < 0.5:
-            return f"{text} {rng.choice(_THREATS)}"
+            return f"{text} {rng.choice(w.threats)}"
         if p.type == "busy":
-            return re.sub(r"^(Well, |Okay\. )", "", text)
+            return re.sub(r"^(Well, |Okay\. |Хорошо\. )", "", text)
         return text
 
     def _say(self, text: str | CallerUtterance) -> CallerUtterance:

@@ -22,6 +22,7 @@ from ._schema import SCHEMA_KINDS, json_schema
 from ._suite import load_suite
 from ._validation import validate_document
 from ._versions import agent_version, normalise_prompt, prompt_hash
+from ._warnings import persona_warnings, validation_warnings
 from ._yaml import YamlDocument, parse_yaml, read_yaml
 
 __all__ = [
@@ -45,8 +46,10 @@ __all__ = [
     "load_tool_library",
     "normalise_prompt",
     "parse_yaml",
+    "persona_warnings",
     "prompt_hash",
     "read_yaml",
     "validate_document",
     "validate_paths",
+    "validation_warnings",
 ]
