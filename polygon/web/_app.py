@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from fastapi import FastAPI
+from fastapi import Depends, FastAPI
+from fastapi.responses import JSONResponse
 
 from polygon_core.adapters.settings import PolygonSettings, load_settings
 
@@ -42,8 +43,9 @@ def create_app(settings: PolygonSettings | None = None, *,
     (table ``polygon_webhook_delivery``), so replays are refused across restarts and replicas.
     """
     settings = settings or load_settings()
+    # openapi_url=None: the schema is served by the route below, behind the same token as the API.
     app = FastAPI(title="Polygon", summary="Webhooks and results of the Polygon test bench",
-                  docs_url=None, redoc_url=None)
+                  docs_url=None, redoc_url=None, openapi_url=None)
     app.state.settings = settings
     hooks = WebhookConfig.from_settings(settings)
     if deliveries is None:
@@ -59,7 +61,17 @@ def create_app(settings: PolygonSettings | None = None, *,
     from ._pages import install_web
 
     install_web(app, settings)
+    _install_schema(app)
     return app
+
+
+def _install_schema(app: FastAPI) -> None:
+    """`GET /openapi.json`, needing a read token (or loopback without tokens) like every API route."""
+    from ._api import read_access
+
+    @app.get("/openapi.json", include_in_schema=False, dependencies=[Depends(read_access)])
+    def openapi() -> JSONResponse:
+        return JSONResponse(app.openapi())
 
 
 def build_server(settings: PolygonSettings, host: str, port: int) -> uvicorn.Server:
