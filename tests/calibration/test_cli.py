@@ -264,3 +264,36 @@ def test_a_failing_judge_is_left_out_and_exits_1(graded: str, monkeypatch: pytes
     assert result.stderr.splitlines() == [
         f"error: judge {judge} failed on 40 of 40 labelled conversations: 401 Unauthorized from openai:qwen at "
         f"{server.openai_url}: check OPENAI_API_KEY (left out of the calibration)"]
+
+
+def test_a_fitted_judge_judges_wherever_a_judge_is_named(graded: str) -> None:
+    """Fit on the sample's labels, then rescore and calibrate the production run with that judge."""
+    from polygon_core.adapters.fitted_judges import load_fitted
+    from polygon_core.calibration import judge_fitted
+
+    fitted = runner.invoke(app, ["calibrate", str(LABELS), "--run", graded, "--fit", "sample-judge"])
+    assert fitted.exit_code == 0, fitted.output
+    name = next(w for w in fitted.stdout.split() if w.startswith("fitted:sample-judge@"))
+    rescored = runner.invoke(app, ["rescore", graded, "--rubric", "v1", "--judge", name, "--json"])
+    assert rescored.exit_code == 0, rescored.output
+    out = json.loads(rescored.stdout)
+    assert (out["judge"], out["added"], out["failed"]) == (name, 40, [])
+    stores = pipeline.open_stores()
+    model = load_fitted(stores, name)
+    rubric = get_rubric("v1")
+    from polygon_core.imports import NOT_APPLICABLE_CRITERIA
+    from polygon_core.judging import build_judgment
+
+    for judgment in [j for j in stores.repo.judgments(graded, "v1") if j.judge_model == name][:5]:
+        conv = pipeline.load_conversation(stores, graded, judgment.conversation_id)
+        ((_conv, checks, _scenario),) = list(pipeline.scorable(stores, stores.repo.get_run(graded), None, None,
+                                                               only={conv.id}))
+        expected = build_judgment(conv, [judge_fitted(conv, checks, None, rubric, model)], rubric_version="v1",
+                                  judge_model=name, not_applicable=list(NOT_APPLICABLE_CRITERIA))
+        assert (judgment.composite, judgment.verdict) == (expected.composite, expected.verdict)
+    calibrated = runner.invoke(app, ["calibrate", str(LABELS), "--run", graded, "--judge", name, "--json"])
+    assert calibrated.exit_code == 0, calibrated.output
+    assert json.loads(calibrated.stdout)["judge_model"] == name
+    refused = runner.invoke(app, ["probe", graded, "--model", name])
+    assert refused.exit_code == 2
+    assert "is a fitted judge: it can judge, not play the probe answerer" in refused.stderr
