@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from itertools import combinations
 from typing import Literal
 
+from ._conflicts import Statement, exclusive, main_clause, statement_of, waters_down
 from ._models import Axis, Highlight, TierFindings
 from ._text import Unit, content_stems, quote, split_units, words_in
 from .patterns import LanguagePatterns
@@ -120,10 +121,16 @@ def attention_dilution(text: str, units: list[Unit], patterns: LanguagePatterns
     return round(length * best, 6), highlights
 
 
-def conflict(rules: list[Rule]) -> tuple[float, list[Highlight]]:
-    """Rules on the same subject that exclude each other (always/never) or water each other down."""
+def conflict(rules: list[Rule], patterns: LanguagePatterns | None = None) -> tuple[float, list[Highlight]]:
+    """Rules on the same subject that exclude each other (always/never) or water each other down.
+
+    With `patterns`, each rule is also read as condition, action and polarity (see `_conflicts`): an
+    exception that relaxes an unconditional rule, and actions that exclude each other under
+    overlapping conditions, are conflicts too, even when the two rules share few words.
+    """
     keep = 1.0
     highlights = []
+    statements = {id(r): statement_of(r.unit, patterns) for r in rules} if patterns is not None else {}
     for a, b in combinations(rules, 2):
         if opposite(a, b) and _same_subject(a, b, 0.4):
             keep *= 0.4
@@ -134,10 +141,27 @@ def conflict(rules: list[Rule]) -> tuple[float, list[Highlight]]:
             keep *= 0.5
             reason_a = f"waters down “{quote(b.unit)}”" if a.hedged else f"watered down by “{quote(b.unit)}”"
             reason_b = f"waters down “{quote(a.unit)}”" if b.hedged else f"watered down by “{quote(a.unit)}”"
+        elif statements and (found := _structural(statements[id(a)], statements[id(b)])) is not None:
+            keep *= 0.4
+            reason_a, reason_b = found
         else:
             continue
         highlights += [_hl(a.unit, "conflict", reason_a), _hl(b.unit, "conflict", reason_b)]
     return round(1.0 - keep, 6), highlights
+
+
+def _structural(a: Statement, b: Statement) -> tuple[str, str] | None:
+    """Reasons for both rules when they conflict as condition/action/polarity, else None."""
+    if waters_down(a, b):
+        return (f"watered down by the exception “{quote(b.unit)}”",
+                f"an exception that waters down “{quote(a.unit)}”")
+    if waters_down(b, a):
+        return (f"an exception that waters down “{quote(b.unit)}”",
+                f"watered down by the exception “{quote(a.unit)}”")
+    if exclusive(a, b):
+        return (f"its action excludes “{quote(b.unit)}” under the same conditions",
+                f"its action excludes “{quote(a.unit)}” under the same conditions")
+    return None
 
 
 def ambiguity(text: str, units: list[Unit], patterns: LanguagePatterns) -> tuple[float, list[Highlight]]:
@@ -165,6 +189,21 @@ def redundancy(rules: list[Rule]) -> tuple[float, list[Highlight]]:
     return round(1.0 - keep, 6), highlights
 
 
+def _with_exceptions(rules: list[Rule], units: list[Unit], patterns: LanguagePatterns) -> list[Rule]:
+    """The rules, plus conditional sentences whose main clause is a rule ("If the caller is in a
+    hurry, book without verifying"): exceptions are what water rules down."""
+    ruled = {r.unit.index for r in rules}
+    extra = []
+    for unit in units:
+        main = main_clause(unit, patterns) if unit.index not in ruled else None
+        if main is None:
+            continue
+        # After "If X," the main clause is an instruction even when its verb is not a listed one.
+        found = classify(main, patterns) or Rule(main, "do", False, frozenset(content_stems(main, patterns)))
+        extra.append(Rule(unit, found.polarity, found.hedged, found.stems))
+    return sorted([*rules, *extra], key=lambda r: r.unit.index)
+
+
 def rules_tier(text: str, patterns: LanguagePatterns) -> TierFindings:
     """Run every rule of the tier on `text`."""
     units = split_units(text)
@@ -172,7 +211,7 @@ def rules_tier(text: str, patterns: LanguagePatterns) -> TierFindings:
     results = {
         "overload": overload(rules),
         "attention_dilution": attention_dilution(text, units, patterns),
-        "conflict": conflict(rules),
+        "conflict": conflict(_with_exceptions(rules, units, patterns), patterns),
         "ambiguity": ambiguity(text, units, patterns),
         "redundancy": redundancy(rules),
     }
