@@ -92,11 +92,12 @@ def publish_report_task(run_id: str, header: dict[str, Any], body: str,
     """Store the report next to the run's artifacts, link it from the run, show it in Prefect.
 
     The prompt analysis (when it ran) is shown next to the results."""
-    from polygon_core.reports import analysis_markdown
+    from polygon_core.reports import analysis_markdown, md_text
 
     stores = _stores()
     lines = ["# Re-evaluation on prompt commit", ""]
-    lines += [f"- **{name}**: {value}" for name, value in header.items() if value not in (None, "")]
+    # Header values come from the webhook payload or the agent file: literal text, never markup.
+    lines += [f"- **{name}**: {md_text(value)}" for name, value in header.items() if value not in (None, "")]
     text = "\n".join([*lines, "", body, "", analysis_markdown(analysis) if analysis else ""])
     uri = stores.artifacts.put_text(report_key(run_id), text, content_type="text/markdown")
     stores.repo.set_run_status(run_id, "complete", report_uri=uri)

@@ -10,6 +10,7 @@ from prefect.artifacts import create_markdown_artifact, create_table_artifact
 
 from polygon_core.adapters import pipeline
 from polygon_core.adapters import sweeps as sweep_adapter
+from polygon_core.reports import md_text
 from polygon_core.sweeps import (
     PointResult,
     SweepPoint,
@@ -100,13 +101,14 @@ def leaderboard_task(name: str, results: list[PointResult], refused: list[dict[s
                                            "latency/turn ms": r.median_latency_per_turn_ms,
                                            "tokens": r.tokens} for i, r in enumerate(ranked)],
                           description=f"Leaderboard of sweep {name}")
-    lines = [f"# Sweep {name}", ""]
+    # The sweep name, point labels and reasons come from the spec file: literal text, never markup.
+    lines = [f"# Sweep {md_text(name)}", ""]
     if stopped:
-        lines += [f"**Stopped early:** {stopped}", ""]
+        lines += [f"**Stopped early:** {md_text(stopped)}", ""]
     lines += ["| rank | point | mean | 95% CI | spread | latency/turn ms | tokens |", "|---|---|---|---|---|---|---|"]
-    lines += [f"| {i + 1} | {r.label} | {r.mean_composite} | [{r.ci_low}, {r.ci_high}] | "
+    lines += [f"| {i + 1} | {md_text(r.label)} | {r.mean_composite} | [{r.ci_low}, {r.ci_high}] | "
               f"{r.spread_across_seeds} | {r.median_latency_per_turn_ms} | {r.tokens} |" for i, r in enumerate(ranked)]
     for item in refused:
-        lines.append(f"\nRefused: {item['label']}: {item['reason']}")
+        lines.append(f"\nRefused: {md_text(item['label'])}: {md_text(item['reason'])}")
     create_markdown_artifact(key=key + "-md", markdown="\n".join(lines), description=f"Sweep {name}")
     return report

@@ -5,17 +5,20 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
+from ._markdown import md_text
+
 
 def analysis_markdown(analysis: dict[str, Any], *, max_reasons: int = 3) -> str:
     """Axis scores (0–1, higher is worse), the tiers that made them and the first reasons."""
-    lines = [f"## Prompt analysis (prompt {analysis.get('prompt_hash', '?')}, tiers "
+    lines = [f"## Prompt analysis (prompt {md_text(analysis.get('prompt_hash', '?'))}, tiers "
              f"{', '.join(analysis.get('tiers_run', [])) or '?'})", "",
              "| axis | score | tiers | highlights | first reasons |", "|---|---|---|---|---|"]
     for axis, body in analysis.get("axes", {}).items():
         reasons = "; ".join(dict.fromkeys(h["reason"] for h in body.get("highlights", [])[:max_reasons * 3]))
         reasons = "; ".join(reasons.split("; ")[:max_reasons])
+        # Reasons quote the prompt (user text): literal text, never markup.
         lines.append(f"| {axis} | {body['score']:.2f} | {', '.join(body.get('tiers', []))} | "
-                     f"{len(body.get('highlights', []))} | {reasons} |")
+                     f"{len(body.get('highlights', []))} | {md_text(reasons)} |")
     return "\n".join(lines) + "\n"
 
 

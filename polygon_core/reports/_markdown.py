@@ -1,10 +1,33 @@
-"""Plain renderings of scorecards and comparisons (markdown and table rows for Prefect artifacts)."""
+"""Plain renderings of scorecards and comparisons (markdown and table rows for Prefect artifacts).
+
+Every user-provided value (agent and run labels, scenario and probe ids, transcript text, tool
+names, the written analysis) goes through `md_text` / `md_code`, so a name like
+``<img src=x onerror=alert(1)>`` or ``[click](javascript:…)`` renders as the text it is, never
+as HTML, a link or table structure. Polygon's own vocabulary (reasons, metric names) is left as is.
+"""
 
 from __future__ import annotations
 
+import html
+import re
 from collections.abc import Sequence
 
 from ..compare import Comparison, Difference, MatrixRow, PairDivergence, Scorecard
+
+# What can start markup in CommonMark/GFM inline text: escapes, code, emphasis, links and images,
+# table cells, strikethrough. `<`, `>` and `&` become HTML entities first (no raw HTML, no autolink).
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]|~!])")
+
+
+def md_text(value: object, *, inline: bool = True) -> str:
+    """`value` as literal markdown text; `inline` (a table cell, a heading) also folds newlines."""
+    text = _MD_SPECIAL.sub(r"\\\1", html.escape(str(value), quote=False))
+    return " ".join(text.split("\n")).replace("\r", " ") if inline else text
+
+
+def md_code(value: object) -> str:
+    """`value` as an inline code span (a backtick inside could close the span, so it is replaced)."""
+    return "`" + " ".join(str(value).replace("`", "'").split()) + "`"
 
 
 def fmt(value: float | None, digits: int = 1) -> str:
@@ -48,20 +71,20 @@ def scorecard_table(card: Scorecard) -> list[dict[str, object]]:
 
 def scorecard_markdown(card: Scorecard) -> str:
     """A scorecard as markdown."""
-    lines = [f"## {card.label} (run `{card.run_id}`)", "", f"_{provenance(card)}_", "",
+    lines = [f"## {md_text(card.label)} (run {md_code(card.run_id)})", "", f"_{md_text(provenance(card))}_", "",
              "| metric | value | detail |", "|---|---|---|"]
     lines += [f"| {r['metric']} | {r['value']} | {r['detail']} |" for r in scorecard_table(card)]
     if card.probes:
         lines += ["", "| probe | conformance | 95% Wilson | n |", "|---|---|---|---|"]
         for p in card.probes:
-            lines.append(f"| {p.probe_id} ({p.polarity}) | {fmt(p.rate, 2)} | "
+            lines.append(f"| {md_text(p.probe_id)} ({p.polarity}) | {fmt(p.rate, 2)} | "
                          f"[{fmt(p.low, 2)}, {fmt(p.high, 2)}] | {p.n} |")
     return "\n".join(lines) + "\n"
 
 
 def matrix_markdown(matrix: Sequence[MatrixRow], labels: Sequence[str]) -> str:
     """The scenario matrix as markdown, most divergent scenario first."""
-    head = "| scenario | " + " | ".join(labels) + " | spread |"
+    head = "| scenario | " + " | ".join(md_text(label) for label in labels) + " | spread |"
     lines = [head, "|" + "---|" * (len(labels) + 2)]
     for row in matrix:
         cells = []
@@ -70,30 +93,30 @@ def matrix_markdown(matrix: Sequence[MatrixRow], labels: Sequence[str]) -> str:
             cells.append("incomparable" if cell is None else
                          f"{fmt(cell.mean_composite)} ({', '.join(f'{k} {v}' for k, v in sorted(cell.verdicts.items()))})")
         spread = "incomparable" if row.incomparable else fmt(row.spread)
-        lines.append(f"| {row.scenario_id} | " + " | ".join(cells) + f" | {spread} |")
+        lines.append(f"| {md_text(row.scenario_id)} | " + " | ".join(cells) + f" | {spread} |")
     return "\n".join(lines) + "\n"
 
 
 def divergence_markdown(divs: Sequence[PairDivergence], a: str, b: str) -> str:
     """First divergent turns between two configurations."""
-    lines = [f"| scenario | seed | turn | reasons | {a} | {b} |", "|---|---|---|---|---|---|"]
+    lines = [f"| scenario | seed | turn | reasons | {md_text(a)} | {md_text(b)} |", "|---|---|---|---|---|---|"]
     for d in divs:
         if d.turn is None:
-            lines.append(f"| {d.scenario_id} | {d.seed} | — | identical | | |")
+            lines.append(f"| {md_text(d.scenario_id)} | {d.seed} | — | identical | | |")
             continue
-        sa = " ".join([*(f"`{t}`" for t in d.a_tools), d.a_text or "(ended)"])
-        sb = " ".join([*(f"`{t}`" for t in d.b_tools), d.b_text or "(ended)"])
-        lines.append(f"| {d.scenario_id} | {d.seed} | {d.turn} | {', '.join(d.reasons)} | {_cell(sa)} | {_cell(sb)} |")
+        sa, sb = _said(d.a_tools, d.a_text), _said(d.b_tools, d.b_text)
+        lines.append(f"| {md_text(d.scenario_id)} | {d.seed} | {d.turn} | {', '.join(d.reasons)} | {sa} | {sb} |")
         if d.consequential_turn is not None and d.consequential_turn != d.turn:
-            ca = " ".join([*(f"`{t}`" for t in d.consequential_a_tools), d.consequential_a_text or "(ended)"])
-            cb = " ".join([*(f"`{t}`" for t in d.consequential_b_tools), d.consequential_b_text or "(ended)"])
+            ca = _said(d.consequential_a_tools, d.consequential_a_text)
+            cb = _said(d.consequential_b_tools, d.consequential_b_text)
             lines.append(f"| ↳ consequential | | {d.consequential_turn} | {', '.join(d.consequential_reasons)} "
-                         f"| {_cell(ca)} | {_cell(cb)} |")
+                         f"| {ca} | {cb} |")
     return "\n".join(lines) + "\n"
 
 
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+def _said(tools: Sequence[str], text: str | None) -> str:
+    """A table cell: the tools called (code spans) and what was said, as literal text."""
+    return " ".join([*(md_code(t) for t in tools), md_text(text) if text else "(ended)"])
 
 
 def differences_markdown(diffs: Sequence[Difference]) -> str:
@@ -101,25 +124,27 @@ def differences_markdown(diffs: Sequence[Difference]) -> str:
     lines = ["| candidate | metric | scope | pairs | Δ | 95% CI | label |", "|---|---|---|---|---|---|---|"]
     for d in diffs:
         ci = "—" if d.ci_low is None else f"[{fmt(d.ci_low, 2)}, {fmt(d.ci_high, 2)}]"
-        lines.append(f"| {d.candidate} | {d.metric} | {d.scope} | {d.pairs} | {fmt(d.delta, 2)} | {ci} | {d.label} |")
+        lines.append(f"| {md_text(d.candidate)} | {d.metric} | {md_text(d.scope)} | {d.pairs} | {fmt(d.delta, 2)} "
+                     f"| {ci} | {d.label} |")
     return "\n".join(lines) + "\n"
 
 
 def comparison_markdown(comp: Comparison) -> str:
     """The whole comparison as markdown (the Prefect artifact): verdict, analysis, matrix, divergences."""
-    verdict = ("**blocks the change**: " + "; ".join(comp.ci.reasons)) if comp.ci.exit_code else \
+    verdict = ("**blocks the change**: " + "; ".join(md_text(r) for r in comp.ci.reasons)) if comp.ci.exit_code else \
         "no candidate is worse beyond noise and no gate fired"
-    parts = [f"# Comparison (baseline {comp.baseline})", "", f"CI verdict: {verdict}", ""]
+    parts = [f"# Comparison (baseline {md_text(comp.baseline)})", "", f"CI verdict: {verdict}", ""]
     if comp.prose.strip():
-        parts += ["## Analysis", "", comp.prose.strip(), ""]
+        parts += ["## Analysis", "", md_text(comp.prose.strip(), inline=False), ""]
     parts += ["## Scenario matrix (largest spread first)", "", matrix_markdown(comp.matrix, comp.labels)]
     if comp.differences:
         parts += ["## Differences (paired, noise-aware)", "", differences_markdown(comp.differences)]
     for dset in comp.divergence_sets:
-        parts += [f"## First divergent turns: {dset.a} vs {dset.b}", "", divergence_markdown(dset.items, dset.a, dset.b)]
+        parts += [f"## First divergent turns: {md_text(dset.a)} vs {md_text(dset.b)}", "",
+                  divergence_markdown(dset.items, dset.a, dset.b)]
     stale = [p.probe_id for p in comp.probes if not p.comparable]
     if stale:
-        parts += [f"Not comparable (probe wording changed between runs): {', '.join(stale)}", ""]
+        parts += [f"Not comparable (probe wording changed between runs): {md_text(', '.join(stale))}", ""]
     return "\n".join(parts)
 
 
