@@ -1,6 +1,6 @@
 """The simulator-fault check: did the simulated caller, not the agent, spoil this conversation?
 
-Run after every conversation. Three faults, each found only from what the caller actually said
+Run after every conversation. Each fault is found only from what the caller actually said
 (`text`, not the noisy `heard`: recognition noise is Polygon's simulation of the line, not the
 caller's words):
 
@@ -9,7 +9,12 @@ caller's words):
   know;
 - unprompted reveal: the caller said a hidden fact's value before the agent ever asked for it;
 - premature end: the caller hung up while the agent was mid-action ("let me check that…") or while
-  the agent was asking it to confirm the very action the caller called for.
+  the agent was asking it to confirm the very action the caller called for;
+- for a model-backed caller only: role reversal (the caller spoke as the agent: apologised for the
+  company, offered help, asked for the agent's details) and a wrong language (it answered in
+  another language than the scenario's); see `_roles`.
+
+A caller that corrects itself at once ("4822, sorry, no: 4821") stated only the corrected value.
 
 The check is conservative on purpose: a false alarm would hide a real agent failure from the rates.
 """
@@ -19,8 +24,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from ..callers import FACT_CUES
+from ..callers import FACT_CUES, FACT_CUES_RU
 from ..models import Conversation, DomainModel, EndReason, FactValue, Persona, Turn
+from ._roles import other_language, role_reversal
 
 _DIGIT_WORDS = {"zero": "0", "oh": "0", "one": "1", "two": "2", "three": "3", "four": "4",
                 "five": "5", "six": "6", "seven": "7", "eight": "8", "nine": "9"}
@@ -40,6 +46,9 @@ _OFFER = ("shall i", "would you like me to", "do you want me to", "can i go ahea
 _TRANSFER = ("transfer", "supervisor", "colleague", "put you through", "human")
 _CALLBACK = ("callback", "call back", "call you back")
 _SENTENCES = re.compile(r"(?<=[.!?])\s+")
+# A caller correcting itself at once ("4822, sorry, no: 4821"): only what follows counts as stated.
+_CORRECTION = re.compile(r",?\s*(?:sorry,? no|no,? sorry|i mean|ой,? нет|нет,? простите|точнее|то есть)[:,]?\s+",
+                         re.IGNORECASE)
 
 
 class SimulatorFault(DomainModel):
@@ -54,7 +63,7 @@ def _norm(value: FactValue | str) -> str:
     text = str(value).lower()
     if isinstance(value, float) and value.is_integer():
         text = str(int(value))
-    return re.sub(r"[^a-z0-9.]", "", text).strip(".")
+    return re.sub(r"[^a-zа-яё0-9.]", "", text).strip(".")
 
 
 def _digits_spoken(text: str) -> str:
@@ -84,7 +93,8 @@ def _same_number(a: str, b: str) -> bool:
 
 
 def _cues(key: str) -> tuple[str, ...]:
-    return _STATEMENT_CUES.get(key, FACT_CUES.get(key, (key.replace("_", " "),)))
+    english = _STATEMENT_CUES.get(key, FACT_CUES.get(key, (key.replace("_", " "),)))
+    return (*english, *FACT_CUES_RU.get(key, ()))
 
 
 def _clauses_after(text: str, cue: str) -> list[str]:
@@ -94,7 +104,7 @@ def _clauses_after(text: str, cue: str) -> list[str]:
         low = sentence.lower()
         start = low.find(cue)
         if start >= 0:
-            out.append(sentence[start + len(cue):])
+            out.append(_CORRECTION.split(sentence[start + len(cue):])[-1])
     return out
 
 
@@ -180,10 +190,34 @@ def simulator_faults(conversation: Conversation, persona: Persona) -> list[Simul
             agent_so_far.append(turn.text)
             continue
         faults += _turn_faults(turn, persona, agent_so_far, hidden_said)
+    if model_backed(conversation):
+        faults += _speaker_faults(conversation)
     end = premature_end(conversation, persona)
     if end is not None:
         faults.append(end)
-    return faults
+    return sorted(faults, key=lambda f: f.turn)
+
+
+def model_backed(conversation: Conversation) -> bool:
+    """Whether a model played the caller (the offline caller is recorded as ``offline``)."""
+    return conversation.models.get("caller", "offline") not in ("", "offline")
+
+
+def _speaker_faults(conversation: Conversation) -> list[SimulatorFault]:
+    """Role reversal and a wrong language, the first of each (see `_roles`)."""
+    found: dict[str, SimulatorFault] = {}
+    language = conversation.language
+    for turn in conversation.turns:
+        if turn.speaker != "caller" or not turn.text:
+            continue
+        if "role_reversal" not in found and (what := role_reversal(turn.text, language)) is not None:
+            found["role_reversal"] = SimulatorFault(kind="role_reversal", turn=turn.index,
+                                                    detail=f"the caller spoke as the agent ({what})")
+        if "wrong_language" not in found and (other := other_language(turn.text, language)) is not None:
+            found["wrong_language"] = SimulatorFault(
+                kind="wrong_language", turn=turn.index,
+                detail=f"the caller answered in {other}; the scenario is in {language}")
+    return list(found.values())
 
 
 def _turn_faults(turn: Turn, persona: Persona, agent_so_far: list[str],
