@@ -50,6 +50,7 @@ class Behaviour:
     ignore_schema: bool = False
     vary: bool = False              # structured replies depend on the request's text (not all alike)
     caller_turns: int = 2           # caller lines before it hangs up
+    caller_lines: list[str] = field(default_factory=list)  # scripted caller lines (default: CALLER_LINES)
     batch_polls: int = 1            # polls of a batch that still say "in progress" before it ends
     batch_outcome: str = "completed"  # or "failed" / "expired": what a whole OpenAI batch ends as
     batch_item_fault: Callable[[str], str | None] = lambda custom_id: None  # "error" | "expired"
@@ -349,7 +350,8 @@ class FakeLLMServer:
                     text = json.dumps(value)
         elif "[END:" in system_text:  # the simulated caller
             said = sum(1 for m in messages if m.get("role") == "assistant")
-            text = CALLER_LINES[min(said, len(CALLER_LINES) - 1)]
+            lines = b.caller_lines or CALLER_LINES
+            text = lines[min(said, len(lines) - 1)]
             if said >= b.caller_turns:
                 text = "Okay, thanks, goodbye. [END:hangup]"
         else:
