@@ -7,5 +7,6 @@ result, in any process.
 """
 
 from ._distort import NoiseResult, distort
+from ._homophones import parse_homophone_groups
 
-__all__ = ["NoiseResult", "distort"]
+__all__ = ["NoiseResult", "distort", "parse_homophone_groups"]

@@ -174,6 +174,7 @@ def distort(
     conversation_id: str,
     turn: int,
     language: str,
+    extra_homophones: tuple[tuple[str, ...], ...] = (),
 ) -> NoiseResult:
     """Apply recognition noise to a caller's utterance, deterministically.
 
@@ -183,6 +184,8 @@ def distort(
         conversation_id: the conversation's stable id (part of the seed).
         turn: the turn index (part of the seed).
         language: ``"en"`` or ``"ru"``.
+        extra_homophones: a user's own groups of words that sound alike, added to the bundled list
+            (see `_homophones.parse_homophone_groups`).
 
     Returns:
         ``NoiseResult(heard, distortions)``; unpacks as a 2-tuple.
@@ -229,7 +232,7 @@ def distort(
         if n in changed or unit.first != unit.last or u >= rate:
             continue
         token = tokens[unit.first]
-        options = homophones(token.core, language)
+        options = homophones(token.core, language, extra_homophones)
         if not options:
             continue
         heard = match_case(options[int(v * len(options))], token.core)

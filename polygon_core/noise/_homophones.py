@@ -1,7 +1,9 @@
 """Words that sound alike: curated lists per language, plus Russian final-consonant devoicing.
 
 The lists live beside this module (``homophones_en.yaml``, ``homophones_ru.yaml``) as groups of words
-that sound alike; a word may be heard as any other word of its group. Russian words that are not in
+that sound alike; a word may be heard as any other word of its group. A user's own groups, in the
+same format (read with `parse_homophone_groups`), extend the bundled ones (`distort(...,
+extra_homophones=...)`). Russian words that are not in
 the list and end in a voiced consonant (б в г д ж з) are devoiced by rule (п ф к т ш с), as they are
 pronounced: ``хлеб`` → ``хлеп``. The rule applies only to all-Cyrillic words of three letters or more,
 so short prepositions (``в``, ``из``) are left alone.
@@ -24,22 +26,44 @@ def _key(word: str) -> str:
     return word.casefold().replace("ё", "е").replace("\u2019", "'")
 
 
-@cache
-def homophone_table(language: str) -> dict[str, tuple[str, ...]]:
-    """Word → the other words of its group, from the bundled list for `language`."""
-    if language not in _LANGUAGES:
-        raise ValueError(f"unsupported language {language!r}; expected one of {_LANGUAGES}")
-    text = resources.files(__package__).joinpath(f"homophones_{language}.yaml").read_text("utf-8")
-    data = yaml.safe_load(text)
+def parse_homophone_groups(text: str, source: str) -> list[list[str]]:
+    """The groups of a homophone file (``groups: [[word, word, …], …]``), checked; ValueError names
+    `source` and the bad group."""
+    data = yaml.safe_load(text) or {}
+    groups = data.get("groups") if isinstance(data, dict) else None
+    if not isinstance(groups, list):
+        raise ValueError(f"{source}: expected a mapping with a list `groups`")
+    for group in groups:
+        if not isinstance(group, list) or len(group) < 2 or not all(isinstance(w, str) and w for w in group):
+            raise ValueError(f"{source}: bad group {group!r}")
+    return groups
+
+
+def _table(groups: list[list[str]], source: str) -> dict[str, tuple[str, ...]]:
     table: dict[str, tuple[str, ...]] = {}
-    for group in data["groups"]:
-        if not all(isinstance(w, str) and w for w in group) or len(group) < 2:
-            raise ValueError(f"homophones_{language}.yaml: bad group {group!r}")
+    for group in groups:
         words = [_key(w) for w in group]
         for word in words:
             if word in table:
-                raise ValueError(f"homophones_{language}.yaml: {word!r} is in two groups")
+                raise ValueError(f"{source}: {word!r} is in two groups")
             table[word] = tuple(w for w in words if w != word)
+    return table
+
+
+@cache
+def homophone_table(language: str, extra: tuple[tuple[str, ...], ...] = ()) -> dict[str, tuple[str, ...]]:
+    """Word → the other words of its group, from the bundled list for `language`.
+
+    `extra` groups (a user's own list, read with `parse_homophone_groups`) extend it: a word that is
+    already listed gets the extra group's words as well.
+    """
+    if language not in _LANGUAGES:
+        raise ValueError(f"unsupported language {language!r}; expected one of {_LANGUAGES}")
+    source = f"homophones_{language}.yaml"
+    text = resources.files(__package__).joinpath(source).read_text("utf-8")
+    table = _table(parse_homophone_groups(text, source), source)
+    for word, others in _table([list(g) for g in extra], "extra homophones").items():
+        table[word] = tuple(dict.fromkeys((*table.get(word, ()), *others)))
     return table
 
 
@@ -51,13 +75,13 @@ def _devoice(word: str) -> str | None:
     return None if last is None else letters[:-1] + last
 
 
-def homophones(word: str, language: str) -> tuple[str, ...]:
+def homophones(word: str, language: str, extra: tuple[tuple[str, ...], ...] = ()) -> tuple[str, ...]:
     """The words `word` may be heard as (lower case), or ``()`` when none.
 
-    From the curated list first; in Russian, a word not in the list that ends in a voiced consonant
-    has its devoiced spelling as its only homophone.
+    From the curated list (and `extra` groups) first; in Russian, a word not in the list that ends
+    in a voiced consonant has its devoiced spelling as its only homophone.
     """
-    listed = homophone_table(language).get(_key(word))
+    listed = homophone_table(language, extra).get(_key(word))
     if listed is not None:
         return listed
     if language == "ru":

@@ -397,3 +397,17 @@ def test_all_kinds_together_keep_whitespace_between_survivors() -> None:
         ("drop", 11),
         ("filler", 0),
     ]
+
+
+def test_a_users_homophone_groups_extend_the_bundled_list() -> None:
+    from polygon_core.noise import parse_homophone_groups
+
+    groups = parse_homophone_groups('groups:\n  - ["рецепт", "рецепты"]\n  - ["код", "годъ"]\n', "mine.yaml")
+    extra = tuple(tuple(g) for g in groups)
+    assert homophones("рецепт", "ru", extra) == ("рецепты",)
+    assert homophones("код", "ru", extra) == ("кот", "годъ")  # the bundled group, then the user's
+    assert homophones("рецепт", "ru") == ()
+    _, distortions = distort("рецепт", 1.0, conversation_id="c", turn=0, language="ru", extra_homophones=extra)
+    assert [(d.kind, d.replacement) for d in distortions if d.kind == "homophone"] == [("homophone", "рецепты")]
+    with pytest.raises(ValueError, match=r"mine\.yaml: bad group"):
+        parse_homophone_groups("groups:\n  - [one]\n", "mine.yaml")
