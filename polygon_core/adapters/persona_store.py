@@ -254,7 +254,9 @@ _TASK_TOOL_WORDS: dict[str, tuple[str, ...]] = {
 
 
 def _template(scenarios: Sequence[Scenario], task: str | None, outcome: str) -> Scenario:
-    words = _TASK_TOOL_WORDS.get(task or "", ())
+    # A task read from the prompt is named by its words ("refund_duplicate_charge"): any of them
+    # that names a tool picks the world.
+    words = _TASK_TOOL_WORDS.get(task or "", ()) or tuple(w for w in (task or "").split("_") if len(w) > 3)
     fits = [s for s in scenarios if any(w in tool for tool in s.tools for w in words)] or list(scenarios)
     # Prefer a world built for the same outcome (a refusal caller needs a non-refundable charge).
     return next((s for s in fits if s.persona.intended_outcome == outcome), fits[0])
@@ -280,6 +282,8 @@ def bind_persona(record: PersonaRecord, scenarios: Sequence[Scenario]) -> Scenar
     return template.model_copy(update={
         "id": record.id, "description": f"generated persona {record.id} in {template.id}'s world",
         "persona": record.persona, "context": context, "assertions": assertions,
+        # The caller speaks the language its persona was generated in (the prompt's).
+        "language": record.persona.traits.language or template.language,
         "tags": [*template.tags, "generated-persona"]})
 
 
