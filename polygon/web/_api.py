@@ -34,6 +34,7 @@ from polygon_core.compare import ProbeRate, probe_rates
 from polygon_core.models import Run
 
 from ._auth import ApiToken, Scope, authorize, tokens_from_settings
+from ._schema import API_RESPONSES, PAGE, Access, documented
 from ._views import aligned_pair, conversation_view, probe_series, run_summary
 
 __all__ = ["SWEEP_PREFIX", "WebContext", "router", "sweep_key"]
@@ -87,9 +88,12 @@ def _need(scope: Scope) -> Any:
 read_access = _need("read")
 admin_access = _need("admin")
 
-router = APIRouter(prefix="/api", tags=["results"], dependencies=[Depends(read_access)])
+router = APIRouter(prefix="/api", tags=["results"], dependencies=[Depends(read_access)],
+                   responses=API_RESPONSES)
 Ctx = Annotated[WebContext, Depends(context)]
-Offset = Annotated[int, Query(ge=0)]
+# Bounded: a larger offset reaches the database as an integer it cannot hold (a 500, not a page).
+MAX_OFFSET = 1_000_000_000
+Offset = Annotated[int, Query(ge=0, le=MAX_OFFSET)]
 Limit = Annotated[int, Query(ge=1, le=MAX_LIMIT)]
 
 
@@ -118,7 +122,7 @@ def _summary(stores: Stores, run: Run) -> dict[str, Any]:
 # -- runs ----------------------------------------------------------------------------------------
 
 
-@router.get("/runs")
+@router.get("/runs", **PAGE)
 def list_runs(ctx: Ctx, offset: Offset = 0, limit: Limit = 50, agent: str | None = None,
               suite: str | None = None, rubric_version: str | None = None, status: str | None = None,
               source: str | None = None, q: str | None = None, sort: str = "-created_at") -> dict[str, Any]:
@@ -167,7 +171,7 @@ def _calibration(stores: Stores, run: Run, card: dict[str, Any]) -> dict[str, An
     return judge_calibration(stores, judge, card.get("rubric_version") or run.rubric_version)
 
 
-@router.get("/runs/{run_id}/conversations")
+@router.get("/runs/{run_id}/conversations", **PAGE)
 def list_conversations(run_id: str, ctx: Ctx, offset: Offset = 0, limit: Limit = 50,
                        sort: str = "conversation_id", scenario: str | None = None,
                        verdict: str | None = None, end_reason: str | None = None,
@@ -205,7 +209,7 @@ def get_conversation(run_id: str, conversation_id: str, ctx: Ctx,
         rubric_version=rubric_version)
 
 
-@router.get("/runs/{run_id}/judgments")
+@router.get("/runs/{run_id}/judgments", **PAGE)
 def list_judgments(run_id: str, ctx: Ctx, offset: Offset = 0, limit: Limit = 50,
                    rubric_version: str | None = None) -> dict[str, Any]:
     """One page of a run's judgments in the order saved (all rubric versions unless one is named)."""
@@ -284,7 +288,7 @@ def compare(ctx: Ctx, runs: Annotated[list[str], Query()], baseline: str | None 
     return out
 
 
-@router.get("/calibrations")
+@router.get("/calibrations", **PAGE)
 def list_calibrations(ctx: Ctx, offset: Offset = 0, limit: Limit = 50, judge_model: str | None = None,
                       rubric_version: str | None = None) -> dict[str, Any]:
     """Stored calibrations (`polygon calibrate`), newest first, optionally of one judge / rubric."""
@@ -357,7 +361,7 @@ def _analysis(stores: Stores, prompt_hash: str) -> Any:
         raise HTTPException(422, str(exc)) from None
 
 
-@router.get("/analyses")
+@router.get("/analyses", **PAGE)
 def list_analyses(ctx: Ctx, offset: Offset = 0, limit: Limit = 50) -> dict[str, Any]:
     """Stored prompt analyses (one per prompt version), with axis scores and the agents that used them."""
     stores = ctx.stores()
@@ -513,7 +517,7 @@ def reprobe(run_id: str, body: ReprobeBody, ctx: Ctx) -> dict[str, Any]:
     return dataclasses.asdict(result)
 
 
-@router.get("/access")
+@router.get("/access", **documented(Access))
 def access(request: Request, ctx: Ctx) -> dict[str, Any]:
     """Who the caller is: the token's name and scope (or loopback access when no token is configured)."""
     token = authorize(request, ctx.tokens, "read")

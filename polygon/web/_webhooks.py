@@ -33,6 +33,7 @@ from fastapi.responses import JSONResponse
 from prefect.events import emit_event
 from pydantic import ValidationError
 
+from ._schema import webhook_responses
 from ._webhook_deliveries import DeliveryStore, DeliveryStoreUnavailableError, MemoryDeliveryStore
 from ._webhook_models import GitHubPush, PromptCommitPayload, SweepPayload, WebhookConfig, changed_prompts
 from ._webhook_paths import OutsideRootsError, check_inside
@@ -210,12 +211,12 @@ def webhook_router(config: WebhookConfig, deliveries: DeliveryStore | None = Non
                  "resource": {"prefect.resource.id": f"polygon.sweep.{delivery}"},
                  "payload": {**payload.model_dump(), "delivery": delivery}}]
 
-    @router.post("/prompt-commit", status_code=202, summary="A prompt was committed")
+    @router.post("/prompt-commit", status_code=202, responses=webhook_responses(), summary="A prompt was committed")
     async def prompt_commit(request: Request) -> JSONResponse:
         """GitHub push payloads (prompt files found by the configured globs) or Polygon's own."""
         return await receive(request, prompt_events)
 
-    @router.post("/sweep", status_code=202, summary="Start a sweep")
+    @router.post("/sweep", status_code=202, responses=webhook_responses(), summary="Start a sweep")
     async def sweep(request: Request) -> JSONResponse:
         """A signed sweep request: emits `polygon.sweep.requested` with the spec."""
         return await receive(request, sweep_events)
