@@ -19,7 +19,7 @@ from ..files import prompt_hash
 from ..models import CallerType, Persona, SpeakingTraits
 from ._dedupe import near_duplicates
 from ._plan import generation_plan
-from ._read_ru import instrumental
+from ._read_ru import with_preposition
 from ._reading import IDENTITY_FACTS, PromptReading, read_prompt
 from ._readingtypes import TaskSpec, slug
 from ._types import GenerationResult, PlanCell
@@ -38,7 +38,7 @@ _TRANSFER_GOALS = {
     "en": ("talk to a real person, I want to {goal}", "be put through to a supervisor, I want to {goal}"),
     "ru": ("поговорить с живым человеком: я хочу {goal}", "чтобы меня соединили с оператором: я хочу {goal}"),
 }
-_HANDOVER_GOALS = {"en": "be put through to {who}, I want to {goal}", "ru": "поговорить с {who}: я хочу {goal}"}
+_HANDOVER_GOALS = {"en": "be put through to {who}, I want to {goal}", "ru": "поговорить {who}: я хочу {goal}"}
 # Tasks a callback call is about: booking something, or a call back itself.
 _CALLBACK_TASK = re.compile(r"call.?back|book|schedul|appointment|slot|запис|брон|звон|заказ", re.IGNORECASE)
 # Facts a caller with this kind of task knows besides who it is.
@@ -69,7 +69,7 @@ def _goal(cell: PlanCell, task: TaskSpec, reading: PromptReading, rng: random.Ra
     lang = reading.language
     if reading.handovers and rng.random() < 0.5:
         who = reading.handovers[rng.randrange(len(reading.handovers))]
-        return _HANDOVER_GOALS[lang].format(who=instrumental(who) if lang == "ru" else who, goal=goal)
+        return _HANDOVER_GOALS[lang].format(who=with_preposition(who) if lang == "ru" else who, goal=goal)
     return rng.choice(_TRANSFER_GOALS[lang]).format(goal=goal)
 
 

@@ -18,7 +18,7 @@ from ._readingtypes import Parts, TaskSpec, slug
 _SERVICE_VERBS = ("book", "reschedule", "cancel", "schedule", "arrange", "order", "reserve", "refund",
                   "track", "renew", "change", "update", "pay", "return", "exchange", "replace",
                   "deliver", "report", "buy", "request", "open", "close", "register", "move",
-                  "check", "find out", "look up", "collect", "get")
+                  "check", "find out", "look up", "collect", "get", "answer", "take")
 _OFFER_VERBS = ("offer", "arrange", "send", "provide", "schedule", "give")
 _GIVE_VERBS = ("give", "provide", "share", "tell", "quote", "disclose", "promise", "offer",
                "recommend", "prescribe", "reveal", "confirm")
@@ -35,10 +35,16 @@ _NAME_STOP = frozenset({"a", "an", "the", "my", "your", "their", "first", "same"
 _WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*|\d+(?:[.,]\d+)?|[,:;()]")
 _SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
 _TRANSFER = re.compile(r"\b(?:transfer|refer|put (?:them|the caller) through|hand (?:over|the call))\s+"
-                       r"(?:them |the caller |the call |those callers |these callers )?to\s+((?:the|a|an|our)\s+[a-z][a-z -]{1,40}?)"
+                       r"(?:[a-z]+\s+){0,2}?to\s+((?:the|a|an|our)\s+[a-z][a-z -]{1,40}?)"
                        r"(?=\s+(?:for|if|when|who|about)\b|[.,;:]|$)", re.IGNORECASE)
 _PRICE = re.compile(r"\b(?:price|cost|fee) of\s+((?:a|an|the)\s+[a-z][a-z -]{2,50}?)(?=[.,;:]|\s+is\b|$)",
                     re.IGNORECASE)
+_COSTS = re.compile(r"\b(?:a |an |the )?((?:[a-z]+ ){0,3}?[a-z]+)\s+costs?\s+(?=[$£€]\s?\d|\d)", re.IGNORECASE)
+# Agent work named from the agent's side, in the caller's words: "answer questions about X" is
+# "ask about X", "take refill requests" is "request a refill".
+_CALLER_SIDE = ((re.compile(r"^answer (?:any |all |simple )?questions? (about|on) ", re.I), r"ask \1 "),
+                (re.compile(r"^take (?:an? |the )?(.+?) requests?$", re.I), r"request a \1"),
+                (re.compile(r"^take (?:an? |the )?orders?\b", re.I), "place an order"))
 _PASSIVE = re.compile(r"\b([a-z][a-z ]{2,40}?)\s+can be\s+([a-z]+ed)\b", re.IGNORECASE)
 _NOT_ABLE = re.compile(r"\b([a-z][a-z ]{2,40}?)\s+(?:are|is)\s+not\s+([a-z]+)able\b", re.IGNORECASE)
 _FEE = re.compile(r"(?:[$£€]\s?\d+(?:[.,]\d+)?|\d+(?:[.,]\d+)?\s?(?:dollars?|pounds?|euros?))\s+"
@@ -105,7 +111,7 @@ def _object_after(tokens: list[str], start: int) -> str:
 def _task_name(verb: str, obj: str) -> str:
     words = []
     for w in obj.lower().split():
-        if w in ("for", "of", "from", "to", "with", "on", "in", "at", "by", "the", "same"):
+        if w in ("for", "of", "from", "to", "with", "on", "in", "at", "by", "the", "same", "about"):
             if words:
                 break
             continue
@@ -138,9 +144,29 @@ def _service_tasks(sentence: str) -> list[TaskSpec]:
         obj = _object_after(tokens, i + size)
         if obj and obj.split()[0].lower() not in _PRONOUNS:
             for v in [*pending, verb]:
-                tasks.append(TaskSpec(_task_name(v, obj), (), (f"{v} {_singular(obj)}",)))
+                said = _caller_side(f"{v} {obj}")
+                goal = said or f"{v} {_singular(obj)}"
+                verb, _, rest = goal.partition(" ")
+                tasks.append(TaskSpec(_task_name(verb, rest) if said else _task_name(v, obj), (), (goal,)))
         pending, i = [], i + size
     return tasks
+
+
+def _caller_side(phrase: str) -> str | None:
+    for pattern, replacement in _CALLER_SIDE:
+        if pattern.search(phrase):
+            return pattern.sub(replacement, phrase)
+    return None
+
+
+def _cost_tasks(sentence: str) -> list[TaskSpec]:
+    out = []
+    for m in _COSTS.finditer(sentence):
+        words = [w for w in m.group(1).split() if w.lower() not in ("a", "an", "the")]
+        if words and not {w.lower() for w in words} & {"it", "this", "that", "which", "what"}:
+            out.append(TaskSpec(_task_name("price", " ".join(words)), (),
+                                (f"find out how much a {' '.join(words)} costs",)))
+    return out
 
 
 def _offer_tasks(sentence: str) -> list[TaskSpec]:
@@ -219,6 +245,7 @@ def read_english(prompt: str) -> Parts:
         only = _ONLY_IF.search(sentence)
         head = sentence[: only.start()] if only else sentence
         parts.tasks += _service_tasks(head) + _offer_tasks(sentence) + _price_tasks(sentence)
+        parts.tasks += _cost_tasks(sentence)
         parts.tasks += _passive_tasks(sentence) + _asked_tasks(sentence)
         parts.refusals += _refusals(sentence)
         parts.handovers += [m.group(1).strip() for m in _TRANSFER.finditer(sentence)]

@@ -102,9 +102,15 @@ _CLIENT = frozenset({"пациент", "клиент", "покупатель", "
 _REFLEXIVE = {"записать": "записаться", "записывать": "записываться"}
 
 
+# The agent's verbs in the caller's words: the agent «сообщает», the caller «узнаёт».
+_CALLER_VERB = {"сообщить": "узнать", "сообщать": "узнать", "рассказать": "узнать", "рассказывать": "узнать",
+                "назвать": "узнать", "называть": "узнать", "принять": "сделать", "принимать": "сделать"}
+
+
 def _task(verb: str, obj: list[str]) -> TaskSpec:
     if obj and _parse(obj[0])[0] in _CLIENT:
         obj, verb = obj[1:], _REFLEXIVE.get(verb, verb)
+    verb = _CALLER_VERB.get(verb, verb)
     return TaskSpec(slug("_".join([verb, *_head(obj)])), (), (" ".join([verb, *obj]),))
 
 
@@ -132,7 +138,9 @@ def _with_shared_objects(tokens: list[str], found: list[tuple[int, str]]) -> lis
 
 
 def _infinitive_tasks(tokens: list[str], lemmas: list[str]) -> list[TaskSpec]:
-    if not _FRAME & set(lemmas):
+    words = [t for t in tokens if t[:1].isalpha()]
+    # A list item that opens with an infinitive («- принять заказ;») is a task on its own.
+    if not _FRAME & set(lemmas) and not (words and _parse(words[0])[1] == "INFN"):
         return []
     found = [(i, tok.lower()) for i, tok in enumerate(tokens)
              if _parse(tok)[1] == "INFN" and not (i and lemmas[i - 1] in _NEGATION)]
@@ -222,8 +230,14 @@ def _fact_keys(lemmas: list[str]) -> list[str]:
 
 def _handover(phrase: str) -> str:
     words = phrase.split()
-    # «на фармацевта» → «фармацевт»: the lemma of the first word, which is whom the call goes to.
-    return " ".join([_parse(words[0])[0], *words[1:]]) if words else phrase
+    if not words:
+        return phrase
+    # «на фармацевта» → «фармацевт»: the lemma of the first word, which is whom the call goes to;
+    # a genitive noun after it stays («старшего смены» → «старший смены»).
+    second = words[1:2]
+    if second and not ("gent" in str(_morph().parse(second[0])[0].tag) and _parse(second[0])[1] == "NOUN"):
+        second = []
+    return " ".join([_parse(words[0])[0], *second])
 
 
 def read_russian(prompt: str) -> Parts:
@@ -240,7 +254,7 @@ def read_russian(prompt: str) -> Parts:
             parts.tasks += _offer_tasks(tokens, lemmas) + _asked_tasks(sentence)
         parts.tasks += _price_tasks(sentence)
         parts.refusals += _refusals(sentence, tokens, lemmas)
-        parts.handovers += [_handover(m.group(1).split()[0]) for m in _TRANSFER.finditer(sentence)]
+        parts.handovers += [_handover(m.group(1)) for m in _TRANSFER.finditer(sentence)]
         if _MONEY.search(sentence):
             parts.policies.append(sentence)
     parts.amounts = [float(m.replace(" ", "").replace(",", ".")) for m in _MONEY.findall(prompt)]
@@ -257,3 +271,11 @@ def instrumental(phrase: str) -> str:
         return phrase
     inflected = _morph().parse(words[0])[0].inflect({"ablt"})
     return " ".join([inflected.word if inflected else words[0], *words[1:]])
+
+
+def with_preposition(phrase: str) -> str:
+    """«с» or «со» before `phrase` in the instrumental: «с фармацевтом», «со старшим смены»."""
+    word = instrumental(phrase)
+    vowels = "аеёиоуыэюя"
+    heavy = len(word) > 1 and word[0] in "сзшжщ" and word[1] not in vowels
+    return f"{'со' if heavy or word.startswith('мн') else 'с'} {word}"

@@ -15,12 +15,13 @@ from polygon_core.personas import generate_offline, generation_plan, persona_id,
 from polygon_core.personas._language import detect_language
 from polygon_core.personas._plan import DIFFICULTIES
 
-from .prompts import DENTAL_EN, PHARMACY_RU
+from .prompts import DENTAL_EN, PHARMACY_RU, PIZZA_RU, VET_EN
 
 # Words the goal templates add around a task read from the prompt.
 _TEMPLATE = {"get", "find", "out", "price", "talk", "real", "person", "put", "through", "want",
              "supervisor", "waived", "попросить", "поговорить", "хочу", "живым", "человеком", "чтобы",
-             "меня", "соединили", "оператором", "сколько", "стоит", "узнать", "получить"}
+             "меня", "соединили", "оператором", "сколько", "стоит", "узнать", "получить", "сделать",
+             "request", "much", "costs"}
 _DEMO_LEFTOVERS = re.compile(r"card expiry|northwind|broadband|account|postcode|contract|SW1A|M1 4BT",
                              re.IGNORECASE)
 
@@ -65,8 +66,10 @@ def test_the_pharmacy_prompt_is_read_in_russian() -> None:
     assert reading.outcomes == OUTCOMES
 
 
-@pytest.mark.parametrize(("prompt", "language"), [(DENTAL_EN, "en"), (PHARMACY_RU, "ru")])
-def test_every_persona_comes_from_its_prompt_in_its_language(prompt: str, language: str) -> None:
+@pytest.mark.parametrize(("prompt", "language", "least_tasks"),
+                         [(DENTAL_EN, "en", 5), (PHARMACY_RU, "ru", 5), (VET_EN, "en", 4), (PIZZA_RU, "ru", 4)],
+                         ids=["dental-en", "pharmacy-ru", "vet-en", "pizza-ru"])
+def test_every_persona_comes_from_its_prompt_in_its_language(prompt: str, language: str, least_tasks: int) -> None:
     reading = read_prompt(prompt)
     result = generate_offline(prompt, count=24)
     assert len(result.personas) >= 20
@@ -82,14 +85,15 @@ def test_every_persona_comes_from_its_prompt_in_its_language(prompt: str, langua
         assert persona_id(persona, cell.task).startswith(cell.task.replace("_", "-") + "-")
         if language == "ru":
             assert re.search(r"[а-яё]", persona.goal) and not re.search(r"[a-z]", persona.goal)
-            assert re.fullmatch(r"[А-ЯЁ][а-яё]+ [А-ЯЁ][а-яё]+ [А-ЯЁ][а-яё]+", str(persona.ground_truth["name"]))
+            if "name" in persona.ground_truth:
+                assert re.fullmatch(r"[А-ЯЁ][а-яё]+ [А-ЯЁ][а-яё]+ [А-ЯЁ][а-яё]+", str(persona.ground_truth["name"]))
             assert str(persona.ground_truth["phone"]).startswith("+7 9")
         else:
             assert not re.search(r"[а-яё]", text)
             assert str(persona.ground_truth["phone"]).startswith("(512) 555-01")
     tasks = {c.task for c in result.cells}
-    assert len(tasks) >= 5  # ids name many tasks, not one task word
-    assert {p.intended_outcome for p in result.personas} == set(OUTCOMES)
+    assert len(tasks) >= least_tasks  # ids name many tasks, not one task word
+    assert {p.intended_outcome for p in result.personas} == set(reading.outcomes)
 
 
 @pytest.mark.parametrize("prompt", [DENTAL_EN, PHARMACY_RU])
