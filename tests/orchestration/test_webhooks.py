@@ -270,8 +270,21 @@ def test_ledger_rows_hold_kind_and_times(ledger: DeliveryLedger) -> None:
                                          "2026-03-08T12:00:00.000000+00:00")]
 
 
-def test_concurrent_claims_of_one_id_accept_exactly_one(tmp_path: Path) -> None:
-    url = f"sqlite:///{tmp_path / 'shared.db'}"
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def shared_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """One database two receivers share: a SQLite file, or a fresh Postgres database at head."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'shared.db'}"
+    from polygon_core.adapters.storage import Repository
+
+    url = request.getfixturevalue("postgres_url")
+    with Repository(url) as repository:
+        repository.upgrade()  # Postgres is never migrated implicitly (`polygon db upgrade`)
+    return url
+
+
+def test_concurrent_claims_of_one_id_accept_exactly_one(shared_url: str) -> None:
+    url = shared_url
     # Two receivers sharing one database, each with its own engine (as two replicas would).
     stores = [DatabaseDeliveryStore(lambda: ensure_database(url).engine, ttl_seconds=3600) for _ in range(2)]
     results: list[bool] = []
