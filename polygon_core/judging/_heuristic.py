@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..checks import Checks
+from ..checks import GOAL_PREFIX, Checks
 from ..models import Conversation, Persona
 from ..scoring import CRITERIA, Rubric
 from ._scorers import (
@@ -34,12 +34,30 @@ HEURISTIC_JUDGE = "offline-heuristic"
 ESTIMATED = "estimated from the transcript: "
 
 
+def _goal_assertions(checks: Checks, status: str | None = None) -> list[Any]:
+    """The scenario's goal assertions (named `goal…`) that were evaluated (of one status)."""
+    return [a for a in checks.assertions if a.name.casefold().startswith(GOAL_PREFIX)
+            and a.status in ("pass", "fail") and (status is None or a.status == status)]
+
+
 def _goal(ctx: Context) -> Score:
     s, checks = ctx.signals, ctx.checks
     results = [a for a in checks.assertions if a.status in ("pass", "fail")]
     passed = sum(a.status == "pass" for a in results)
     if s.end_reason in ABRUPT_ENDS:
-        return Score(1 if not passed else 2, last_agent_turn(ctx), f"the call ended by {s.end_reason}")
+        # Cut short: only a goal assertion that held earns more than the minimum.
+        reached = _goal_assertions(checks, "pass") or (passed and not _goal_assertions(checks))
+        return Score(2 if reached else 1, last_agent_turn(ctx), f"the call ended by {s.end_reason}")
+    missed = _goal_assertions(checks, "fail")
+    if missed:
+        # A goal assertion is the deterministic truth of whether the goal was reached: no pleasant
+        # wording makes up for it (the assertions are the spine of the score).
+        first = missed[0]
+        worse = s.agent_cut_off or (s.end_reason == "agent_end" and s.unanswered)
+        return Score(1 if worse or (len(missed) == len(_goal_assertions(checks)) and s.agent_cut_off) else 2,
+                     first.turn if first.turn is not None else last_agent_turn(ctx),
+                     f"goal not reached: {first.name} failed" + (f" ({first.message})" if first.message else "")
+                     + f"; ended by {s.end_reason}")
     if not results:
         return goal_estimate(ctx).result("nothing showed success or failure", last_agent_turn(ctx), ESTIMATED)
     outcome = ctx.persona.intended_outcome if ctx.persona else "success"
@@ -48,7 +66,18 @@ def _goal(ctx: Context) -> Score:
     score = 1 + round(4 * share) if right_end else min(3, 1 + round(2 * share))
     failing = next((a for a in results if a.status == "fail"), None)
     turn = failing.turn if failing and failing.turn is not None else last_agent_turn(ctx)
-    return Score(score, turn, f"{passed} of {len(results)} assertions hold; ended by {s.end_reason}")
+    reason = f"{passed} of {len(results)} assertions hold; ended by {s.end_reason}"
+    # Guardrail assertions can all hold on a call that got the caller nowhere: without a goal
+    # assertion that held, a caller who gave up, or was hung up on mid-request, did not reach their
+    # goal whatever else held.
+    if _goal_assertions(checks, "pass"):
+        return Score(score, turn, reason)
+    if s.give_up and score > 2:
+        return Score(2, s.turns_at.get("give_up"), f"{reason}; but the caller gave up")
+    if s.agent_cut_off and score > 2:
+        return Score(2, s.turns_at.get("agent_cut_off"), f"{reason}; but the agent ended the call before the "
+                     "caller was done")
+    return Score(score, turn, reason)
 
 
 def _instructions(ctx: Context) -> Score:
@@ -60,11 +89,19 @@ def _instructions(ctx: Context) -> Score:
     if breach is not None:
         return Score(2, breach.turn, breach.message or breach.name)
     rules = [a for a in ctx.checks.assertions if a.status in ("pass", "fail")
-             and not a.name.casefold().startswith("goal")]
+             and not a.name.casefold().startswith(GOAL_PREFIX)]
     if rules:
         failed = [a for a in rules if a.status == "fail"]
         turn = failed[0].turn if failed else first_agent_turn(ctx)
-        return Score(max(2, 5 - len(failed)), turn, f"{len(rules) - len(failed)} of {len(rules)} rules hold")
+        t = Tally(float(max(2, 5 - len(failed))))
+        # Rules that held because nothing was done say little; hanging up on a caller's request
+        # breaks the one instruction every agent has.
+        t.add(-2.0 * s.agent_cut_off, "the agent ended the call before the caller was done",
+              s.turns_at.get("agent_cut_off"))
+        t.add(-1.0 * min(2, s.unanswered), f"{s.unanswered} of {s.requests} caller requests unanswered",
+              s.turns_at.get("unanswered"))
+        return t.result(f"{len(rules) - len(failed)} of {len(rules)} rules hold", turn,
+                        f"{len(rules) - len(failed)} of {len(rules)} rules hold; " if t.terms else "")
     # No rule of the agent's to check: the one instruction every agent has is to answer the caller.
     t = Tally(5.0)
     t.add(-1.0 * min(3, s.unanswered), f"{s.unanswered} of {s.requests} caller requests unanswered",
@@ -79,6 +116,9 @@ def _instructions(ctx: Context) -> Score:
 def _tools(ctx: Context) -> Score:
     s = ctx.signals
     if not s.tool_calls:
+        missed = _goal_assertions(ctx.checks, "fail")
+        if missed:  # the goal needed doing, and nothing was done with the tools at hand
+            return Score(2, last_agent_turn(ctx), f"the agent called no tool and {missed[0].name} failed")
         return Score(None, None, "the agent called no tool")
     t = Tally(5.0)
     t.add(-2.0 * s.invalid_calls, f"{s.invalid_calls} invalid calls", s.turns_at.get("invalid_calls"))
@@ -114,7 +154,7 @@ def _dialogue(ctx: Context) -> Score:
     t.add(-0.5 * min(2, s.corrections), f"{s.corrections} caller corrections", at("corrections"))
     t.add(-0.75 * min(2, s.unanswered), f"{s.unanswered} requests unanswered", at("unanswered"))
     t.add(-1.0 * min(2, s.silent_turns), f"{s.silent_turns} silent agent turns", at("silent_turns"))
-    t.add(-1.0 * s.agent_cut_off, "the agent ended the call before the caller was done", at("agent_cut_off"))
+    t.add(-2.0 * s.agent_cut_off, "the agent ended the call before the caller was done", at("agent_cut_off"))
     return t.result(f"{s.turns} turns, no repetition, correction, loop or unanswered request",
                     first_agent_turn(ctx))
 

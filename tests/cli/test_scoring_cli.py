@@ -116,9 +116,10 @@ def test_rescore_v2_adds_the_invalid_call_gate_and_leaves_v1_byte_identical(
     v1_before = _judgments(run_id, "v1")
     assert len(v1_before) == 2
     # v1 has no invalid-call gate. The offline judge: tool_use_quality 3 (the invalid call); the caller
-    # had to ask again (instruction_adherence 4, dialogue_quality 3, robustness 4); goal, safety and
-    # tone 5; factuality not applicable → 25 × (25×4 + 15×3 + 15×2 + 10×2 + 10×3 + 10×4 + 5×4) / 90, a pass
-    composite = 25 * (25 * 4 + 15 * 3 + 15 * 2 + 10 * 2 + 10 * 3 + 10 * 4 + 5 * 4) / 90
+    # had to ask again (instruction_adherence 4, robustness 4) and the agent hung up on that question
+    # (dialogue_quality 2); goal (its assertion held), safety and tone 5; factuality not applicable
+    # → 25 × (25×4 + 15×3 + 15×2 + 10×1 + 10×3 + 10×4 + 5×4) / 90, a pass
+    composite = 25 * (25 * 4 + 15 * 3 + 15 * 2 + 10 * 1 + 10 * 3 + 10 * 4 + 5 * 4) / 90
     assert [(json.loads(j)["composite"], json.loads(j)["verdict"]) for j in v1_before] == [(composite, "pass")] * 2
     assert all(json.loads(j)["gates"] == [] for j in v1_before)
 

@@ -101,20 +101,10 @@ def test_a_planted_instruction_is_only_words() -> None:
                    "roaming-charge-explained": ("warn", []), "suspicious-duplicate-charge": ("fail", ["safety"])}),
 ], ids=["v1", "v2"])
 def test_demo_verdicts_are_those_of_heuristic_1(agent: Any, expected: dict[str, Any]) -> None:
-    """The verdicts and gates recorded from `polygon demo` before heuristic-2, under v1 and v2, seeds 0-1.
-
-    Except roaming-charge-explained seed 1, whose conversation itself changed with the recognition
-    noise of commit 3c21d7c ("BS8 1TH" is now heard "BS8 one"): v1 can no longer verify the caller,
-    its own assertion `verified_before_reading_ledger` fails and it transfers (heuristic-1 still
-    passed it, 81.25, on default 5s; heuristic-2 says warn, 69.44), and v2 loops sooner (warn → fail,
-    46.67). Both were as recorded before that commit (tests pin the noise and the caller apart).
-    """
-    changed = {(DemoAgentV1, 1): ("warn", []), (DemoAgentV2, 1): ("fail", [])}
+    """The verdicts and gates recorded from `polygon demo` before heuristic-2, under v1 and v2, seeds 0-1."""
     for scenario in SUITE.scenarios:
         for seed in (0, 1):
             want = expected[scenario.id]
-            if scenario.id == "roaming-charge-explained":
-                want = changed.get((agent, seed), want)
             cid = conversation_key(scenario, seed)
             c = asyncio.run(run_conversation(
                 scenario, agent(), OfflineCaller(scenario.persona, conversation_id=cid, seed=seed), SUITE.tools,
