@@ -6,6 +6,7 @@
     faults = simulator_faults(conversation, persona)         # the caller's own faults
     conversation = apply_simulator_check(conversation, persona)  # → end reason simulator_error
 
+Prompts are read in their own language (`read_prompt`: English and Russian, detected by script).
 Pure: no storage here (see `polygon_core.adapters.persona_store`).
 """
 

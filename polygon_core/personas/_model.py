@@ -56,9 +56,10 @@ PERSONA_SCHEMA: dict[str, Any] = persona_schema()
 SYSTEM = """You write test callers for a phone agent. Given the agent's system prompt and one caller
 profile (type, intended outcome, difficulty), invent ONE realistic caller who phones this agent.
 - goal: what the caller wants, in the caller's words, starting with a verb ("get a refund for ...").
-- ground_truth: every fact the agent will ask for (use the snake_case keys account_id, postcode,
-  amount, charge_date, name, email, slot, new_street, new_postcode where they fit), with concrete
-  values. The caller knows these and nothing else.
+- ground_truth: every fact the agent will ask for (use the snake_case keys name, phone,
+  date_of_birth, address, postcode, account_id, order_number, insurance_id, email, amount,
+  charge_date, slot where they fit), with concrete values in the formats of the caller's country.
+  The caller knows these and nothing else.
 - unknown: things the agent may ask that this caller does not know.
 - hidden: ground_truth keys the caller gives only when asked directly.
 - verbosity 1-5, interruption 0-1, patience (caller turns before giving up) fitting the type.
