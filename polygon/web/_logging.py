@@ -19,12 +19,14 @@ from polygon_core.adapters.settings import PolygonSettings
 
 from ._auth import tokens_from_settings
 
-__all__ = ["REDACTED", "SECRET_PARAMETERS", "RedactingFilter", "install_log_redaction", "redact"]
+__all__ = ["MIN_SECRET_LENGTH", "REDACTED", "SECRET_PARAMETERS", "RedactingFilter", "install_log_redaction", "redact"]
 
 REDACTED = "[REDACTED]"
 #: Query parameters whose values are credentials (compared case-insensitively).
 SECRET_PARAMETERS = ("token", "access_token", "api_key", "apikey", "key", "secret", "password",
                      "signature", "sig")
+#: Configured secrets shorter than this are not searched for in messages (see RedactingFilter).
+MIN_SECRET_LENGTH = 6
 #: The loggers `polygon serve` writes through.
 LOGGERS = ("uvicorn", "uvicorn.access", "uvicorn.error", "polygon")
 
@@ -47,10 +49,14 @@ class RedactingFilter(logging.Filter):
     """
 
     def __init__(self, secrets: Iterable[str] = ()) -> None:
-        """`secrets`: exact values to hide besides query credentials (blank ones are ignored)."""
+        """`secrets`: exact values to hide besides query credentials.
+
+        Values shorter than `MIN_SECRET_LENGTH` are not searched for: replacing every "s" of every
+        line would destroy the log without protecting a secret that short anyway.
+        """
         super().__init__()
         # Longest first, so a secret containing another is hidden whole.
-        self.secrets = sorted({s for s in secrets if s}, key=len, reverse=True)
+        self.secrets = sorted({s for s in secrets if len(s) >= MIN_SECRET_LENGTH}, key=len, reverse=True)
 
     def filter(self, record: logging.LogRecord) -> bool:
         """Redact `record` and let it through."""

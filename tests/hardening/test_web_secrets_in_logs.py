@@ -100,3 +100,6 @@ def test_redact_hides_query_credentials_and_configured_secrets() -> None:
                                ("127.0.0.1:5", "GET", "/runs?token=abc", "1.1", 303), None)
     assert RedactingFilter(["abc"]).filter(record) is True
     assert record.args == ("127.0.0.1:5", "GET", "/runs?token=[REDACTED]", "1.1", 303)
+    # Secrets of at least MIN_SECRET_LENGTH characters are hidden anywhere; a shorter one is not
+    # searched for (it would blank every occurrence of a common letter).
+    assert RedactingFilter(["s", "k3y-long"]).secrets == ["k3y-long"]

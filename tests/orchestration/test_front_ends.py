@@ -103,7 +103,12 @@ def test_serve_binds_loopback_without_a_token(monkeypatch: pytest.MonkeyPatch) -
     import uvicorn
 
     calls: list[dict[str, Any]] = []
-    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: calls.append(kw))
+
+    def run(server: uvicorn.Server) -> None:  # record what would be served instead of serving
+        calls.append({"host": server.config.host, "port": server.config.port,
+                      "log_level": server.config.log_level})
+
+    monkeypatch.setattr(uvicorn.Server, "run", run)
     monkeypatch.delenv("POLYGON_API_TOKENS", raising=False)
     monkeypatch.setenv("POLYGON_WEBHOOK_SECRET", "s")
     result = runner.invoke(app, ["serve", "--host", "0.0.0.0", "--port", "8123"])
