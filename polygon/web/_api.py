@@ -2,7 +2,8 @@
 
 Every list is paginated (`offset`, `limit`, answering `{total, offset, limit, items}`) and cut in
 SQL, so a run of thousands of conversations costs one page, not the run. Reads need the ``read``
-scope; re-scoring and re-probing need ``admin`` (see `_auth`).
+scope; re-scoring and re-probing need ``admin`` (see `_auth`). What lives in the artifact store
+(prompt analyses, sweeps, personas) is served by `_api_stored`.
 """
 
 from __future__ import annotations
@@ -10,8 +11,6 @@ from __future__ import annotations
 import dataclasses
 import threading
 from dataclasses import dataclass, field
-from functools import lru_cache
-from pathlib import Path
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, HTTPException, Query, Request
@@ -37,19 +36,11 @@ from ._auth import ApiToken, Scope, authorize, tokens_from_settings
 from ._schema import API_RESPONSES, PAGE, Access, documented
 from ._views import aligned_pair, conversation_view, probe_series, run_summary
 
-__all__ = ["SWEEP_PREFIX", "WebContext", "router", "sweep_key"]
+__all__ = ["MAX_LIMIT", "Ctx", "Limit", "Offset", "WebContext", "context", "page", "read_access", "router"]
 
 MAX_LIMIT = 500
-#: Sweeps are read from the artifact store: `sweeps/<name>/leaderboard.json`, holding the sweep
-#: flow's report ({"sweep", "leaderboard": [PointResult…], "refused": [{label, reason…}], "stopped_early"}).
-SWEEP_PREFIX = "sweeps/"
 RUN_SORTS = ("-created_at", "created_at", "agent_name", "-mean_composite", "mean_composite",
              "-conversations", "cost_usd")
-
-
-def sweep_key(name: str) -> str:
-    """Where a sweep's leaderboard is stored."""
-    return f"{SWEEP_PREFIX}{name}/leaderboard.json"
 
 
 @dataclass
@@ -97,7 +88,8 @@ Offset = Annotated[int, Query(ge=0, le=MAX_OFFSET)]
 Limit = Annotated[int, Query(ge=1, le=MAX_LIMIT)]
 
 
-def _page(total: int, offset: int, limit: int, items: list[Any]) -> dict[str, Any]:
+def page(total: int, offset: int, limit: int, items: list[Any]) -> dict[str, Any]:
+    """The paginated envelope every list answers with."""
     return {"total": total, "offset": offset, "limit": limit, "items": items}
 
 
@@ -149,7 +141,7 @@ def list_runs(ctx: Ctx, offset: Offset = 0, limit: Limit = 50, agent: str | None
         present.sort(key=lambda x: x[key], reverse=sort.startswith("-"))
         rows = present + [x for x in rows if x[key] is None]  # unknown values last, either way
         items = rows[offset:offset + limit]
-    return _page(len(runs), offset, limit, items)
+    return page(len(runs), offset, limit, items)
 
 
 @router.get("/runs/{run_id}")
@@ -185,7 +177,7 @@ def list_conversations(run_id: str, ctx: Ctx, offset: Offset = 0, limit: Limit =
         stores.repo.engine, run.id, rubric_version=rubric_version or run.rubric_version, offset=offset,
         limit=limit, sort=sort, scenario=scenario, verdict=verdict, end_reason=end_reason,
         caller_type=caller_type)
-    return _page(total, offset, limit, items)
+    return page(total, offset, limit, items)
 
 
 @router.get("/runs/{run_id}/conversations/{conversation_id}")
@@ -217,7 +209,7 @@ def list_judgments(run_id: str, ctx: Ctx, offset: Offset = 0, limit: Limit = 50,
     run = _run(stores, run_id)
     total, items = pages.judgment_page(stores.repo.engine, run.id, rubric_version=rubric_version,
                                        offset=offset, limit=limit)
-    return _page(total, offset, limit, [j.model_dump(mode="json", exclude={"raw"}) for j in items])
+    return page(total, offset, limit, [j.model_dump(mode="json", exclude={"raw"}) for j in items])
 
 
 def _rates(stores: Stores, run: Run, summary: dict[str, Any] | None) -> list[ProbeRate]:
@@ -296,7 +288,7 @@ def list_calibrations(ctx: Ctx, offset: Offset = 0, limit: Limit = 50, judge_mod
 
     total, items = CalibrationStore(ctx.stores().repo.engine).page(
         offset=offset, limit=limit, judge_model=judge_model, rubric_version=rubric_version)
-    return _page(total, offset, limit, [c.model_dump(mode="json") for c in items])
+    return page(total, offset, limit, [c.model_dump(mode="json") for c in items])
 
 
 @router.get("/compare/pair")
@@ -326,149 +318,6 @@ def compare_pair(ctx: Ctx, a: str, b: str, scenario: str, seed: int | None = Non
     return {**aligned_pair(conv_a, conv_b), "seeds": shared,
             "runs": {"a": {"id": run_a.id, "label": labels[run_a.id]},
                      "b": {"id": run_b.id, "label": labels[run_b.id]}}}
-
-
-# -- prompt analyses -----------------------------------------------------------------------------
-
-
-@lru_cache(maxsize=256)
-def _prompt_hash(agent_path: str) -> str | None:
-    from polygon_core.files import load_agent
-
-    try:
-        return load_agent(Path(agent_path)).prompt_hash
-    except Exception:
-        return None
-
-
-def _prompt_history(stores: Stores, limit: int = 200) -> list[tuple[Run, str]]:
-    """(run, prompt hash) of recent runs made from an agent file, oldest first."""
-    out = []
-    for run in reversed(stores.repo.list_runs(limit=limit)):
-        path = run_manifest(stores, run.id).get("agent_path")
-        digest = _prompt_hash(path) if path else None
-        if digest:
-            out.append((run, digest))
-    return out
-
-
-def _analysis(stores: Stores, prompt_hash: str) -> Any:
-    from polygon_core.adapters.analysis_store import load_analysis
-
-    try:
-        return load_analysis(stores.artifacts, prompt_hash)
-    except ValueError as exc:
-        raise HTTPException(422, str(exc)) from None
-
-
-@router.get("/analyses", **PAGE)
-def list_analyses(ctx: Ctx, offset: Offset = 0, limit: Limit = 50) -> dict[str, Any]:
-    """Stored prompt analyses (one per prompt version), with axis scores and the agents that used them."""
-    stores = ctx.stores()
-    keys = [k for k in stores.artifacts.list("analyses/") if k.endswith(".json")]
-    used: dict[str, set[str]] = {}
-    for run, digest in _prompt_history(stores):
-        used.setdefault(digest, set()).add(run.agent_name)
-    items = []
-    for key in keys[offset:offset + limit]:
-        a = _analysis(stores, key.removeprefix("analyses/").removesuffix(".json"))
-        if a is None:
-            continue
-        items.append({"prompt_hash": a.prompt_hash, "language": a.language, "length": a.length,
-                      "axes": {k: v.score for k, v in a.axes.items()},
-                      "agents": sorted(used.get(a.prompt_hash, ()))})
-    return _page(len(keys), offset, limit, items)
-
-
-@router.get("/analyses/{prompt_hash}")
-def get_analysis(prompt_hash: str, ctx: Ctx, previous: str | None = None) -> dict[str, Any]:
-    """One prompt version's analysis with its text, and the change since the previous version.
-
-    The previous version is `previous` when given, else the prompt of the same agent's latest
-    earlier run with a different prompt that has an analysis.
-    """
-    from polygon_core.analysis import compare_analyses
-
-    stores = ctx.stores()
-    current = _analysis(stores, prompt_hash)
-    if current is None:
-        raise HTTPException(404, f"no analysis of prompt {prompt_hash!r} is stored (run `polygon analyze`)")
-    if previous is None:
-        history = _prompt_history(stores)
-        agents = {r.agent_name for r, d in history if d == prompt_hash}
-        first = next((i for i, (r, d) in enumerate(history) if d == prompt_hash), None)
-        if first is not None:
-            for run, digest in reversed(history[:first]):
-                if run.agent_name in agents and digest != prompt_hash and _analysis(stores, digest) is not None:
-                    previous = digest
-                    break
-    change = None
-    if previous is not None:
-        before = _analysis(stores, previous)
-        if before is None:
-            raise HTTPException(404, f"no analysis of the previous prompt {previous!r} is stored")
-        change = {"prompt_hash": previous,
-                  "axes": {k: v.model_dump(mode="json")
-                           for k, v in compare_analyses(before, before.prompt, current, current.prompt).items()}}
-    data = current.model_dump(mode="json")
-    return {**data, "previous": change}
-
-
-# -- sweeps and personas -------------------------------------------------------------------------
-
-
-@router.get("/sweeps")
-def list_sweeps(ctx: Ctx) -> dict[str, Any]:
-    """Stored sweeps: name, points ranked, points refused, and the leader."""
-    import json
-
-    stores = ctx.stores()
-    items = []
-    for key in stores.artifacts.list(SWEEP_PREFIX):
-        if not key.endswith("/leaderboard.json"):
-            continue
-        report = json.loads(stores.artifacts.get_text(key))
-        board = report.get("leaderboard") or []
-        items.append({"name": report.get("sweep") or key.split("/")[1], "points": len(board),
-                      "refused": len(report.get("refused") or []), "leader": board[0] if board else None,
-                      "stopped_early": report.get("stopped_early")})
-    return {"total": len(items), "items": items}
-
-
-@router.get("/sweeps/{name}")
-def get_sweep(name: str, ctx: Ctx) -> dict[str, Any]:
-    """A sweep's leaderboard (ranked points) and its refused points with their reasons."""
-    import json
-
-    stores = ctx.stores()
-    try:
-        report = json.loads(stores.artifacts.get_text(sweep_key(name)))
-    except ArtifactNotFoundError:
-        raise HTTPException(404, f"no sweep {name!r} is stored") from None
-    return {"name": report.get("sweep", name), "leaderboard": report.get("leaderboard") or [],
-            "refused": report.get("refused") or [], "stopped_early": report.get("stopped_early")}
-
-
-@router.get("/personas")
-def list_personas(ctx: Ctx, agent: str | None = None, prompt_hash: str | None = None,
-                  status: str | None = None) -> dict[str, Any]:
-    """Personas grouped by agent and the prompt version they were made from; stale ones marked."""
-    from polygon_core.adapters.persona_store import PersonaStore
-
-    stores = ctx.stores()
-    records = [r for r in PersonaStore(stores.artifacts).list(agent)
-               if (prompt_hash is None or r.prompt_hash == prompt_hash) and (status is None or r.status == status)]
-    groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
-    for r in records:
-        p = r.persona
-        groups.setdefault((r.agent, r.prompt_hash), []).append({
-            "id": r.id, "status": r.status, "stale": r.status == "stale", "task": r.task,
-            "generator": r.generator, "error": r.error,
-            "type": getattr(p, "type", None), "intended_outcome": getattr(p, "intended_outcome", None),
-            "difficulty": getattr(p, "difficulty", None), "name": getattr(p, "name", None)})
-    return {"total": len(records),
-            "groups": [{"agent": a, "prompt_hash": h, "stale": all(x["stale"] for x in items),
-                        "personas": items} for (a, h), items in sorted(groups.items())]}
 
 
 # -- admin -----------------------------------------------------------------------------------------

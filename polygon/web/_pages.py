@@ -21,6 +21,7 @@ from polygon_core.adapters.settings import PolygonSettings
 
 from ._api import WebContext, context
 from ._api import router as api_router
+from ._api_stored import router as stored_router
 from ._auth import COOKIE, access_notice, authorize, match_token
 
 __all__ = ["PAGES", "install_web", "router"]
@@ -38,6 +39,7 @@ def install_web(app: FastAPI, settings: PolygonSettings) -> None:
     """Add the web app (pages, static files, JSON API) to `app`, and say how it is protected."""
     app.state.polygon_web = WebContext.from_settings(settings)
     app.include_router(api_router)
+    app.include_router(stored_router)
     app.include_router(router)
     log.warning(access_notice(settings))
 

@@ -138,7 +138,7 @@ def test_compare_refuses_mixed_rubric_versions(client: TestClient, demo: Demo) -
 def test_sweeps_empty_state_then_a_leaderboard(client: TestClient, demo: Demo) -> None:
     assert client.get("/api/sweeps").json() == {"total": 0, "items": []}
     assert client.get("/api/sweeps/none").status_code == 404
-    from polygon.web._api import sweep_key
+    from polygon.web._api_stored import sweep_key
     from polygon_core.adapters.pipeline import open_stores
 
     stores = open_stores(load_settings(home=demo.home))
