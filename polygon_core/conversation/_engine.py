@@ -73,8 +73,10 @@ class _Loop:
 
     def __init__(self, scenario: Scenario, agent: Agent, caller: Caller,
                  tools: Mapping[str, ToolDef], *, seed: int, conversation_id: str,
-                 prompt: str | None, limits: Limits) -> None:
+                 prompt: str | None, limits: Limits,
+                 homophones: tuple[tuple[str, ...], ...] = ()) -> None:
         self.scenario, self.agent, self.caller, self.limits = scenario, agent, caller, limits
+        self.homophones = homophones
         self.seed, self.cid, self.prompt = seed, conversation_id, prompt
         names = [n for n in scenario.tools if n in tools]
         self.env = ToolEnvironment({n: tools[n] for n in names}, scenario.context,
@@ -140,7 +142,8 @@ class _Loop:
         utterance = await self.caller.speak(view)
         self._add_usage("caller", utterance.usage, utterance.text)
         heard, distortions = distort(utterance.text, self.scenario.noise, conversation_id=self.cid,
-                                     turn=index, language=self.scenario.language)
+                                     turn=index, language=self.scenario.language,
+                                     extra_homophones=self.homophones)
         end = {"hangup": "hangup", "accept_transfer": None, "accept_callback": None}.get(utterance.end or "")
         turn = Turn(index=index, speaker="caller", text=utterance.text, heard=heard,
                     distortions=list(distortions), end=end)  # type: ignore[arg-type]
@@ -193,12 +196,17 @@ async def run_conversation(
     prompt: str | None = None,
     limits: Limits | None = None,
     models: Mapping[str, str] | None = None,
+    homophones: tuple[tuple[str, ...], ...] = (),
 ) -> Conversation:
-    """Run one conversation to its end and return it; agent failures are end reasons, not raises."""
+    """Run one conversation to its end and return it; agent failures are end reasons, not raises.
+
+    `homophones` are the suite's own sound-alike groups, added to the bundled ones for recognition
+    noise (`Suite.homophones`).
+    """
     limits = limits or Limits()
     cid = conversation_key(scenario, seed)
     loop = _Loop(scenario, agent, caller, tools, seed=seed, conversation_id=cid, prompt=prompt,
-                 limits=limits)
+                 limits=limits, homophones=homophones)
     max_turns = limits.max_turns or scenario.max_turns
     try:
         if limits.wall_seconds:

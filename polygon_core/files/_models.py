@@ -31,6 +31,9 @@ class SuiteConfig(FileModel):
     judge_model: str | None = Field(None, description="model of the judge")
     probe_model: str | None = Field(None, description="model that answers behaviour probes")
     probes: str | None = Field(None, description="probe library file, relative to the suite folder")
+    homophones: str | None = Field(
+        None, description="sound-alike groups for recognition noise (`groups: [[word, word, …], …]`), "
+        "relative to the suite folder; they extend the bundled English and Russian lists")
     concurrency: int | None = Field(None, ge=1, le=1024, description="conversations run at once")
     batch_judging: bool = Field(
         False, description="send model-backed judge and probe passes through the provider's batch API "
@@ -66,6 +69,7 @@ class Suite:
     scenarios: list[Scenario]
     scenario_files: dict[str, Path] = field(default_factory=dict)
     tools_file: Path | None = None
+    homophones: tuple[tuple[str, ...], ...] = ()  # the suite's own sound-alike groups (suite.yaml)
 
     def scenario(self, scenario_id: str) -> Scenario:
         """The scenario with this id (KeyError naming the known ids otherwise)."""

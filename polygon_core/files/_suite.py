@@ -73,6 +73,11 @@ def collect_suite(
     excluded = {p for p in (config_file, tools_file) if p is not None}
     if config is not None and config.probes:
         excluded.add(root / config.probes)
+    homophones: tuple[tuple[str, ...], ...] = ()
+    if config is not None and config.homophones:
+        excluded.add(root / config.homophones)
+        homophones, found = _homophones(root, config.homophones)
+        errors += found
     files = scenario_paths(root, excluded)
     if not files:
         errors.append(
@@ -140,8 +145,26 @@ def collect_suite(
         scenarios=scenarios,
         scenario_files=scenario_files,
         tools_file=tools_file,
+        homophones=homophones,
     )
     return suite, []
+
+
+def _homophones(root: Path, name: str) -> tuple[tuple[tuple[str, ...], ...], list[PolygonFileError]]:
+    """The suite's sound-alike groups file (named in suite.yaml `homophones`), checked."""
+    from ..noise import check_homophone_groups
+
+    path = root / name
+    if not path.resolve().is_relative_to(root.resolve()):
+        return (), [PolygonFileError(str(path), "the homophones file must be inside the suite folder")]
+    doc, errors = attempt(partial(read_yaml, path))  # the loader's own size, depth and alias limits
+    if doc is None:
+        return (), errors
+    try:
+        groups = check_homophone_groups(doc.data, str(path))
+    except ValueError as exc:
+        return (), [PolygonFileError(str(path), str(exc).removeprefix(f"{path}: "))]
+    return tuple(tuple(g) for g in groups), []
 
 
 def scenario_paths(root: Path, excluded: set[Path] | frozenset[Path] = frozenset()) -> list[Path]:

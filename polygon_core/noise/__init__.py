@@ -7,6 +7,6 @@ result, in any process.
 """
 
 from ._distort import NoiseResult, distort
-from ._homophones import parse_homophone_groups
+from ._homophones import check_homophone_groups, parse_homophone_groups
 
-__all__ = ["NoiseResult", "distort", "parse_homophone_groups"]
+__all__ = ["NoiseResult", "check_homophone_groups", "distort", "parse_homophone_groups"]

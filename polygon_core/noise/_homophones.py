@@ -29,7 +29,11 @@ def _key(word: str) -> str:
 def parse_homophone_groups(text: str, source: str) -> list[list[str]]:
     """The groups of a homophone file (``groups: [[word, word, …], …]``), checked; ValueError names
     `source` and the bad group."""
-    data = yaml.safe_load(text) or {}
+    return check_homophone_groups(yaml.safe_load(text) or {}, source)
+
+
+def check_homophone_groups(data: object, source: str) -> list[list[str]]:
+    """The groups of a parsed homophone file, checked; ValueError names `source` and the bad group."""
     groups = data.get("groups") if isinstance(data, dict) else None
     if not isinstance(groups, list):
         raise ValueError(f"{source}: expected a mapping with a list `groups`")

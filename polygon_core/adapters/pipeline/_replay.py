@@ -72,7 +72,8 @@ def replay_conversation(stores: Stores, run_id: str, conversation_id: str) -> Re
     replayed = asyncio.run(run_conversation(
         scenario, agent_factory(config)(), caller, suite.tools, seed=stored.seed,
         agent_name=config.name, agent_version=version, prompt=prompt,
-        limits=Limits(max_tool_steps=config.max_tool_steps), models=stored.models))
+        limits=Limits(max_tool_steps=config.max_tool_steps), models=stored.models,
+        homophones=suite.homophones))
     return ReplayDiff(run_id=run_id, conversation_id=conversation_id,
                       differences=diff_conversations(stored, replayed),
                       end_reason=(stored.end_reason.value, replayed.end_reason.value))

@@ -58,7 +58,8 @@ def simulate(stores: Stores, run_id: str, suite_path: str, agent_path: str, scen
             return await run_conversation(
                 scenario, agent, caller, suite.tools, seed=seed, agent_name=config.name,
                 agent_version=run.agent_version if run is not None else version, prompt=prompt,
-                limits=Limits(max_tool_steps=config.max_tool_steps), models=models)
+                limits=Limits(max_tool_steps=config.max_tool_steps), models=models,
+                homophones=suite.homophones)
         finally:
             for part in (agent, caller):
                 close = getattr(part, "aclose", None)
