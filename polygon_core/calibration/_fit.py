@@ -23,11 +23,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy.stats import spearmanr
-from sklearn.feature_extraction.text import TfidfVectorizer
-from sklearn.linear_model import RidgeCV
-from sklearn.model_selection import GroupKFold
 
+# scipy and scikit-learn are imported where a fit needs them: judging with a fitted judge (plain
+# numpy from its JSON) and every `polygon` command's start-up do not pay for them.
 from .._hashing import canonical_json, content_hash
 from ..checks import Checks
 from ..judging import conversation_signals
@@ -76,6 +74,8 @@ def targets_of(examples: Sequence[LabelledConversation]) -> list[str]:
 def cv_folds(examples: Sequence[LabelledConversation], *, seed: int = 0,
              n_splits: int = N_SPLITS) -> list[tuple[list[int], list[int]]]:
     """(train, test) index lists, grouped by conversation id: one conversation never sits in both."""
+    from sklearn.model_selection import GroupKFold
+
     groups = [e.conversation.id for e in examples]
     k = min(n_splits, len(set(groups)))
     if k < 2:
@@ -96,6 +96,9 @@ def _numeric(examples: Sequence[LabelledConversation]) -> tuple[list[str], np.nd
 
 def _fit_params(examples: Sequence[LabelledConversation], targets: Sequence[str]) -> dict[str, Any]:
     """The JSON parameters of one fit (no CV): features, scaler, vocabulary, idf, per-target ridge."""
+    from sklearn.feature_extraction.text import TfidfVectorizer
+    from sklearn.linear_model import RidgeCV
+
     names, raw = _numeric(examples)
     mean = raw.mean(axis=0)
     scale = raw.std(axis=0)
@@ -121,6 +124,8 @@ def _fit_params(examples: Sequence[LabelledConversation], targets: Sequence[str]
 
 def _rho_interval(pred: Sequence[float], truth: Sequence[float], seed: int) -> tuple[float, list[float]]:
     """Spearman's rho and its 95% percentile bootstrap interval (`rng.integers(0, n, n)` per draw)."""
+    from scipy.stats import spearmanr
+
     p, t = np.asarray(pred, dtype=float), np.asarray(truth, dtype=float)
     rho = float(spearmanr(p, t).statistic)
     rng = np.random.default_rng(seed)

@@ -11,11 +11,10 @@ import math
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 
-import krippendorff
 import numpy as np
-from scipy.stats import kendalltau, spearmanr
-from sklearn.metrics import cohen_kappa_score
 
+# scipy, scikit-learn and krippendorff are imported where used: every `polygon` command imports this
+# package (to show calibrations), and those imports cost seconds of start-up.
 from ._scale import SCALE, round_scores
 
 __all__ = [
@@ -42,14 +41,20 @@ def _finite(value: float) -> float | None:
 
 
 def _rho(judge: FloatArray, people: FloatArray) -> float:
+    from scipy.stats import spearmanr
+
     return float(spearmanr(judge, people).statistic)
 
 
 def _tau(judge: FloatArray, people: FloatArray) -> float:
+    from scipy.stats import kendalltau
+
     return float(kendalltau(judge, people).statistic)  # tau-b: ties on either side are common
 
 
 def _kappa(judge: FloatArray, people: FloatArray) -> float:
+    from sklearn.metrics import cohen_kappa_score
+
     return float(cohen_kappa_score(round_scores(judge), round_scores(people), labels=list(SCALE),
                                    weights="quadratic"))
 
@@ -139,6 +144,8 @@ def people_alpha(ratings: Mapping[str, Mapping[str, int]]) -> tuple[float | None
         return None, "every rating is the same value: the people's agreement is undefined"
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
+        import krippendorff
+
         alpha = krippendorff.alpha(reliability_data=data, level_of_measurement="ordinal",
                                    value_domain=list(SCALE))
     value = _finite(alpha)
