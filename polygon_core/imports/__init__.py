@@ -23,6 +23,7 @@ from ._convert import (
     to_conversation,
 )
 from ._registry import FORMATS, is_lines_file, read_calls
+from ._tool_checks import check_imported_tool_calls
 from ._types import (
     ImportedCall,
     ImportedToolCall,
@@ -48,6 +49,7 @@ __all__ = [
     "ParseItem",
     "SpeakerError",
     "SpeakerMap",
+    "check_imported_tool_calls",
     "conversation_id_for",
     "format_time",
     "is_lines_file",

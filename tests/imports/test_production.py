@@ -79,9 +79,12 @@ def test_graded_production_run(stores: pipeline.Stores) -> None:
     got = sorted((by_call[j.conversation_id], j.not_applicable, j.composite,
                   next(c.score for c in j.criteria if c.criterion == "goal_completion"))
                  for j in stores.repo.judgments(run.id))
+    # The sample exports' tool calls fail the demo library's schemas (call-0001: account id "A-1042",
+    # no postcode; call-0002's escalation lacks what the schema requires): the importing agent's tools
+    # are known, so they are invalid calls, as simulated ones would be.
     assert got == [
-        ("billing-dispute-v3", ["factuality", "robustness", "safety_compliance"], 100.0, 5.0),
-        ("production", ["factuality", "robustness", "safety_compliance"], pytest.approx(89.2857142857), 4.0),
+        ("billing-dispute-v3", ["factuality", "robustness", "safety_compliance"], pytest.approx(60.7142857143), 3.0),
+        ("production", ["factuality", "robustness", "safety_compliance"], pytest.approx(78.5714285714), 4.0),
         ("production", ["factuality", "safety_compliance"], 59.375, 1.0),
     ]
     for judgment in stores.repo.judgments(run.id):
@@ -135,7 +138,8 @@ def test_production_and_synthetic_runs_in_one_comparison(stores: pipeline.Stores
     assert [c.agent_version for c in comparison.cards] == [version, version]
     assert comparison.cards[1].conversations == 2
     assert comparison.cards[1].criteria["factuality"] is None
-    assert comparison.cards[1].criteria["goal_completion"] == 3.0  # estimated from the transcripts
+    # estimated from the transcripts (call-0001's invalid tool calls count against it)
+    assert comparison.cards[1].criteria["goal_completion"] == 2.0
     # The shared scenario tag puts the production call in the synthetic scenario's matrix row.
     rows = {r.scenario_id: r for r in comparison.matrix}
     assert set(rows) == {*(s for s, _ in pipeline.plan_conversations(SUITE, [0])), "production"}

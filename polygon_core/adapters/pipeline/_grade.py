@@ -228,9 +228,11 @@ def run_inputs(stores: Stores, run_id: str, suite_path: str | None,
     """The run and the suite and agent files to grade it with (a production run needs neither)."""
     run = stores.repo.get_run(run_id)
     if run is not None and run.source == "production":
-        # A real call has no suite; its agent file (for instructions and forbidden phrases) is
-        # optional. The run's manifest is not needed.
-        return run, None, agent_path
+        # A real call has no suite; its agent file (for instructions and forbidden phrases) is the
+        # one given, else the one its calls were imported with. The run's manifest is not needed.
+        from ._production_grade import grading_agent
+
+        return run, None, grading_agent(stores, run, agent_path)
     return _run_inputs(stores, run_id, suite_path, agent_path)
 
 

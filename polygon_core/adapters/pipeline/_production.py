@@ -11,10 +11,11 @@ scenario, ground truth or a simulated caller: that is `not_applicable` (see
 from __future__ import annotations
 
 import io
+import json
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any, TextIO
@@ -28,13 +29,14 @@ from ...files import agent_version, load_agent
 from ...imports import (
     ImportedCall,
     ImportProblem,
+    check_imported_tool_calls,
     format_time,
     not_applicable_assertions,
     read_calls,
     to_conversation,
 )
 from ...judging import HEURISTIC_JUDGE
-from ...models import Conversation, Run, Speaker
+from ...models import Conversation, Run, Speaker, ToolDef
 from ...redaction import RedactionSettings, Redactor, redact_conversation
 from ..settings import PolygonSettings
 from ..storage import ImportedRecord, ImportLedger, ProductionRunInfo
@@ -91,19 +93,52 @@ class AgentIdentity:
 
     name: str = UNKNOWN_AGENT
     version: str = UNKNOWN_AGENT
+    agent_path: str | None = None  # the files it was read from: grading later uses its rules
+    suite_path: str | None = None
+    tools: Mapping[str, ToolDef] = field(default_factory=dict)  # the suite's tool library
 
     @classmethod
     def from_files(cls, agent_path: str | None, suite_path: str | None = None) -> AgentIdentity:
-        """From an agent YAML; with a suite, the same version a synthetic run of it records."""
+        """From an agent YAML; with a suite, the same version a synthetic run of it records (and the
+        suite's tool library, to check imported tool calls against)."""
         if agent_path is None:
             return cls()
+        where = str(Path(agent_path).resolve())
         if suite_path is not None:
-            from ._common import agent_identity
+            from ._common import _suite, agent_identity
 
             config, _prompt, version = agent_identity(agent_path, suite_path)
-            return cls(config.name, version)
+            return cls(config.name, version, where, str(Path(suite_path).resolve()), dict(_suite(suite_path).tools))
         loaded = load_agent(Path(agent_path))
-        return cls(loaded.config.name, agent_version(loaded.config, loaded.prompt_text))
+        return cls(loaded.config.name, agent_version(loaded.config, loaded.prompt_text), where)
+
+
+def _agent_key(source: str, version: str) -> str:
+    return f"imports/{_slug(source)}/agents/{version}.json"
+
+
+def _record_agent(stores: Stores, source: str, agent: AgentIdentity) -> None:
+    # Which files the importing agent came from, so grading applies its forbidden phrases without
+    # `--agent` being given again.
+    if agent.agent_path is None:
+        return
+    stores.artifacts.put_text(_agent_key(source, agent.version), json.dumps(
+        {"agent_path": agent.agent_path, "suite_path": agent.suite_path, "version": agent.version}))
+
+
+def recorded_agent_path(stores: Stores, source: str, version: str) -> str | None:
+    """The agent file the calls of `version` were imported with, while it is still that version."""
+    key = _agent_key(source, version)
+    if not stores.artifacts.exists(key):
+        return None
+    record = json.loads(stores.artifacts.get_text(key))
+    path = record.get("agent_path")
+    if not path or not Path(path).exists():
+        return None
+    now = AgentIdentity.from_files(path, record.get("suite_path") if record.get("suite_path")
+                                   and Path(record["suite_path"]).exists() else None)
+    # An edited agent file is another agent: grading with its rules would misjudge these calls.
+    return path if now.version == version else None
 
 
 def redaction_settings(settings: PolygonSettings) -> RedactionSettings:
@@ -251,8 +286,8 @@ def _store_batch(stores: Stores, ledger: ImportLedger, calls: Sequence[ImportedC
                     call.external_id, location)))
             continue
         here[call.external_id] = call.line
-        conversation = to_conversation(call, source=source, agent_name=agent.name,
-                                       agent_version=agent.version)
+        conversation = check_imported_tool_calls(
+            to_conversation(call, source=source, agent_name=agent.name, agent_version=agent.version), agent.tools)
         # Redact first: nothing unredacted is written unless originals are explicitly kept.
         redacted = redact_conversation(conversation, Redactor(redaction))
         if redaction.keep_originals:
@@ -270,6 +305,7 @@ def _store_batch(stores: Stores, ledger: ImportLedger, calls: Sequence[ImportedC
     if originals:
         stores.artifacts.put_text(import_key(source, part, original=True), "\n".join(originals) + "\n")
     stores.artifacts.put_text(import_key(source, part), "\n".join(lines) + "\n")
+    _record_agent(stores, source, agent)
     inserted = ledger.add(rows)
     summary.imported += inserted
     summary.duplicates += len(rows) - inserted  # another import stored them meanwhile

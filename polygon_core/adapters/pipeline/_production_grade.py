@@ -19,7 +19,7 @@ from ...probes import Probe, default_probes, load_probes
 from ._common import Stores, load_conversation
 from ._dispatch import JudgeSpec, judge_label, judge_one, probe_one
 from ._grade import forbidden_phrases
-from ._production import JudgeFn, plan_production_runs
+from ._production import JudgeFn, plan_production_runs, production_run_info, recorded_agent_path
 
 __all__ = ["grade_production", "judge_production", "probe_production", "production_checks"]
 
@@ -36,6 +36,15 @@ def _run(stores: Stores, run_id: str) -> Run:
     return run
 
 
+def grading_agent(stores: Stores, run: Run, agent_path: str | None) -> str | None:
+    """The agent file whose rules (forbidden phrases, instructions) grade a production run: the one
+    given, else the one its calls were imported with, while that file is still the same version."""
+    if agent_path is not None:
+        return agent_path
+    info = production_run_info(stores, run.id)
+    return recorded_agent_path(stores, info.source, run.agent_version) if info is not None else None
+
+
 def judge_production(stores: Stores, run_id: str, conversation_id: str, *,
                      agent_path: str | None = None, rubric_version: str | None = None,
                      judge_fn: JudgeFn | None = None, judge_model: str = HEURISTIC_JUDGE,
@@ -48,6 +57,7 @@ def judge_production(stores: Stores, run_id: str, conversation_id: str, *,
     agent's failure and a judge that fails is a stored `judge_error`.
     """
     run = _run(stores, run_id)
+    agent_path = grading_agent(stores, run, agent_path)
     conv = load_conversation(stores, run_id, conversation_id)
     checks = production_checks(conv, agent_path)
     version = rubric_version or run.rubric_version
@@ -74,6 +84,7 @@ def probe_production(stores: Stores, run_id: str, conversation_id: str, *,
     not asked the probes that need ground truth); a model that fails stores `error` answers.
     """
     run = _run(stores, run_id)
+    agent_path = grading_agent(stores, run, agent_path)
     conv = load_conversation(stores, run_id, conversation_id)
     checks = production_checks(conv, agent_path)
     probes: list[Probe] = load_probes(Path(probes_path)) if probes_path else default_probes()
