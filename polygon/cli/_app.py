@@ -80,6 +80,9 @@ def _quiet_prefect() -> None:
     os.environ.setdefault("DO_NOT_TRACK", "1")
     os.environ.setdefault("PREFECT_LOGGING_TO_API_ENABLED", "false")
     os.environ.setdefault("PREFECT_SERVER_LOGGING_LEVEL", "CRITICAL")
+    # A busy or restarting API answers 503 for a while: retry longer than Prefect's default 5 times
+    # (its client backs off exponentially) before a run is given up.
+    os.environ.setdefault("PREFECT_CLIENT_MAX_RETRIES", "10")
     choose_api(err)
 
 
