@@ -13,33 +13,9 @@ from typer.testing import CliRunner
 from polygon.cli import app
 from polygon_core.conversation import AgentAction, AgentRequest
 
+from ._files import scenario, write_suite
+
 runner = CliRunner()
-
-TOOLS = """\
-tools:
-  lookup_account:
-    description: Look up an account.
-    parameters:
-      type: object
-      properties:
-        account_id: {type: string}
-      required: [account_id]
-    kind: fixed
-    response: {found: true}
-"""
-
-SCENARIO = """\
-id: check-account
-seed: 3
-max_turns: 6
-persona:
-  goal: check my account
-  ground_truth: {account_id: "4821"}
-tools: [lookup_account]
-assertions:
-  goal_met: {expr: "happened(lookup_account)", gate: true}
-"""
-
 
 def raising(request: AgentRequest) -> AgentAction:
     """An agent whose code raises on its first step."""
@@ -63,13 +39,7 @@ def _closed_port() -> int:
 
 
 def _files(tmp_path: Path, agent_line: str) -> tuple[Path, Path]:
-    suite = tmp_path / "suite"
-    (suite / "scenarios").mkdir(parents=True)
-    (suite / "tools.yaml").write_text(TOOLS, encoding="utf-8")
-    (suite / "scenarios" / "check.yaml").write_text(SCENARIO, encoding="utf-8")
-    agent = tmp_path / "agent.yaml"
-    agent.write_text(f"name: broken\nprompt: Help the caller.\n{agent_line}\n", encoding="utf-8")
-    return suite, agent
+    return write_suite(tmp_path, scenario(gate=True), f"name: broken\nprompt: Help the caller.\n{agent_line}\n")
 
 
 @pytest.mark.prefect

@@ -13,28 +13,9 @@ from typer.testing import CliRunner
 from polygon.cli import app
 from tests.fakes.llm_server import FakeLLMServer
 
+from ._files import scenario, write_suite
+
 runner = CliRunner()
-
-SUITE = """\
-tools:
-  lookup_account:
-    description: Look up an account.
-    parameters: {type: object, properties: {account_id: {type: string}}, required: [account_id]}
-    kind: fixed
-    response: {found: true}
-"""
-
-SCENARIO = """\
-id: check-account
-seed: 3
-max_turns: 6
-persona:
-  goal: check my account
-  ground_truth: {account_id: "4821"}
-tools: [lookup_account]
-assertions:
-  goal_met: happened(lookup_account)
-"""
 
 AGENT = """\
 name: steady
@@ -57,13 +38,7 @@ def files(tmp_path: Path, polygon_home: Path, monkeypatch: pytest.MonkeyPatch) -
     monkeypatch.setenv("POLYGON_MODEL_TIMEOUT", "1")
     monkeypatch.setenv("POLYGON_MODEL_MAX_ATTEMPTS", "1")
     monkeypatch.setenv("POLYGON_MODEL_CACHE", "off")
-    suite = tmp_path / "suite"
-    (suite / "scenarios").mkdir(parents=True)
-    (suite / "tools.yaml").write_text(SUITE, encoding="utf-8")
-    (suite / "scenarios" / "check.yaml").write_text(SCENARIO, encoding="utf-8")
-    agent = tmp_path / "agent.yaml"
-    agent.write_text(AGENT, encoding="utf-8")
-    return suite, agent
+    return write_suite(tmp_path, scenario(), AGENT)
 
 
 def _one_line(stderr: str) -> str:

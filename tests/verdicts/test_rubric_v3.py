@@ -13,20 +13,9 @@ from polygon_core.files import FileErrors, load_scenario
 from polygon_core.models import AssertionResult, Judgment, Run
 from polygon_core.scoring import Aggregate, assertion_gate_hits, compute_gates, get_rubric
 
-from .test_broken_calls import TOOLS
+from ._files import scenario, write_suite
 
-SCENARIO = """\
-id: check-account
-seed: 3
-max_turns: 6
-persona:
-  goal: check my account
-  ground_truth: {account_id: "4821"}
-tools: [lookup_account]
-assertions:
-  goal_met: {expr: "happened(lookup_account)", gate: true}
-  polite: said("hello")
-"""
+SCENARIO = scenario(gate=True, extra='  polite: said("hello")\n')
 
 AGENT = """\
 name: chatty
@@ -83,12 +72,7 @@ def test_v3_fails_a_call_whose_gating_assertion_failed_and_v1_v2_do_not_apply_it
         polygon_home: Path, tmp_path: Path) -> None:
     from polygon_core.adapters import pipeline
 
-    suite = tmp_path / "suite"
-    (suite / "scenarios").mkdir(parents=True)
-    (suite / "tools.yaml").write_text(TOOLS, encoding="utf-8")
-    (suite / "scenarios" / "check.yaml").write_text(SCENARIO, encoding="utf-8")
-    agent = tmp_path / "agent.yaml"
-    agent.write_text(AGENT, encoding="utf-8")
+    suite, agent = write_suite(tmp_path, SCENARIO, AGENT)
     stores = pipeline.open_stores()
     _config, _prompt, version = pipeline.agent_identity(str(agent), str(suite))
     run = Run(id="gated", suite="s", agent_name="chatty", agent_version=version, rubric_version="v1", seeds=[0])
