@@ -165,12 +165,9 @@ def _execute(suite: Path, agents: list[Path], seeds: int | None, rubric: str | N
     return runs
 
 
-def _summary_json(stores: Any, runs: list[Run]) -> dict[str, Any]:
-    from polygon_core.adapters import pipeline
-
+def _summary_json(stores: Any, runs: list[Run], cards: list[Any]) -> dict[str, Any]:
     out = {"runs": []}
-    for run in runs:
-        card = pipeline.scorecard(stores, run.id)
+    for run, card in zip(runs, cards, strict=True):
         out["runs"].append({"run_id": run.id, "agent": run.agent_name, "agent_version": run.agent_version,
                             "rubric_version": run.rubric_version, "conversations": card.conversations,
                             "verdicts": card.verdicts, "mean_composite": card.mean_composite,
@@ -221,26 +218,16 @@ def _print_usage(stores: Any, runs: list[Run]) -> None:
         console.print(f"estimated cost: ${u['cost_usd']:.4f}{note}{saved}; retries: {u['retries']}")
 
 
-def _provider_errors(stores: Any, runs: list[Run]) -> None:
+def _stop_on_failures(stores: Any, runs: list[Run], cards: list[Any]) -> None:
     """Lost, broken or unjudged conversations make the command fail (exit 1), with the reason."""
     from polygon_core.adapters import pipeline
 
     from ._failures import stop_on_failures
 
-    failed = [(r.id, c) for r in runs for c in stores.repo.list_conversations(r.id)
-              if c.end_reason == "provider_error"]
-    detail = (pipeline.load_conversation(stores, failed[0][0], failed[0][1].conversation_id).end_detail
-              if failed else None)
-    cards = [pipeline.scorecard(stores, r.id) for r in runs]
+    lost = next(((r.id, c) for r in runs for c in stores.repo.list_conversations(r.id)
+                 if c.end_reason == "provider_error"), None) if any(c.provider_errors for c in cards) else None
+    detail = pipeline.load_conversation(stores, lost[0], lost[1].conversation_id).end_detail if lost else None
     stop_on_failures(err, cards, first_provider_detail=detail, agents=[r.agent_name for r in runs])
-
-
-def _print_comparison(run_ids: list[str]) -> None:
-    from polygon_core.adapters import pipeline
-
-    stores = pipeline.open_stores()
-    # After a run, the short form: `polygon compare` lists every row and pair.
-    _render.print_comparison(console, pipeline.compare_runs(stores, run_ids), compact=True)
 
 
 def _where(stores: Any) -> str:
@@ -254,14 +241,17 @@ def _report(runs: list[Run], json_out: bool) -> None:
 
     stores = pipeline.open_stores()
     if json_out:
-        print(json.dumps(_summary_json(stores, runs), indent=2))
-        _provider_errors(stores, runs)
+        cards = [pipeline.scorecard(stores, r.id) for r in runs]
+        print(json.dumps(_summary_json(stores, runs, cards), indent=2))
+        _stop_on_failures(stores, runs, cards)
         return
-    _print_comparison([r.id for r in runs])
+    comparison = pipeline.compare_runs(stores, [r.id for r in runs])
+    # After a run, the short form: `polygon compare` lists every row and pair.
+    _render.print_comparison(console, comparison, compact=True)
     _print_usage(stores, runs)
     console.print(f"\nResults: {_where(stores)}")
     console.print(f"Runs: {', '.join(r.id for r in runs)}  (try `polygon show {runs[-1].id}`)")
-    _provider_errors(stores, runs)
+    _stop_on_failures(stores, runs, comparison.cards)  # the comparison's own scorecards, not new ones
 
 
 _MODEL_HELP = ("model of the {}: offline | openai:<model> | anthropic:<model>, optionally @<base URL> "

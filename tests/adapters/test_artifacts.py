@@ -7,7 +7,6 @@ import subprocess
 import sys
 import threading
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -158,32 +157,6 @@ def test_store_from_url_rejects_bad_urls(url: str) -> None:
 
 
 # -- S3 over moto's server --------------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def s3_endpoint() -> Iterator[str]:
-    """A moto S3 server on a free loopback port, with fake credentials in the environment."""
-    from moto.server import ThreadedMotoServer
-
-    with pytest.MonkeyPatch.context() as env:
-        env.setenv("AWS_ACCESS_KEY_ID", "testing")
-        env.setenv("AWS_SECRET_ACCESS_KEY", "testing")
-        env.setenv("AWS_SESSION_TOKEN", "testing")
-        env.setenv("AWS_DEFAULT_REGION", "us-east-1")
-        env.setenv("AWS_REGION", "us-east-1")
-        # Never read a developer's real AWS profile, and never go through a proxy.
-        env.setenv("AWS_CONFIG_FILE", os.devnull)
-        env.setenv("AWS_SHARED_CREDENTIALS_FILE", os.devnull)
-        env.delenv("AWS_PROFILE", raising=False)
-        env.setenv("NO_PROXY", "127.0.0.1,localhost")
-        env.setenv("no_proxy", "127.0.0.1,localhost")
-        server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
-        server.start()
-        try:
-            host, port = server.get_host_and_port()
-            yield f"http://{host}:{port}"
-        finally:
-            server.stop()
 
 
 @pytest.fixture()

@@ -8,7 +8,6 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -61,27 +60,13 @@ def test_an_unreachable_prefect_api_is_one_line_and_nothing_is_recorded(tmp_path
     assert not (tmp_path / ".polygon" / "artifacts" / "runs").exists()
 
 
-@pytest.fixture
-def moto_endpoint() -> Iterator[str]:
-    from moto.server import ThreadedMotoServer
-
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
-    server.start()
-    try:
-        host, port = server.get_host_and_port()
-        yield f"http://{host}:{port}"
-    finally:
-        server.stop()
-
-
-def test_a_missing_bucket_is_one_line_before_any_run_is_recorded(tmp_path: Path, moto_endpoint: str) -> None:
-    aws = {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing", "AWS_DEFAULT_REGION": "us-east-1",
-           "AWS_CONFIG_FILE": os.devnull, "AWS_SHARED_CREDENTIALS_FILE": os.devnull, "NO_PROXY": "127.0.0.1"}
+def test_a_missing_bucket_is_one_line_before_any_run_is_recorded(tmp_path: Path, s3_endpoint: str) -> None:
+    # The fixture's fake credentials are in this process's environment, which the command inherits.
     out = polygon(tmp_path, "run", SUITE, "--agent", V1, "--seeds", "1", POLYGON_ARTIFACTS_URL="s3://no-such-bucket/p",
-                  POLYGON_S3_ENDPOINT_URL=moto_endpoint, **aws)
+                  POLYGON_S3_ENDPOINT_URL=s3_endpoint)
     assert out.returncode == 1
     assert _one_line(out) == (
-        f"error: the artifact store cannot be used: S3 bucket 'no-such-bucket' does not exist at {moto_endpoint}; "
+        f"error: the artifact store cannot be used: S3 bucket 'no-such-bucket' does not exist at {s3_endpoint}; "
         "create it or fix the artifacts URL (POLYGON_ARTIFACTS_URL, POLYGON_S3_ENDPOINT_URL)")
     listed = polygon(tmp_path, "runs")
     assert listed.returncode == 0 and "run-" not in listed.stdout  # no run row was created
