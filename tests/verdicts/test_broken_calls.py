@@ -45,7 +45,8 @@ def _files(tmp_path: Path, agent_line: str) -> tuple[Path, Path]:
 @pytest.mark.prefect
 @pytest.mark.usefixtures("prefect_harness")
 @pytest.mark.parametrize(("agent_line", "reason"), [
-    ("endpoint: http://127.0.0.1:{port}/agent", "agent_error: "),
+    ("endpoint: http://127.0.0.1:{port}/agent",
+     "agent_error: HttpAgentError: agent endpoint http://127.0.0.1:{port}/agent failed: ConnectError"),
     ("callable: tests.verdicts.test_broken_calls:raising", "agent_error: RuntimeError: database connection pool exhausted"),
     ("callable: tests.verdicts.test_broken_calls:silent", "the agent never spoke"),
     ("callable: tests.verdicts.test_broken_calls:hangs_up", "the agent ended the call before the caller spoke"),
@@ -57,7 +58,9 @@ def test_a_broken_agent_fails_unjudged_and_run_exits_1_naming_it(
 
     monkeypatch.setattr(_app.console, "width", 240)
 
-    suite, agent = _files(tmp_path, agent_line.format(port=_closed_port()))
+    port = _closed_port()
+    suite, agent = _files(tmp_path, agent_line.format(port=port))
+    reason = reason.format(port=port)
     result = runner.invoke(app, ["run", str(suite), "--agent", str(agent), "--seeds", "2", "--json"])
     assert result.exit_code == 1, result.output
     (line,) = [ln for ln in result.stderr.splitlines() if ln.strip()]
