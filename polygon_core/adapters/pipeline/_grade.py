@@ -25,7 +25,6 @@ from ._dispatch import (
     judge_one,
     judge_requests,
     probe_one,
-    send,
 )
 
 __all__ = [
@@ -35,7 +34,6 @@ __all__ = [
     "forbidden_phrases",
     "judge",
     "judge_requests",
-    "model_judge",
     "probe",
     "probe_run",
     "probes_for",
@@ -47,21 +45,6 @@ __all__ = [
 
 def _role_model(run: Run, role: str) -> str:
     return judge_label(run.models.get(role) or HEURISTIC_JUDGE)
-
-
-def model_judge(stores: Stores, run_id: str, conv: Conversation, model: str, *, rubric_version: str,
-                persona: Any, agent_path: str | None, checks: Checks,
-                repeats: int) -> list[dict[str, Any]]:
-    """k raw passes of a model judge (with the agent's instructions when its file is known); raises
-    ProviderFailure when the model failed after its retries. Usage goes to the run's ledger."""
-    from ...judging import read_judge_reply
-
-    rubric = get_rubric(rubric_version)
-    instructions = _agent(agent_path)[1] if agent_path else None
-    requests = judge_requests(conv, rubric=rubric, persona=persona, instructions=instructions,
-                              checks=checks, repeats=repeats)
-    replies = send(stores, run_id, "judge", conv.id, model, None, requests)
-    return [read_judge_reply(r, rubric) for r in replies]
 
 
 def _checks(stores: Stores, run: Run, suite_path: str | None, agent_path: str | None,
