@@ -29,7 +29,7 @@ from polygon_core.adapters.storage import (
     head_revision,
     repository_from_settings,
 )
-from polygon_core.adapters.storage._engine import normalise_url
+from polygon_core.adapters.storage._engine import make_engine, normalise_url
 from polygon_core.adapters.storage._migrate import VERSION_TABLE
 from polygon_core.adapters.storage._tables import TABLE_NAMES, metadata
 from polygon_core.models import (
@@ -372,6 +372,28 @@ def test_ensure_database(db_url: str) -> None:
         repository.upgrade()
     with ensure_database(db_url) as repository:
         assert repository.list_runs() == []
+
+
+def test_a_new_sqlite_file_busy_in_another_connection_still_opens_in_wal(tmp_path: Path) -> None:
+    # Switching a file to WAL needs it alone, and SQLite refuses that at once (no busy wait)
+    # while another connection is mid-transaction: two webhook receivers opening one new file
+    # together once got "database is locked". The switch now waits for the other to finish.
+    import sqlite3
+
+    path = tmp_path / "new.db"
+    other = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    other.execute("BEGIN IMMEDIATE")
+    other.execute("CREATE TABLE t (x INTEGER)")  # holds the write lock until the commit below
+    timer = threading.Timer(0.3, other.execute, args=("COMMIT",))
+    timer.start()
+    engine = make_engine(f"sqlite:///{path}")
+    try:
+        with engine.connect() as connection:
+            assert connection.exec_driver_sql("PRAGMA journal_mode").scalar_one() == "wal"
+    finally:
+        timer.join()
+        engine.dispose()
+        other.close()
 
 
 def test_unknown_newer_revision_is_reported(repo: Repository) -> None:

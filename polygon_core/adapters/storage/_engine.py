@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sqlite3
+import time
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +18,8 @@ WRITE_OPTION = "polygon_write"
 
 # Seconds a SQLite writer waits for another writer's lock before giving up.
 _SQLITE_BUSY_TIMEOUT = 30
+# Tries at switching a new SQLite file to WAL while another connection holds it (about 3 s in all).
+_WAL_ATTEMPTS = 16
 
 
 def normalise_url(url: str | URL) -> URL:
@@ -53,6 +57,26 @@ def make_engine(url: str | URL) -> Engine:
     return engine
 
 
+def _use_wal(cursor: Any) -> None:
+    """Put the file in WAL mode: readers never block the writer nor the writer the readers.
+
+    WAL is stored in the file, so only its first connection switches it. The switch needs the
+    file to itself and SQLite answers "database is locked" at once, without waiting out the busy
+    timeout, when another connection is mid-transaction (two receivers opening one new file).
+    So: read the mode first, and retry the switch briefly while someone else holds the file.
+    """
+    for attempt in range(_WAL_ATTEMPTS):
+        if str(cursor.execute("PRAGMA journal_mode").fetchone()[0]).lower() == "wal":
+            return
+        try:
+            cursor.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or attempt == _WAL_ATTEMPTS - 1:
+                raise
+            time.sleep(0.02 * (attempt + 1))
+
+
 def _configure_sqlite(engine: Engine) -> None:
     memory = (engine.url.database or ":memory:") == ":memory:"
 
@@ -64,10 +88,9 @@ def _configure_sqlite(engine: Engine) -> None:
         cursor = dbapi_connection.cursor()
         try:
             cursor.execute("PRAGMA foreign_keys=ON")  # off by default in SQLite
-            if not memory:
-                # WAL: readers never block the writer nor the writer the readers.
-                cursor.execute("PRAGMA journal_mode=WAL")
             cursor.execute(f"PRAGMA busy_timeout={_SQLITE_BUSY_TIMEOUT * 1000}")
+            if not memory:
+                _use_wal(cursor)
         finally:
             cursor.close()
 
