@@ -50,14 +50,14 @@ def _child(file: str, url: str, artifacts: str) -> None:
     # Runs in a fresh process so ru_maxrss is this import's peak alone.
     os.environ["POLYGON_DATABASE_URL"] = url
     os.environ["POLYGON_ARTIFACTS_URL"] = artifacts
-    from polygon_core.adapters import pipeline
+    from polygon import usecases
     from polygon_core.adapters.storage import Repository
 
     Repository(url).upgrade()
-    stores = pipeline.open_stores()
+    stores = usecases.open_stores()
     baseline = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     start = time.perf_counter()
-    summary = pipeline.import_calls(stores, [file], "polygon", source="bench")
+    summary = usecases.import_calls(stores, [file], "polygon", source="bench")
     elapsed = time.perf_counter() - start
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     print(json.dumps({"imported": summary.imported, "rejected": summary.rejected,

@@ -22,7 +22,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from polygon_core.adapters.pipeline import Stores, open_stores, transcript_key
+from polygon.usecases import Stores, open_stores, transcript_key
 from polygon_core.adapters.settings import load_settings
 from polygon_core.models import (
     AssertionResult,
@@ -59,7 +59,7 @@ def _conversation(i: int, agent_version: str) -> Conversation:
 
 def populate(stores: Stores, run_id: str, n: int, *, agent_version: str = "benchv1") -> Run:
     """Store one complete run of `n` conversations with judgments and probe answers."""
-    from polygon_core.adapters.pipeline import finish_run
+    from polygon.usecases import finish_run
 
     run = stores.repo.save_run(Run(id=run_id, suite="bench", agent_name="bench-agent",
                                    agent_version=agent_version, rubric_version="v1", seeds=[0],

@@ -6,7 +6,7 @@ from polygon.tasks import collect_batch_task, submit_batch_task, wait_for_batch_
 from prefect import flow
 from prefect.runtime import flow_run
 
-from polygon_core.adapters import pipeline
+from polygon import usecases
 
 __all__ = ["batch_judge"]
 
@@ -18,7 +18,7 @@ def _run_name() -> str:
 
 
 @flow(name="batch-judge", flow_run_name=_run_name)  # type: ignore[arg-type]
-def batch_judge(spec: pipeline.BatchPass) -> pipeline.RescoreResult:
+def batch_judge(spec: usecases.BatchPass) -> usecases.RescoreResult:
     """Submit, wait, collect. Resumable: a re-run finds the submitted job and polls it again."""
     job = submit_batch_task(spec)
     wait_for_batch_task(spec.run_id, job.spec.key)

@@ -21,7 +21,7 @@ from prefect.futures import as_completed
 from prefect.runtime import flow_run
 from prefect.task_runners import ThreadPoolTaskRunner
 
-from polygon_core.adapters import pipeline
+from polygon import usecases
 from polygon_core.models import Run
 
 
@@ -47,7 +47,7 @@ def evaluate_suite(suite_path: str, runs: list[Run], agent_paths: list[str],
     failed are then judged live.
     """
     cards = []
-    plan = pipeline.plan_conversations(suite_path, seeds)
+    plan = usecases.plan_conversations(suite_path, seeds)
     # Progress for the Prefect UI during long runs: simulate, judge and probe each conversation.
     total, finished = 3 * len(plan) * len(runs), 0
     progress = create_progress_artifact(0.0, description=f"0 of {total} steps")
@@ -69,7 +69,7 @@ def evaluate_suite(suite_path: str, runs: list[Run], agent_paths: list[str],
         advance(sims)
         cids = [s.result() for s in sims]
         live = {"judge": cids, "probe": cids}
-        passes = pipeline.batch_passes(run, suite_path=suite_path, agent_path=agent_path,
+        passes = usecases.batch_passes(run, suite_path=suite_path, agent_path=agent_path,
                                        rubric_version=rubric_version, repeats=repeats,
                                        probes_path=probes_path, enabled=batch_judging)
         for spec in passes:

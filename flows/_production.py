@@ -16,7 +16,7 @@ from polygon.tasks._production import (
 from prefect import flow
 from prefect.task_runners import ThreadPoolTaskRunner
 
-from polygon_core.adapters import pipeline
+from polygon import usecases
 
 
 def _is_location(source: str) -> bool:
@@ -49,7 +49,7 @@ def grade_production_calls(source: str, since: str | None = None, until: str | N
     for run, cids in plan_production_runs_task(name, since, until, rubric_version, agent_path,
                                                judge_model, probe_model):
         live = {"judge": cids, "probe": cids}
-        for spec in pipeline.batch_passes(run, suite_path=None, agent_path=agent_path,
+        for spec in usecases.batch_passes(run, suite_path=None, agent_path=agent_path,
                                           rubric_version=run.rubric_version, enabled=batch_judging):
             live[spec.kind] = batch_judge(spec).failed
         futures = [judge_production_task.submit(run.id, cid, agent_path) for cid in live["judge"]]

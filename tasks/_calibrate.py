@@ -6,7 +6,8 @@ from typing import Any
 
 from prefect import task
 
-from polygon_core.adapters import calibrations, pipeline
+from polygon import usecases
+from polygon import usecases as calibrations
 
 
 @task(name="judge-labelled", retries=2, retry_delay_seconds=2, task_run_name="judge labelled {run_id}")
@@ -14,7 +15,7 @@ def judge_labelled_task(labels_path: str, run_id: str, judge_model: str | None =
                         rubric_version: str | None = None, repeats: int = 1) -> dict[str, Any]:
     """Judge the labelled conversations the judge has not judged; idempotent (a retry skips what
     it stored). Returns the judge's name and the ids it failed on."""
-    judge, result = calibrations.judge_labelled(pipeline.open_stores(), labels_path, run_id,
+    judge, result = calibrations.judge_labelled(usecases.open_stores(), labels_path, run_id,
                                                 judge_model=judge_model, rubric_version=rubric_version,
                                                 repeats=repeats)
     return {"judge": judge, "added": result.added if result else 0,
@@ -26,7 +27,7 @@ def judge_labelled_task(labels_path: str, run_id: str, judge_model: str | None =
 def store_calibration_task(labels_path: str, run_id: str, judge_model: str, rubric_version: str | None = None,
                            seed: int = 0, resamples: int = 1000) -> dict[str, Any]:
     """Compute and store the calibration record (a retry replaces it: same key)."""
-    calibration = calibrations.store_calibration(pipeline.open_stores(), labels_path, run_id,
+    calibration = calibrations.store_calibration(usecases.open_stores(), labels_path, run_id,
                                                  judge_model=judge_model, rubric_version=rubric_version,
                                                  seed=seed, resamples=resamples)
     return calibration.model_dump(mode="json")

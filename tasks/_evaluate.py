@@ -5,21 +5,21 @@ from __future__ import annotations
 from prefect import task
 from prefect.artifacts import create_markdown_artifact, create_table_artifact
 
-from polygon_core.adapters import pipeline
+from polygon import usecases
 from polygon_core.compare import Scorecard
 from polygon_core.models import Run
 from polygon_core.reports import scorecard_markdown, scorecard_table
 
 
-def _stores() -> pipeline.Stores:
+def _stores() -> usecases.Stores:
     # Settings are read here, at the edge, in whichever process (or worker) runs the task.
-    return pipeline.open_stores()
+    return usecases.open_stores()
 
 
 @task(name="create-run", retries=2, retry_delay_seconds=1)
 def create_run_task(run: Run, suite_path: str | None = None, agent_path: str | None = None) -> Run:
     """Record the run and its manifest (kept as-is when a run id is resumed)."""
-    return pipeline.create_run(_stores(), run, suite_path=suite_path, agent_path=agent_path)
+    return usecases.create_run(_stores(), run, suite_path=suite_path, agent_path=agent_path)
 
 
 def _simulate_name() -> str:
@@ -28,7 +28,7 @@ def _simulate_name() -> str:
 
     params = task_run.parameters
     try:
-        agent = pipeline._agent(str(params["agent_path"]))[0].name
+        agent = usecases._agent(str(params["agent_path"]))[0].name
     except Exception:
         agent = str(params.get("agent_path", "?")).rsplit("/", 1)[-1]
     return f"simulate {params['scenario_id']} seed={params['seed']} agent={agent}"
@@ -37,14 +37,14 @@ def _simulate_name() -> str:
 @task(name="simulate", retries=2, retry_delay_seconds=1, task_run_name=_simulate_name)
 def simulate_task(run_id: str, suite_path: str, agent_path: str, scenario_id: str, seed: int) -> str:
     """One conversation, stored; skipped when already stored for this run (resume)."""
-    return pipeline.simulate(_stores(), run_id, suite_path, agent_path, scenario_id, seed)
+    return usecases.simulate(_stores(), run_id, suite_path, agent_path, scenario_id, seed)
 
 
 @task(name="judge", retries=2, retry_delay_seconds=1, task_run_name="judge {conversation_id}")
 def judge_task(run_id: str, conversation_id: str, suite_path: str | None, agent_path: str | None,
                rubric_version: str, repeats: int = 1) -> float | None:
     """One judge pass on one stored conversation; returns its composite."""
-    judgment = pipeline.judge(_stores(), run_id, conversation_id, suite_path=suite_path,
+    judgment = usecases.judge(_stores(), run_id, conversation_id, suite_path=suite_path,
                               agent_path=agent_path, rubric_version=rubric_version, repeats=repeats)
     return judgment.composite
 
@@ -53,14 +53,14 @@ def judge_task(run_id: str, conversation_id: str, suite_path: str | None, agent_
 def probe_task(run_id: str, conversation_id: str, suite_path: str | None, agent_path: str | None,
                probes_path: str | None = None) -> int:
     """The probe pass on one stored conversation; returns how many probes were answered."""
-    return len(pipeline.probe(_stores(), run_id, conversation_id, suite_path=suite_path,
+    return len(usecases.probe(_stores(), run_id, conversation_id, suite_path=suite_path,
                               agent_path=agent_path, probes_path=probes_path))
 
 
 @task(name="finish-run", retries=1)
 def finish_run_task(run_id: str) -> Scorecard:
     """Aggregate the run into its scorecard and mark it complete."""
-    return pipeline.finish_run(_stores(), run_id)
+    return usecases.finish_run(_stores(), run_id)
 
 
 @task(name="publish-artifacts")

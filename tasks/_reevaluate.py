@@ -9,7 +9,7 @@ from typing import Any
 from prefect import task
 from prefect.artifacts import create_markdown_artifact
 
-from polygon_core.adapters import pipeline
+from polygon import usecases
 from polygon_core.models import Run
 from polygon_core.reports import matrix_markdown, scorecard_markdown
 
@@ -23,9 +23,9 @@ __all__ = [
 ]
 
 
-def _stores() -> pipeline.Stores:
+def _stores() -> usecases.Stores:
     # Read at the edge, in whichever worker runs the task.
-    return pipeline.open_stores()
+    return usecases.open_stores()
 
 
 def report_key(run_id: str) -> str:
@@ -40,7 +40,7 @@ def new_version_run_task(run_id: str, suite_path: str, agent_path: str, seeds: l
     """The Run of the committed agent version (not stored yet: evaluate_suite records it).
 
     Role models come from the suite config and settings, as for `polygon run`."""
-    return pipeline.new_run(agent_path, suite_path, seeds=seeds, rubric=rubric_version, run_id=run_id)
+    return usecases.new_run(agent_path, suite_path, seeds=seeds, rubric=rubric_version, run_id=run_id)
 
 
 def previous_version_run(runs: Sequence[Run], new: Run) -> Run | None:
@@ -76,11 +76,11 @@ def compare_versions_task(previous_run_id: str | None, run_id: str) -> str:
     from polygon_core import reports
 
     stores = _stores()
-    new_card = pipeline.scorecard(stores, run_id)
+    new_card = usecases.scorecard(stores, run_id)
     if previous_run_id is None:
         return ("No earlier version of this agent has a complete run on this suite: nothing to "
                 "compare with yet.\n\n" + scorecard_markdown(new_card))
-    comp = pipeline.compare_runs(stores, [previous_run_id, run_id], baseline=previous_run_id)
+    comp = usecases.compare_runs(stores, [previous_run_id, run_id], baseline=previous_run_id)
     full = getattr(reports, "comparison_markdown", None)  # the richer report, when exported
     body = full(comp) if full is not None else matrix_markdown(comp.matrix, [c.label for c in comp.cards])
     return "\n".join([*(scorecard_markdown(c) for c in comp.cards), body])

@@ -8,8 +8,8 @@ from typing import Any
 from prefect import task
 from prefect.artifacts import create_markdown_artifact, create_table_artifact
 
-from polygon_core.adapters import pipeline
-from polygon_core.adapters import sweeps as sweep_adapter
+from polygon import usecases
+from polygon import usecases as sweep_adapter
 from polygon_core.reports import md_text
 from polygon_core.sweeps import (
     PointResult,
@@ -23,8 +23,8 @@ from polygon_core.sweeps import (
 )
 
 
-def _stores() -> pipeline.Stores:
-    return pipeline.open_stores()
+def _stores() -> usecases.Stores:
+    return usecases.open_stores()
 
 
 @task(name="plan-sweep", retries=1)
@@ -60,7 +60,7 @@ def materialise_point_task(spec_path: str, point: SweepPoint) -> dict[str, Any]:
     existing = stores.repo.get_run(run_id, exact=True)
     # A point's run is labelled with the sweep's name, so it is never taken for a plain suite run
     # (for example as the previous version in a re-evaluation).
-    run = existing or pipeline.new_run(str(agent_file), str(suite_dir), seeds=sweep.spec.seeds,
+    run = existing or usecases.new_run(str(agent_file), str(suite_dir), seeds=sweep.spec.seeds,
                                        rubric=sweep.spec.rubric, run_id=run_id,
                                        ).model_copy(update={"suite": sweep.spec.name})
     return {"agent_path": str(agent_file), "suite_path": str(suite_dir), "profile": profile,

@@ -37,7 +37,7 @@ def test_wheel_installs_and_cli_runs_outside_checkout(tmp_path: Path) -> None:
                     str(wheel)], check=True, capture_output=True, timeout=300)
     env = {**os.environ, "PYTHONPATH": str(target), "POLYGON_HOME": str(tmp_path / "home")}
     code = ("import polygon, polygon.flows, polygon.cli, polygon_core, sys; "
-            "import polygon_core.adapters.pipeline, polygon_core.adapters.providers; "
+            "import polygon.usecases, polygon_core.adapters.providers; "
             "assert polygon.__file__.startswith(sys.argv[1]), polygon.__file__; "
             "assert polygon_core.__file__.startswith(sys.argv[1]); "
             "from polygon.cli import main; sys.argv = ['polygon', 'validate', sys.argv[2]]; main()")

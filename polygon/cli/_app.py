@@ -37,8 +37,8 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 def _user_errors() -> tuple[type[BaseException], ...]:
+    from polygon.usecases import ComparisonError
     from polygon_core.adapters.agents import AgentConfigError
-    from polygon_core.adapters.pipeline import ComparisonError
     from polygon_core.files import FileErrors, PolygonFileError
 
     return (PolygonFileError, FileErrors, AgentConfigError, ComparisonError, FileNotFoundError, ValueError)
@@ -91,7 +91,7 @@ def _execute(suite: Path, agents: list[Path], seeds: int | None, rubric: str | N
              flags: dict[str, str | None] | None = None, personas: bool = False,
              allow_stale: bool = False, batch_judging: bool = False) -> list[Run]:
     """Validate inputs, then run the evaluate_suite flow with a progress bar."""
-    from polygon_core.adapters import pipeline
+    from polygon import usecases
     from polygon_core.files import load_agent, load_suite
 
     if personas:  # the agent's generated personas, bound into this suite's scenarios
@@ -117,23 +117,23 @@ def _execute(suite: Path, agents: list[Path], seeds: int | None, rubric: str | N
         from polygon_core.probes import load_probes
 
         load_probes(probes)  # a bad probe file fails before anything runs
-    stores = pipeline.open_stores()
+    stores = usecases.open_stores()
     # The stores answer before anything is recorded: a missing bucket is one line, not a run left
     # `running` and a traceback per task.
     stores.artifacts.exists("runs/.preflight")
     runs = []
     for i, agent in enumerate(agents):
         rid = f"{run_id}-{i + 1}" if run_id and len(agents) > 1 else run_id
-        roles = pipeline.role_models(stores.settings, loaded.config, load_agent(agent).config, flags)
-        runs.append(pipeline.new_run(str(agent.resolve()), str(suite.resolve()), seeds=seed_list, rubric=rubric,
+        roles = usecases.role_models(stores.settings, loaded.config, load_agent(agent).config, flags)
+        runs.append(usecases.new_run(str(agent.resolve()), str(suite.resolve()), seeds=seed_list, rubric=rubric,
                                      run_id=rid, roles=roles))
     # From the suite config, batch judging applies to whichever roles are model-backed; asked for
     # on the command line with nothing to send, it is an error rather than a quiet live pass.
-    if batch_judging and not any(pipeline.batch_passes(r, suite_path="", agent_path="", rubric_version=rubric,
+    if batch_judging and not any(usecases.batch_passes(r, suite_path="", agent_path="", rubric_version=rubric,
                                                        enabled=True) for r in runs):
         raise ValueError("batch judging needs a model judge or probe answerer (--judge-model / "
                          "--probe-model openai:… or anthropic:…); the offline ones have nothing to batch")
-    total = len(pipeline.plan_conversations(str(suite.resolve()), seed_list)) * len(runs)
+    total = len(usecases.plan_conversations(str(suite.resolve()), seed_list)) * len(runs)
     _quiet_prefect()
     from polygon.flows import evaluate_suite
 
@@ -220,13 +220,13 @@ def _print_usage(stores: Any, runs: list[Run]) -> None:
 
 def _stop_on_failures(stores: Any, runs: list[Run], cards: list[Any]) -> None:
     """Lost, broken or unjudged conversations make the command fail (exit 1), with the reason."""
-    from polygon_core.adapters import pipeline
+    from polygon import usecases
 
     from ._failures import stop_on_failures
 
     lost = next(((r.id, c) for r in runs for c in stores.repo.list_conversations(r.id)
                  if c.end_reason == "provider_error"), None) if any(c.provider_errors for c in cards) else None
-    detail = pipeline.load_conversation(stores, lost[0], lost[1].conversation_id).end_detail if lost else None
+    detail = usecases.load_conversation(stores, lost[0], lost[1].conversation_id).end_detail if lost else None
     stop_on_failures(err, cards, first_provider_detail=detail, agents=[r.agent_name for r in runs])
 
 
@@ -237,15 +237,15 @@ def _where(stores: Any) -> str:
 
 def _report(runs: list[Run], json_out: bool) -> None:
     """After a run: one JSON object, or the comparison and where the results are."""
-    from polygon_core.adapters import pipeline
+    from polygon import usecases
 
-    stores = pipeline.open_stores()
+    stores = usecases.open_stores()
     if json_out:
-        cards = [pipeline.scorecard(stores, r.id) for r in runs]
+        cards = [usecases.scorecard(stores, r.id) for r in runs]
         print(json.dumps(_summary_json(stores, runs, cards), indent=2))
         _stop_on_failures(stores, runs, cards)
         return
-    comparison = pipeline.compare_runs(stores, [r.id for r in runs])
+    comparison = usecases.compare_runs(stores, [r.id for r in runs])
     # After a run, the short form: `polygon compare` lists every row and pair.
     _render.print_comparison(console, comparison, compact=True)
     _print_usage(stores, runs)
@@ -308,9 +308,9 @@ def list_runs(limit: int = 20) -> None:
     """List stored runs, newest first."""
     from rich.table import Table
 
-    from polygon_core.adapters import pipeline
+    from polygon import usecases
 
-    stores = pipeline.open_stores()
+    stores = usecases.open_stores()
     table = Table(title="Runs")
     table.add_column("run", no_wrap=True)
     for col in ("created", "suite", "agent", "version", "rubric", "status", "mean", "pass/warn/fail"):
@@ -335,9 +335,9 @@ def show(run_id: Annotated[str, typer.Argument(help="run id (or a unique prefix)
     """Show one run: scorecard and per-conversation results (one rubric version, one judge)."""
     from rich.table import Table
 
-    from polygon_core.adapters import pipeline
+    from polygon import usecases
 
-    stores = pipeline.open_stores()
+    stores = usecases.open_stores()
     run = stores.repo.get_run(run_id)
     if run is None:
         raise ValueError(f"no run {run_id!r} is stored (see `polygon runs`)")
@@ -345,7 +345,7 @@ def show(run_id: Annotated[str, typer.Argument(help="run id (or a unique prefix)
         from polygon_core.scoring import get_rubric
 
         get_rubric(rubric)  # an unknown version is a user error naming the known ones
-    card = pipeline.scorecard(stores, run.id, rubric_version=rubric, judge=judge)
+    card = usecases.scorecard(stores, run.id, rubric_version=rubric, judge=judge)
     judges = {j.judge_model for j in stores.repo.judgments(run.id, card.rubric_version)}
     if judge is not None and judge not in judges:
         raise ValueError(f"run {run.id} has no judgments by {judge!r} under rubric {card.rubric_version}; "
@@ -358,7 +358,7 @@ def show(run_id: Annotated[str, typer.Argument(help="run id (or a unique prefix)
     table.add_column("conversation", no_wrap=True)
     for col in ("caller", "end", "composite", "verdict", "gates", "failed assertions / why"):
         table.add_column(col, overflow="fold")
-    rows = pipeline.result_rows(stores, run.id, rubric, judge=card.judge_model)
+    rows = usecases.result_rows(stores, run.id, rubric, judge=card.judge_model)
     for row, rec in zip(rows, stores.repo.list_conversations(run.id), strict=False):
         failed = ", ".join(f"{a.name}" + (f" (turn {a.turn})" if a.turn is not None else "")
                            for a in rec.assertions if a.status in ("fail", "error"))

@@ -87,7 +87,7 @@ def _fit(stores: Any, labels: Path, run_id: str, rubric: str | None, name: str, 
         from polygon_core.adapters.fitted_judges import fit_and_store
     except ImportError:
         raise ValueError("fitting is not available in this version of Polygon") from None
-    from polygon_core.adapters.calibrations import labelled_conversations
+    from polygon.usecases import labelled_conversations
 
     examples = labelled_conversations(stores, labels, run_id, rubric)
     report = fit_and_store(stores, examples, name=name, seed=seed)
@@ -126,10 +126,10 @@ def register(app: typer.Typer) -> None:
             "--fit", help="instead: train a judge named NAME on these labels (fitted:NAME@hash)")] = None,
     ) -> None:
         """Compare a judge's scores with people's ratings; store the result as a calibration record."""
-        from polygon_core.adapters import pipeline
-        from polygon_core.adapters.calibrations import calibrate_run
+        from polygon import usecases
+        from polygon.usecases import calibrate_run
 
-        stores = pipeline.open_stores()
+        stores = usecases.open_stores()
         if fit is not None:
             _fit(stores, labels, run, rubric, fit, seed, json_out)
             return

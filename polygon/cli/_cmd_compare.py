@@ -28,7 +28,7 @@ def register(app: typer.Typer) -> None:
         Exit codes: 0 no candidate is worse beyond noise and no gate fired in a candidate; 1 the
         change should be blocked (reasons are printed); 2 bad input (unknown run, mixed rubric versions).
         """
-        from polygon_core.adapters import pipeline
+        from polygon import usecases
         from polygon_core.reports import comparison_html, junit_xml
 
         from . import _render
@@ -37,14 +37,14 @@ def register(app: typer.Typer) -> None:
             run_ids = [baseline, *run_ids]
         if len(run_ids) < 2:
             raise ValueError("compare needs at least two run ids (a baseline and a candidate)")
-        stores = pipeline.open_stores()
-        comp = pipeline.compare_runs(stores, run_ids, baseline=baseline)
+        stores = usecases.open_stores()
+        comp = usecases.compare_runs(stores, run_ids, baseline=baseline)
         if junit is not None:
             junit.parent.mkdir(parents=True, exist_ok=True)
             junit.write_text(junit_xml(comp), encoding="utf-8")
         if html is not None:
             html.parent.mkdir(parents=True, exist_ok=True)
-            from polygon_core.adapters.analysis_store import analysis_for_run
+            from polygon.usecases import analysis_for_run
 
             # The candidate's (last run's) prompt analysis, with its highlights, beside the results.
             found = analysis_for_run(stores, comp.cards[-1].run_id)

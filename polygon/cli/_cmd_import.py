@@ -30,7 +30,7 @@ def register(app: typer.Typer) -> None:
                 json_out: Annotated[bool, typer.Option("--json", help="print one JSON object")] = False,
                 ) -> None:
         """Import production transcripts (redacted before storage); re-importing adds nothing."""
-        from polygon_core.adapters import pipeline
+        from polygon import usecases
         from polygon_core.imports import FORMATS, parse_speaker_map
 
         if fmt not in FORMATS:
@@ -39,8 +39,8 @@ def register(app: typer.Typer) -> None:
         for f in files:
             if not f.startswith("s3://") and not Path(f).is_file():
                 raise FileNotFoundError(f"{f}: no such file")
-        stores = pipeline.open_stores()
-        summary = pipeline.import_calls(
+        stores = usecases.open_stores()
+        summary = usecases.import_calls(
             stores, files, fmt, source=source or fmt,
             agent_path=str(agent.resolve()) if agent else None,
             suite_path=str(suite.resolve()) if suite else None, speaker_map=mapping)
@@ -76,16 +76,16 @@ def register(app: typer.Typer) -> None:
                     json_out: Annotated[bool, typer.Option("--json", help="print one JSON object")] = False,
                     ) -> None:
         """Grade a source's calls in a date window as production runs (the Prefect flow)."""
-        from polygon_core.adapters import pipeline
+        from polygon import usecases
 
-        pipeline.parse_window(since, until)  # bad dates fail here, before Prefect starts
-        stores = pipeline.open_stores()
+        usecases.parse_window(since, until)  # bad dates fail here, before Prefect starts
+        stores = usecases.open_stores()
         settings = stores.settings
         for name, role in ((judge_model, "judge"), (probe_model, "probe answerer")):
             if name:
-                pipeline.check_model_name(stores, name, role)  # a bad name or a missing key: one line, exit 2
+                usecases.check_model_name(stores, name, role)  # a bad name or a missing key: one line, exit 2
         models = [judge_model or settings.judge_model, probe_model or settings.probe_model]
-        if batch_judging and all(m in pipeline.OFFLINE_NAMES for m in models):
+        if batch_judging and all(m in usecases.OFFLINE_NAMES for m in models):
             raise ValueError("--batch-judging needs a model judge or probe answerer (--judge-model / "
                              "--probe-model openai:… or anthropic:…); the offline ones have nothing to batch")
         _quiet_prefect()

@@ -19,9 +19,9 @@ def register(app: typer.Typer) -> None:
                run: Annotated[str | None, typer.Option(help="run id; default: the newest run holding it")] = None,
                ) -> None:
         """Replay a stored conversation and print every turn that differs (exit 1 if any does)."""
-        from polygon_core.adapters import pipeline
+        from polygon import usecases
 
-        stores = pipeline.open_stores()
+        stores = usecases.open_stores()
         run_id = run
         if run_id is None:
             run_id = next((r.id for r in stores.repo.list_runs(limit=None)
@@ -33,7 +33,7 @@ def register(app: typer.Typer) -> None:
             if found is None:
                 raise ValueError(f"no run {run_id!r} is stored")
             run_id = found.id
-        result = pipeline.replay_conversation(stores, run_id, conversation)
+        result = usecases.replay_conversation(stores, run_id, conversation)
         if result.identical:
             console.print(f"replayed {conversation} from run {run_id}: no differences "
                           f"(end reason {result.end_reason[0]})")

@@ -17,12 +17,12 @@ _BATCH_HELP = ("send the pass through the provider's batch API (OpenAI Batch, An
 
 def _run_batch(spec: Any) -> Any:
     """Run the batch-judge flow (submit, wait, collect); a re-run resumes the submitted batch."""
-    from polygon_core.adapters import pipeline
+    from polygon import usecases
 
     _quiet_prefect()
     from polygon.flows import batch_judge
 
-    every = pipeline.open_stores().settings.batch_poll_seconds
+    every = usecases.open_stores().settings.batch_poll_seconds
     with err.status(f"batch {spec.kind} pass of {spec.run_id} with {spec.model}: waiting for the "
                     f"provider (polling every {every:g} s; interrupt and re-run to resume)"):
         return batch_judge(spec)
@@ -46,20 +46,20 @@ def register(app: typer.Typer) -> None:
         batch: Annotated[bool, typer.Option("--batch", help=_BATCH_HELP)] = False,
     ) -> None:
         """Add judgments under a rubric version to a stored run; earlier judgments stay as they are."""
-        from polygon_core.adapters import pipeline
+        from polygon import usecases
 
-        stores = pipeline.open_stores()
+        stores = usecases.open_stores()
         paths = {"suite_path": str(suite.resolve()) if suite else None,
                  "agent_path": str(agent.resolve()) if agent else None}
         judge_model = judge or stores.settings.judge_model
         if batch:
-            result = _run_batch(pipeline.rescore_batch_pass(
+            result = _run_batch(usecases.rescore_batch_pass(
                 stores, run_id, kind="judge", model=judge_model, rubric_version=rubric, repeats=repeats,
                 **paths))
         else:
-            result = pipeline.rescore_run(stores, run_id, rubric_version=rubric, judge_model=judge_model,
+            result = usecases.rescore_run(stores, run_id, rubric_version=rubric, judge_model=judge_model,
                                  repeats=repeats, **paths)
-        card = pipeline.scorecard(stores, result.run_id, rubric_version=result.rubric_version,
+        card = usecases.scorecard(stores, result.run_id, rubric_version=result.rubric_version,
                                   judge=result.judge_model)
         if json_out:
             print(json.dumps({"run_id": result.run_id, "rubric_version": result.rubric_version,
@@ -99,23 +99,23 @@ def register(app: typer.Typer) -> None:
         batch: Annotated[bool, typer.Option("--batch", help=_BATCH_HELP)] = False,
     ) -> None:
         """Answer behaviour probes on a stored run (own pass; composites and verdicts untouched)."""
-        from polygon_core.adapters import pipeline
+        from polygon import usecases
 
         if probes is not None and not probes.is_file():
             raise ValueError(f"{probes}: no such probe file")
-        stores = pipeline.open_stores()
+        stores = usecases.open_stores()
         paths = {"suite_path": str(suite.resolve()) if suite else None,
                  "agent_path": str(agent.resolve()) if agent else None}
         probe_model = model or stores.settings.probe_model
         probes_path = str(probes.resolve()) if probes else None
         if batch:
-            result = _run_batch(pipeline.rescore_batch_pass(
+            result = _run_batch(usecases.rescore_batch_pass(
                 stores, run_id, kind="probe", model=probe_model, probes_path=probes_path, **paths))
         else:
-            result = pipeline.probe_run(stores, run_id, probes_path=probes_path, probe_model=probe_model, **paths)
+            result = usecases.probe_run(stores, run_id, probes_path=probes_path, probe_model=probe_model, **paths)
         console.print(f"{result.run_id}: {result.added} probe answer(s) by {result.judge_model}",
                       highlight=False)
-        console.print(_render.probes_table([pipeline.scorecard(stores, result.run_id)]))
+        console.print(_render.probes_table([usecases.scorecard(stores, result.run_id)]))
         if result.failed:
             total = len(stores.repo.list_conversations(result.run_id))
             first = result.errors.get(result.failed[0], "no reason recorded")

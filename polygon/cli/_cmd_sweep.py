@@ -20,7 +20,7 @@ def register(app: typer.Typer) -> None:
     def sweep(spec: Annotated[Path, typer.Argument(help="sweep spec YAML")],
               json_out: Annotated[bool, typer.Option("--json", help="print one JSON object")] = False) -> None:
         """Run a sweep: each point an immutable profile, budgeted, ranked on a leaderboard."""
-        from polygon_core.adapters import sweeps as sweep_adapter
+        from polygon import usecases as sweep_adapter
 
         loaded = sweep_adapter.load_sweep(spec)  # file errors before anything starts
         sweep_adapter.planned_conversations(loaded)

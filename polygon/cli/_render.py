@@ -208,9 +208,9 @@ def print_provenance(console: Console, cards: Sequence[Scorecard]) -> None:
 def calibration_lines(cards: Sequence[Scorecard]) -> list[str]:
     """Per card, its judge's latest calibration under its rubric version, or "not calibrated"
     (docs/calibration.md), read from the configured database."""
-    from polygon_core.adapters import pipeline
-    from polygon_core.adapters.calibrations import judge_calibrations
+    from polygon import usecases
+    from polygon.usecases import judge_calibrations
 
     pairs = [(card.judge_model, card.rubric_version) for card in cards]
-    found = judge_calibrations(pipeline.open_stores(), pairs)
+    found = judge_calibrations(usecases.open_stores(), pairs)
     return [found[pair]["line"] for pair in pairs]

@@ -16,8 +16,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, HTTPException, Query, Request
 from pydantic import BaseModel, ConfigDict
 
-from polygon_core.adapters.artifacts import ArtifactNotFoundError
-from polygon_core.adapters.pipeline import (
+from polygon.usecases import (
     ComparisonError,
     Stores,
     compare_runs,
@@ -27,6 +26,7 @@ from polygon_core.adapters.pipeline import (
     run_manifest,
     scorecard,
 )
+from polygon_core.adapters.artifacts import ArtifactNotFoundError
 from polygon_core.adapters.settings import PolygonSettings
 from polygon_core.adapters.storage import pages
 from polygon_core.compare import ProbeRate, probe_rates
@@ -157,7 +157,7 @@ def get_run(run_id: str, ctx: Ctx) -> dict[str, Any]:
 
 def _calibration(stores: Stores, run: Run, card: dict[str, Any]) -> dict[str, Any]:
     """The latest calibration of the card's judge under its rubric version (or "not calibrated")."""
-    from polygon_core.adapters.calibrations import judge_calibration
+    from polygon.usecases import judge_calibration
 
     judge = card.get("judge_model") or run.models.get("judge") or "offline-heuristic"
     return judge_calibration(stores, judge, card.get("rubric_version") or run.rubric_version)
@@ -341,7 +341,7 @@ class ReprobeBody(BaseModel):
 @router.post("/runs/{run_id}/rescore", dependencies=[Depends(admin_access)], tags=["admin"])
 def rescore(run_id: str, body: RescoreBody, ctx: Ctx) -> dict[str, Any]:
     """Judge every conversation of a run under a rubric version (adds judgments; admin scope)."""
-    from polygon_core.adapters.pipeline import rescore_run
+    from polygon.usecases import rescore_run
 
     stores = ctx.stores()
     run = _run(stores, run_id)
@@ -355,7 +355,7 @@ def rescore(run_id: str, body: RescoreBody, ctx: Ctx) -> dict[str, Any]:
 @router.post("/runs/{run_id}/reprobe", dependencies=[Depends(admin_access)], tags=["admin"])
 def reprobe(run_id: str, body: ReprobeBody, ctx: Ctx) -> dict[str, Any]:
     """Answer the probes again on every conversation of a run (adds answers; admin scope)."""
-    from polygon_core.adapters.pipeline import probe_run
+    from polygon.usecases import probe_run
 
     stores = ctx.stores()
     run = _run(stores, run_id)

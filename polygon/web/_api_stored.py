@@ -12,8 +12,8 @@ from typing import Any
 
 from fastapi import APIRouter, Depends, HTTPException
 
+from polygon.usecases import Stores, run_manifest
 from polygon_core.adapters.artifacts import ArtifactNotFoundError
-from polygon_core.adapters.pipeline import Stores, run_manifest
 from polygon_core.models import Run
 
 from ._api import Ctx, Limit, Offset, page, read_access

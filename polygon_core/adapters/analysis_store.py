@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import json
 from pathlib import Path
-from typing import Any
 
 from ..analysis import PromptAnalysis, analyze_prompt, analyze_prompt_with
 from ..files import load_agent
@@ -84,20 +83,3 @@ def judge_model_for(settings: PolygonSettings, max_tier: int) -> ChatModel | Non
 
     return make_chat_model(settings.judge_model, settings)
 
-
-def analysis_for_run(stores: Any, run_id: str, *, analyse_if_missing: bool = True) -> StoredAnalysis | None:
-    """The prompt analysis of a run's agent (from its manifest), analysed offline when missing."""
-    from ..files import prompt_hash
-    from .pipeline import run_manifest
-
-    agent_path = run_manifest(stores, run_id).get("agent_path")
-    if not agent_path or not Path(agent_path).is_file():
-        return None
-    text, language = agent_prompt(agent_path)
-    if not text.strip():
-        return None
-    found = load_analysis(stores.artifacts, prompt_hash(text))
-    if found is None and analyse_if_missing:
-        analyze_and_store(stores.artifacts, text, language=language, max_tier=3)
-        found = load_analysis(stores.artifacts, prompt_hash(text))
-    return found

@@ -16,7 +16,7 @@ from ..calibration._fit import FitReport, FittedJudge, artifact_text, fit_judge
 from .artifacts import ArtifactNotFoundError
 
 if TYPE_CHECKING:
-    from .pipeline import Stores
+    from .stores import Stores
 
 __all__ = ["PREFIX", "FitReport", "fit_and_store", "fitted_key", "list_fitted", "load_fitted"]
 

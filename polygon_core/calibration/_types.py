@@ -16,7 +16,7 @@ class LabelledConversation:
     """One conversation people rated, with what the pipeline knows about it.
 
     `checks` are computed as the pipeline computes them for grading (`scorable` in
-    polygon_core/adapters/pipeline/_grade.py); `persona` is None for an imported production call.
+    polygon/usecases/_grade.py); `persona` is None for an imported production call.
     `labels` maps "overall" or a criterion name to the mean of the raters' scores (1-5);
     `raters` maps each rater to their own integer scores by criterion / "overall".
     """

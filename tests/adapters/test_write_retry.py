@@ -81,18 +81,18 @@ def counting_agent(request):  # type: ignore[no-untyped-def]
 
 def test_a_conversation_whose_row_failed_to_write_is_written_not_simulated_again(
         polygon_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from polygon_core.adapters import pipeline
+    from polygon import usecases
     from polygon_core.demo import demo_dir
 
     suite = str(demo_dir() / "suite")
     agent = tmp_path / "agent.yaml"
     agent.write_text("name: counted\nprompt: Help.\ncallable: tests.adapters.test_write_retry:counting_agent\n",
                      encoding="utf-8")
-    stores = pipeline.open_stores()
-    _c, _p, version = pipeline.agent_identity(str(agent), suite)
+    stores = usecases.open_stores()
+    _c, _p, version = usecases.agent_identity(str(agent), suite)
     run = Run(id="w", suite="demo", agent_name="counted", agent_version=version, rubric_version="v1", seeds=[0])
-    pipeline.create_run(stores, run, suite_path=suite, agent_path=str(agent))
-    (scenario_id, seed), *_ = pipeline.plan_conversations(suite, [0])
+    usecases.create_run(stores, run, suite_path=suite, agent_path=str(agent))
+    (scenario_id, seed), *_ = usecases.plan_conversations(suite, [0])
 
     def broken(*args: object, **kwargs: object) -> None:
         raise sa_exc.IntegrityError("INSERT ...", {}, sqlite3.IntegrityError("disk I/O error"))
@@ -100,12 +100,12 @@ def test_a_conversation_whose_row_failed_to_write_is_written_not_simulated_again
     original = stores.repo.save_conversation
     monkeypatch.setattr(stores.repo, "save_conversation", broken)
     with pytest.raises(sa_exc.IntegrityError):
-        pipeline.simulate(stores, run.id, suite, str(agent), scenario_id, seed)
+        usecases.simulate(stores, run.id, suite, str(agent), scenario_id, seed)
     acted = len(CALLS)
     assert acted > 0 and not stores.repo.conversation_ids(run.id)
     monkeypatch.setattr(stores.repo, "save_conversation", original)
-    cid = pipeline.simulate(stores, run.id, suite, str(agent), scenario_id, seed)  # the task's retry
+    cid = usecases.simulate(stores, run.id, suite, str(agent), scenario_id, seed)  # the task's retry
     assert len(CALLS) == acted  # the agent was not asked again
     assert stores.repo.conversation_ids(run.id) == {cid}
     (rec,) = stores.repo.list_conversations(run.id)
-    assert rec.turn_count == len(pipeline.load_conversation(stores, run.id, cid).turns)
+    assert rec.turn_count == len(usecases.load_conversation(stores, run.id, cid).turns)

@@ -16,9 +16,9 @@ from scipy.stats import kendalltau, spearmanr
 from typer.testing import CliRunner
 
 import polygon_core.calibration.samples as samples
+from polygon import usecases
 from polygon.cli import app
 from polygon.cli._app import console
-from polygon_core.adapters import pipeline
 from polygon_core.adapters.storage import CalibrationStore, ImportLedger
 from polygon_core.calibration import OVERALL, LabelledConversation
 from polygon_core.judging import judge_prompt_hash
@@ -62,7 +62,7 @@ def wide(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def _reference(run_id: str, key: str, rubric: str = "v1") -> tuple[list[float], list[float]]:
     """The join written out here: labels.csv by hand, ids through the ledger, judge on the 1-5 scale."""
-    stores = pipeline.open_stores()
+    stores = usecases.open_stores()
     with LABELS.open() as fh:
         rows = [r for r in csv.DictReader(fh) if r["criterion"] == key]
     ids = {r.external_id: r.conversation_id for r in
@@ -98,7 +98,7 @@ def test_sample_calibration_table(graded: str) -> None:
     assert lines[2] == "bootstrap 95% intervals over conversations: 1000 resamples, seed 0"
     header = next(line for line in lines if line.lstrip().startswith("criterion"))
     assert header.split() == ["criterion", "n", "rho", "tau", "kappa", "exact", "one", "bias"]
-    stored = CalibrationStore(pipeline.open_stores().repo.engine).latest("offline-heuristic", "v1")
+    stored = CalibrationStore(usecases.open_stores().repo.engine).latest("offline-heuristic", "v1")
     assert stored is not None and stored.run_id == graded and stored.judge_prompt_hash == prompt
     assert [r.criterion for r in stored.rows] == ["goal_completion", "dialogue_quality", "persona_tone", OVERALL]
     overall = stored.row(OVERALL)
@@ -134,7 +134,7 @@ def test_json_names_the_judge_and_matches_the_record(graded: str) -> None:
         "offline-heuristic", "v1", 3, 50)
     assert (out["conversations"], out["raters"], out["judge_failed"]) == (40, 3, [])
     assert out["labels_hash"] == __import__("hashlib").sha256(LABELS.read_bytes()).hexdigest()
-    page = CalibrationStore(pipeline.open_stores().repo.engine).page(judge_model="offline-heuristic")[1]
+    page = CalibrationStore(usecases.open_stores().repo.engine).page(judge_model="offline-heuristic")[1]
     record = next(c for c in page if c.seed == 3 and c.resamples == 50)
     assert out["rows"] == [r.model_dump(mode="json") for r in record.rows]
     judge, people = _reference(graded, "dialogue_quality")
@@ -143,7 +143,7 @@ def test_json_names_the_judge_and_matches_the_record(graded: str) -> None:
 
 
 def test_unjudged_conversations_are_judged_first(graded: str) -> None:
-    stores = pipeline.open_stores()
+    stores = usecases.open_stores()
     assert stores.repo.judgments(graded, "v2") == []
     result = runner.invoke(app, ["calibrate", str(LABELS), "--run", graded, "--rubric", "v2",
                                  "--resamples", "20", "--json"])
@@ -214,19 +214,19 @@ def test_fit_hands_the_labelled_conversations_over(graded: str, monkeypatch: pyt
     fake = types.ModuleType("polygon_core.adapters.fitted_judges")
     fake.fit_and_store = fit_and_store  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "polygon_core.adapters.fitted_judges", fake)
-    before = CalibrationStore(pipeline.open_stores().repo.engine).page()[0]
+    before = CalibrationStore(usecases.open_stores().repo.engine).page()[0]
     result = runner.invoke(app, ["calibrate", str(LABELS), "--run", graded, "--fit", "mine", "--seed", "5"])
     assert result.exit_code == 0, result.output
     assert " ".join(result.stdout.split()) == (
         "fitted judge fitted:mine@abc123 on 40 labelled conversations (training set f00d) "
         "cross-validated rho (grouped by conversation): overall 0.61 "
         "use it wherever a judge is named: --judge fitted:mine@abc123")
-    assert CalibrationStore(pipeline.open_stores().repo.engine).page()[0] == before  # nothing else stored
+    assert CalibrationStore(usecases.open_stores().repo.engine).page()[0] == before  # nothing else stored
     examples = seen["examples"]
     assert (seen["name"], seen["seed"], len(examples)) == ("mine", 5, 40)
     by_id = {e.conversation.id: e for e in examples}
     ids = {r.external_id: r.conversation_id for r in
-           ImportLedger(pipeline.open_stores().repo.engine).known("sample", ["sample-004"]).values()}
+           ImportLedger(usecases.open_stores().repo.engine).known("sample", ["sample-004"]).values()}
     looping = by_id[ids["sample-004"]]  # the pharmacy call that asks for the date of birth again and again
     assert looping.raters == {"amara": {"overall": 1, "goal_completion": 1, "dialogue_quality": 2, "persona_tone": 1},
                               "bo": {"overall": 1, "goal_completion": 1, "dialogue_quality": 1, "persona_tone": 2},
@@ -242,7 +242,7 @@ def test_calibrate_flow(graded: str) -> None:
 
     out = calibrate(str(LABELS), graded, resamples=30, seed=11)
     assert (out["judge_failed"], out["calibration"]["judge_model"]) == ([], "offline-heuristic")
-    stored = CalibrationStore(pipeline.open_stores().repo.engine).page(judge_model="offline-heuristic",
+    stored = CalibrationStore(usecases.open_stores().repo.engine).page(judge_model="offline-heuristic",
                                                                       rubric_version="v1")[1]
     record = next(c for c in stored if c.seed == 11 and c.resamples == 30)
     assert out["calibration"] == record.model_dump(mode="json")
@@ -278,15 +278,15 @@ def test_a_fitted_judge_judges_wherever_a_judge_is_named(graded: str) -> None:
     assert rescored.exit_code == 0, rescored.output
     out = json.loads(rescored.stdout)
     assert (out["judge"], out["added"], out["failed"]) == (name, 40, [])
-    stores = pipeline.open_stores()
+    stores = usecases.open_stores()
     model = load_fitted(stores, name)
     rubric = get_rubric("v1")
     from polygon_core.imports import NOT_APPLICABLE_CRITERIA
     from polygon_core.judging import build_judgment
 
     for judgment in [j for j in stores.repo.judgments(graded, "v1") if j.judge_model == name][:5]:
-        conv = pipeline.load_conversation(stores, graded, judgment.conversation_id)
-        ((_conv, checks, _scenario),) = list(pipeline.scorable(stores, stores.repo.get_run(graded), None, None,
+        conv = usecases.load_conversation(stores, graded, judgment.conversation_id)
+        ((_conv, checks, _scenario),) = list(usecases.scorable(stores, stores.repo.get_run(graded), None, None,
                                                                only={conv.id}))
         expected = build_judgment(conv, [judge_fitted(conv, checks, None, rubric, model)], rubric_version="v1",
                                   judge_model=name, not_applicable=list(NOT_APPLICABLE_CRITERIA))

@@ -14,9 +14,9 @@ import pytest
 from fastapi.testclient import TestClient
 from typer.testing import CliRunner
 
+from polygon import usecases
 from polygon.cli import app
 from polygon.web import create_app
-from polygon_core.adapters import pipeline
 from polygon_core.adapters.settings import load_settings
 from polygon_core.adapters.storage import CalibrationStore
 from polygon_core.demo import demo_dir
@@ -57,7 +57,7 @@ def calibrated(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Calibrated]
                                      "--json"])
         assert result.exit_code == 0, result.output
         v1, v2 = (r["run_id"] for r in json.loads(result.stdout)["runs"])
-        stores = pipeline.open_stores()
+        stores = usecases.open_stores()
         lines = [json.dumps({"conversation_id": rec.conversation_id, "rater": rater, "criterion": "overall",
                              "score": score})
                  for rec in stores.repo.list_conversations(v1) for rater, score in SCORES["v1"].items()]
@@ -98,7 +98,7 @@ def test_an_external_id_on_a_synthetic_run_needs_a_source(calibrated: Calibrated
 
 
 def _line() -> str:
-    record = CalibrationStore(pipeline.open_stores().repo.engine).latest("offline-heuristic", "v1")
+    record = CalibrationStore(usecases.open_stores().repo.engine).latest("offline-heuristic", "v1")
     assert record is not None
     rho = record.row("overall").rho
     value = "—" if rho.value is None else (f"{rho.value:.2f} [{rho.low:.2f}, {rho.high:.2f}]"

@@ -24,15 +24,15 @@ V2 = demo_dir() / "agents" / "agent_v2.yaml"
 @pytest.fixture(scope="module")
 def runs(prefect_harness: None, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
     """The demo suite run once for this module: v1, v2 and v1 again (a repeat), one seed each."""
-    from polygon_core.adapters import pipeline
+    from polygon import usecases
 
     home = tmp_path_factory.mktemp("compare") / ".polygon"
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("POLYGON_HOME", str(home))
         for var in ("POLYGON_DATABASE_URL", "POLYGON_ARTIFACTS_URL"):
             mp.delenv(var, raising=False)
-        pipeline._suite.cache_clear()
-        pipeline._agent.cache_clear()
+        usecases._suite.cache_clear()
+        usecases._agent.cache_clear()
         result = runner.invoke(app, ["run", str(SUITE), "--agent", str(V1), "--agent", str(V2),
                                      "--seeds", "1", "--json"])
         assert result.exit_code == 0, result.output
@@ -42,17 +42,17 @@ def runs(prefect_harness: None, tmp_path_factory: pytest.TempPathFactory) -> Ite
 
 def _repeat(run_id: str) -> str:
     """Run v1 again through the pipeline functions directly (the flow's steps without Prefect)."""
-    from polygon_core.adapters import pipeline
+    from polygon import usecases
 
-    stores = pipeline.open_stores()
+    stores = usecases.open_stores()
     first = stores.repo.get_run(run_id)
-    again = pipeline.create_run(stores, first.model_copy(update={"id": run_id + "-again", "status": "running"}))
+    again = usecases.create_run(stores, first.model_copy(update={"id": run_id + "-again", "status": "running"}))
     suite, agent = str(SUITE.resolve()), str(V1.resolve())
-    for scenario_id, seed in pipeline.plan_conversations(suite, [0]):
-        cid = pipeline.simulate(stores, again.id, suite, agent, scenario_id, seed)
-        pipeline.judge(stores, again.id, cid, suite_path=suite, agent_path=agent, rubric_version="v1")
-        pipeline.probe(stores, again.id, cid, suite_path=suite, agent_path=agent)
-    pipeline.finish_run(stores, again.id)
+    for scenario_id, seed in usecases.plan_conversations(suite, [0]):
+        cid = usecases.simulate(stores, again.id, suite, agent, scenario_id, seed)
+        usecases.judge(stores, again.id, cid, suite_path=suite, agent_path=agent, rubric_version="v1")
+        usecases.probe(stores, again.id, cid, suite_path=suite, agent_path=agent)
+    usecases.finish_run(stores, again.id)
     return again.id
 
 
@@ -144,14 +144,14 @@ def test_html_report_opens_offline(runs: dict[str, str], tmp_path: Path) -> None
 
 
 def test_mixed_rubric_versions_stop_with_both_named(runs: dict[str, str]) -> None:
-    from polygon_core.adapters import pipeline
+    from polygon import usecases
     from polygon_core.models import Run
 
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("POLYGON_HOME", runs["home"])
-        stores = pipeline.open_stores()
+        stores = usecases.open_stores()
         v1 = stores.repo.get_run(runs["v1"])
-        pipeline.create_run(stores, v1.model_copy(update={"id": "run-rescored-v2", "rubric_version": "v2"}))
+        usecases.create_run(stores, v1.model_copy(update={"id": "run-rescored-v2", "rubric_version": "v2"}))
         code, _out, err = compare(runs["v1"], "run-rescored-v2")
     assert code == 2 and "Traceback" not in err
     assert "different rubric versions (v1 and v2)" in err

@@ -81,7 +81,7 @@ class InvalidThenSpeaks:
 @pytest.fixture
 def stored_run(polygon_home: Path, tmp_path: Path) -> tuple[str, Path, Path]:
     """A run made, judged under v1 and probed by the pipeline steps (no Prefect), with a manifest."""
-    from polygon_core.adapters import pipeline
+    from polygon import usecases
 
     suite = tmp_path / "suite"
     (suite / "scenarios").mkdir(parents=True)
@@ -89,24 +89,24 @@ def stored_run(polygon_home: Path, tmp_path: Path) -> tuple[str, Path, Path]:
     (suite / "scenarios" / "sloppy.yaml").write_text(SCENARIO, encoding="utf-8")
     agent = tmp_path / "agent.yaml"
     agent.write_text(AGENT, encoding="utf-8")
-    stores = pipeline.open_stores()
-    _config, _prompt, version = pipeline.agent_identity(str(agent), str(suite))
+    stores = usecases.open_stores()
+    _config, _prompt, version = usecases.agent_identity(str(agent), str(suite))
     run = Run(id="run-sloppy", suite="sloppy", agent_name="sloppy", agent_version=version,
               rubric_version="v1", seeds=[0, 1])
-    pipeline.create_run(stores, run, suite_path=str(suite), agent_path=str(agent))
-    for scenario_id, seed in pipeline.plan_conversations(str(suite), [0, 1]):
-        cid = pipeline.simulate(stores, run.id, str(suite), str(agent), scenario_id, seed)
-        pipeline.judge(stores, run.id, cid, suite_path=str(suite), agent_path=str(agent),
+    usecases.create_run(stores, run, suite_path=str(suite), agent_path=str(agent))
+    for scenario_id, seed in usecases.plan_conversations(str(suite), [0, 1]):
+        cid = usecases.simulate(stores, run.id, str(suite), str(agent), scenario_id, seed)
+        usecases.judge(stores, run.id, cid, suite_path=str(suite), agent_path=str(agent),
                        rubric_version="v1")
-        pipeline.probe(stores, run.id, cid, suite_path=str(suite), agent_path=str(agent))
-    pipeline.finish_run(stores, run.id)
+        usecases.probe(stores, run.id, cid, suite_path=str(suite), agent_path=str(agent))
+    usecases.finish_run(stores, run.id)
     return run.id, suite, agent
 
 
 def _judgments(run_id: str, version: str) -> list[str]:
-    from polygon_core.adapters import pipeline
+    from polygon import usecases
 
-    stores = pipeline.open_stores()
+    stores = usecases.open_stores()
     return [j.model_dump_json() for j in stores.repo.judgments(run_id, version)]
 
 
@@ -167,9 +167,9 @@ def test_rescore_with_repeats_and_errors(stored_run: tuple[str, Path, Path]) -> 
     run_id, _suite, _agent = stored_run
     r = runner.invoke(app, ["rescore", run_id, "--rubric", "v2", "--repeats", "3", "--json"])
     assert r.exit_code == 0, r.output
-    from polygon_core.adapters import pipeline
+    from polygon import usecases
 
-    stored = pipeline.open_stores().repo.judgments(run_id, "v2")
+    stored = usecases.open_stores().repo.judgments(run_id, "v2")
     assert [j.repeats for j in stored] == [3, 3]
     for args, message in [
         (["rescore", run_id, "--rubric", "v9"], "unknown rubric version 'v9'"),
@@ -196,11 +196,11 @@ def test_rescore_refuses_a_changed_agent(stored_run: tuple[str, Path, Path]) -> 
 
 def test_probe_adds_answers_with_wording_hashes_and_keeps_judgments(
         stored_run: tuple[str, Path, Path], tmp_path: Path) -> None:
-    from polygon_core.adapters import pipeline
+    from polygon import usecases
     from polygon_core.probes import load_probes
 
     run_id, _suite, _agent = stored_run
-    stores = pipeline.open_stores()
+    stores = usecases.open_stores()
     v1_before = _judgments(run_id, "v1")
     before = stores.repo.probe_answers(run_id)
     assert sorted({a.probe_id for a in before}) == [
@@ -227,8 +227,8 @@ def test_probe_adds_answers_with_wording_hashes_and_keeps_judgments(
 
 def test_probe_unknown_probe_is_recorded_unanswered(stored_run: tuple[str, Path, Path],
                                                     tmp_path: Path) -> None:
-    from polygon_core.adapters import pipeline
-    from polygon_core.adapters.pipeline._grade import probe_run
+    from polygon import usecases
+    from polygon.usecases._grade import probe_run
     from polygon_core.probes import conformance
 
     run_id, suite, _agent = stored_run
@@ -237,7 +237,7 @@ def test_probe_unknown_probe_is_recorded_unanswered(stored_run: tuple[str, Path,
     (suite / "scenarios" / "sloppy.yaml").write_text(text, encoding="utf-8")  # seen without a cache clear
     probes = tmp_path / "probes.yaml"
     probes.write_text(PROBES, encoding="utf-8")
-    stores = pipeline.open_stores()
+    stores = usecases.open_stores()
     result = probe_run(stores, run_id, probes_path=str(probes))
     assert result.added == 2
     answers = [a for a in stores.repo.probe_answers(run_id) if a.probe_id == "said_goodbye"]
@@ -267,11 +267,11 @@ class _FakeJudge:
 
 def test_rescore_with_a_model_judge_is_a_new_judge_beside_the_heuristic(
         stored_run: tuple[str, Path, Path]) -> None:
-    from polygon_core.adapters import pipeline
-    from polygon_core.adapters.pipeline._grade import rescore_run
+    from polygon import usecases
+    from polygon.usecases._grade import rescore_run
 
     run_id, _suite, _agent = stored_run
-    stores = pipeline.open_stores()
+    stores = usecases.open_stores()
     v1_before = _judgments(run_id, "v1")
     fake = _FakeJudge()
     result = rescore_run(stores, run_id, rubric_version="v1", judge_model="fake:judge", model=fake)
@@ -311,7 +311,7 @@ def test_run_refuses_a_bad_probe_file_before_running(polygon_home: Path, tmp_pat
 @pytest.mark.prefect
 @pytest.mark.usefixtures("prefect_harness")
 def test_run_with_a_probe_file(polygon_home: Path, tmp_path: Path) -> None:
-    from polygon_core.adapters import pipeline
+    from polygon import usecases
     from polygon_core.probes import load_probes
 
     suite, agent, probes = _suite_files(tmp_path)
@@ -319,7 +319,7 @@ def test_run_with_a_probe_file(polygon_home: Path, tmp_path: Path) -> None:
                                  "--probes", str(probes), "--json"])
     assert result.exit_code == 0, result.output
     (run,) = json.loads(result.stdout)["runs"]
-    answers = pipeline.open_stores().repo.probe_answers(run["run_id"])
+    answers = usecases.open_stores().repo.probe_answers(run["run_id"])
     hashes = {p.id: p.wording_hash for p in load_probes(probes)}
     assert [(a.probe_id, a.wording_hash, a.answer) for a in answers] == [
         ("made_unkeepable_promise", hashes["made_unkeepable_promise"], "no"),
@@ -355,20 +355,20 @@ def test_rescore_with_a_model_judge_through_the_openai_sdk(
 def test_a_scorecard_shows_one_judge_never_a_mix(stored_run: tuple[str, Path, Path],
                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     """Judged offline, then partly re-judged by a model under the same rubric: each card is one judge's."""
-    from polygon_core.adapters import pipeline
-    from polygon_core.adapters.pipeline._grade import rescore_run
+    from polygon import usecases
+    from polygon.usecases._grade import rescore_run
     from tests.fakes.llm_server import FakeLLMServer
 
     run_id, _suite, _agent = stored_run
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
-    stores = pipeline.open_stores()
+    stores = usecases.open_stores()
     with FakeLLMServer() as srv:
         srv.behaviour.fault_for = {0: "400"}.get  # the first conversation's judge call fails at once
         judge = f"openai:gpt-4o-mini@{srv.openai_url}"
         result = rescore_run(stores, run_id, rubric_version="v1", judge_model=judge)
     assert (result.added, len(result.failed)) == (1, 1)
-    own = pipeline.scorecard(stores, run_id)
-    by_model = pipeline.scorecard(stores, run_id, judge=judge)
+    own = usecases.scorecard(stores, run_id)
+    by_model = usecases.scorecard(stores, run_id, judge=judge)
     assert (own.judge_model, by_model.judge_model) == ("offline-heuristic", judge)
     # The model's card has one judged conversation; the failed one is unjudged, not filled in by
     # the heuristic judge's verdict.

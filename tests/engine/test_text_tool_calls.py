@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from polygon_core.adapters import pipeline
+from polygon import usecases
 from polygon_core.adapters.agents._text_tools import parse_text_reply
 from polygon_core.checks import Checks, run_checks
 from polygon_core.demo import demo_dir
@@ -31,16 +31,16 @@ def _agent(tmp_path: Path, url: str, mode: str | None) -> Path:
     return path
 
 
-def _billing(stores: pipeline.Stores, run_id: str) -> Conversation:
+def _billing(stores: usecases.Stores, run_id: str) -> Conversation:
     rec = next(r for r in stores.repo.list_conversations(run_id) if r.scenario_id == "billing-dispute-v3")
-    return pipeline.load_conversation(stores, run_id, rec.conversation_id)
+    return usecases.load_conversation(stores, run_id, rec.conversation_id)
 
 
 def _calls(conv: Conversation) -> list[tuple[str, bool]]:
     return [(c.name, c.valid) for t in conv.turns for c in t.tool_calls]
 
 
-def _run(tmp_path: Path, texts: list[str], mode: str | None) -> tuple[pipeline.Stores, Conversation, FakeLLMServer]:
+def _run(tmp_path: Path, texts: list[str], mode: str | None) -> tuple[usecases.Stores, Conversation, FakeLLMServer]:
     with FakeLLMServer() as server:
         server.behaviour.text_tool_calls = texts
         name = f"openai:qwen@{server.openai_url}"

@@ -51,10 +51,10 @@ def test_same_seeds_give_byte_identical_transcripts(polygon_home: Path) -> None:
 
 
 def test_v2_breaks_identity_assertion_with_turn(polygon_home: Path) -> None:
-    from polygon_core.adapters import pipeline
+    from polygon import usecases
 
     v1, v2 = _run("--seeds", "1")["runs"]
-    stores = pipeline.open_stores()
+    stores = usecases.open_stores()
     def assertion(run_id: str) -> dict[str, object]:
         rec = next(r for r in stores.repo.list_conversations(run_id) if r.scenario_id == "billing-dispute-v3")
         return {a.name: (a.status, a.turn) for a in rec.assertions}

@@ -56,20 +56,20 @@ def _operations() -> list[str]:
 @pytest.fixture(scope="module")
 def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A POLYGON_HOME with two complete demo runs, made with the pipeline directly (no Prefect)."""
-    from polygon_core.adapters import pipeline
+    from polygon import usecases
 
     home = tmp_path_factory.mktemp("schemathesis") / ".polygon"
-    stores = pipeline.open_stores(load_settings(home=home))
+    stores = usecases.open_stores(load_settings(home=home))
     suite = str(demo_dir() / "suite")
     for run_id, agent_file in (("st-v1", "agent_v1.yaml"), ("st-v2", "agent_v2.yaml")):
         agent = str(demo_dir() / "agents" / agent_file)
-        run = pipeline.new_run(agent, suite, seeds=[0], run_id=run_id)
-        pipeline.create_run(stores, run, suite_path=suite, agent_path=agent)
-        for scenario_id, seed in pipeline.plan_conversations(suite, [0]):
-            cid = pipeline.simulate(stores, run.id, suite, agent, scenario_id, seed)
-            pipeline.judge(stores, run.id, cid, suite_path=suite, agent_path=agent, rubric_version="v1")
-            pipeline.probe(stores, run.id, cid, suite_path=suite, agent_path=agent)
-        pipeline.finish_run(stores, run.id)
+        run = usecases.new_run(agent, suite, seeds=[0], run_id=run_id)
+        usecases.create_run(stores, run, suite_path=suite, agent_path=agent)
+        for scenario_id, seed in usecases.plan_conversations(suite, [0]):
+            cid = usecases.simulate(stores, run.id, suite, agent, scenario_id, seed)
+            usecases.judge(stores, run.id, cid, suite_path=suite, agent_path=agent, rubric_version="v1")
+            usecases.probe(stores, run.id, cid, suite_path=suite, agent_path=agent)
+        usecases.finish_run(stores, run.id)
     return home
 
 
@@ -125,11 +125,11 @@ def _real(operation: str) -> bool:
 def test_real_runs_with_generated_parameters(schemas: dict[str, Any], home: Path, mode: str,
                                              operation: str) -> None:
     """The same checks on stored runs and conversations (random ids mostly meet a 404 first)."""
-    from polygon_core.adapters import pipeline
+    from polygon import usecases
 
     method, path = operation.split(" ", 1)
     which, headers = MODES[mode]
-    stores = pipeline.open_stores(load_settings(home=home))
+    stores = usecases.open_stores(load_settings(home=home))
     conversation = sorted(stores.repo.conversation_ids("st-v2"))[0]
     api_operation = schemas[which][path][method]
 

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from polygon_core.adapters import pipeline
+from polygon import usecases
 
 
 @pytest.fixture
-def stores(polygon_home: Path) -> Iterator[pipeline.Stores]:
+def stores(polygon_home: Path) -> Iterator[usecases.Stores]:
     """SQLite and local artifacts under the test's POLYGON_HOME."""
-    opened = pipeline.open_stores()
+    opened = usecases.open_stores()
     yield opened
     opened.repo.close()

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from polygon import usecases
 from polygon.cli import app
-from polygon_core.adapters import pipeline
 from polygon_core.imports import sample_path
 
 pytestmark = [pytest.mark.prefect, pytest.mark.usefixtures("prefect_harness")]
@@ -28,7 +28,7 @@ def test_grade_calls_imports_a_folder_and_grades_the_window(polygon_home: Path, 
     assert out["import"] == {"read": 4, "imported": 4, "duplicates": 0, "rejected": 0, "errors": []}
     (card,) = out["runs"]
     assert card["conversations"] == 3  # the May 9 Vapi call is outside the window
-    stores = pipeline.open_stores()
+    stores = usecases.open_stores()
     run = stores.repo.get_run(card["run_id"], exact=True)
     assert run is not None and (run.source, run.status) == ("production", "complete")
     again = json.loads(CliRunner().invoke(app, ["grade-calls", str(folder), "--since", "2024-05-06",
@@ -70,7 +70,7 @@ def test_grade_calls_by_model_through_batches(polygon_home: Path, tmp_path: Path
     assert result.exit_code == 0, result.output
     (card,) = json.loads(result.stdout)["runs"]
     assert [len(b["items"]) for b in batches] == [3, 3] and live == []  # nothing went live
-    stores = pipeline.open_stores()
+    stores = usecases.open_stores()
     judgments = stores.repo.judgments(card["run_id"])
     assert len(judgments) == 3 and {j.judge_model for j in judgments} == {judge}
     assert all(set(j.not_applicable) == set(NOT_APPLICABLE_CRITERIA) for j in judgments)

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from polygon import usecases
 from polygon.cli import app
-from polygon_core.adapters import pipeline
 from polygon_core.adapters.storage import ImportLedger
 from polygon_core.imports import (
     FORMATS,
@@ -36,14 +36,14 @@ def _items(text: str, fmt: str, name: str = "x.jsonl", **kw: object) -> list[obj
 
 
 @pytest.mark.parametrize("fmt", sorted(FORMATS))
-def test_each_format_imports_its_sample(fmt: str, stores: pipeline.Stores) -> None:
+def test_each_format_imports_its_sample(fmt: str, stores: usecases.Stores) -> None:
     path = str(sample_path(fmt))
-    summary = pipeline.import_calls(stores, [path], fmt, source="s")
+    summary = usecases.import_calls(stores, [path], fmt, source="s")
     assert summary.model_dump() == {"read": 2, "imported": 2, "duplicates": 0, "rejected": 0,
                                     "errors": []}
     records = ImportLedger(stores.repo.engine).select("s")
     assert sorted(r.external_id for r in records) == SAMPLE_IDS[fmt]
-    again = pipeline.import_calls(stores, [path], fmt, source="s")
+    again = usecases.import_calls(stores, [path], fmt, source="s")
     assert again.model_dump() == {"read": 2, "imported": 0, "duplicates": 2, "rejected": 0,
                                   "errors": []}
     assert ImportLedger(stores.repo.engine).count() == 2
@@ -87,10 +87,10 @@ BAD_FILE = "\n".join([
 
 
 def test_bad_file_keeps_every_good_conversation_and_reports_each_problem(
-        stores: pipeline.Stores, tmp_path: Path) -> None:
+        stores: usecases.Stores, tmp_path: Path) -> None:
     path = tmp_path / "calls.jsonl"
     path.write_text(BAD_FILE, encoding="utf-8")
-    summary = pipeline.import_calls(stores, [str(path)], "polygon", source="s")
+    summary = usecases.import_calls(stores, [str(path)], "polygon", source="s")
     assert (summary.read, summary.imported, summary.duplicates, summary.rejected) == (6, 2, 1, 3)
     assert summary.errors == [
         f"{path}:2: not valid JSON (Unterminated string starting at: column 49); truncated line?",
@@ -99,16 +99,16 @@ def test_bad_file_keeps_every_good_conversation_and_reports_each_problem(
         f"{path}:6 (conversation 'g1'): duplicate conversation: already read at {path}:1",
     ]
     assert sorted(r.external_id for r in ImportLedger(stores.repo.engine).select("s")) == ["g1", "g2"]
-    again = pipeline.import_calls(stores, [str(path)], "polygon", source="s")
+    again = usecases.import_calls(stores, [str(path)], "polygon", source="s")
     assert (again.read, again.imported, again.duplicates, again.rejected) == (6, 0, 3, 3)
     assert ImportLedger(stores.repo.engine).count() == 2
 
 
-def test_duplicate_across_batches_of_one_import_is_reported(stores: pipeline.Stores,
+def test_duplicate_across_batches_of_one_import_is_reported(stores: usecases.Stores,
                                                             tmp_path: Path) -> None:
     path = tmp_path / "c.jsonl"
     path.write_text("\n".join([GOOD % 1, GOOD % 2, GOOD % 1]) + "\n", encoding="utf-8")
-    summary = pipeline.import_file(stores, str(path), "polygon", source="s", batch_size=1)
+    summary = usecases.import_file(stores, str(path), "polygon", source="s", batch_size=1)
     assert (summary.imported, summary.duplicates) == (2, 1)
     assert summary.errors == [
         f"{path}:3 (conversation 'g1'): duplicate conversation: already read at {path}:1"]

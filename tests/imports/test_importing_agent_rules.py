@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from polygon_core.adapters import pipeline
+from polygon import usecases
 from polygon_core.demo import demo_dir
 
 SUITE = str(demo_dir() / "suite")
@@ -21,11 +21,11 @@ CALL = {"id": "call-9", "started_at": "2024-05-06T09:14:03Z", "end_reason": "cal
     {"speaker": "caller", "text": "Thank you."}]}
 
 
-def _import(tmp_path: Path, **files: str | None) -> pipeline.Stores:
+def _import(tmp_path: Path, **files: str | None) -> usecases.Stores:
     calls = tmp_path / "calls.jsonl"
     calls.write_text(json.dumps(CALL) + "\n", encoding="utf-8")
-    stores = pipeline.open_stores()
-    summary = pipeline.import_calls(stores, [str(calls)], "polygon", source="prod", **files)
+    stores = usecases.open_stores()
+    summary = usecases.import_calls(stores, [str(calls)], "polygon", source="prod", **files)
     assert summary.imported == 1
     return stores
 
@@ -33,9 +33,9 @@ def _import(tmp_path: Path, **files: str | None) -> pipeline.Stores:
 def test_an_imported_call_is_graded_with_its_agents_phrases_and_tool_schemas(polygon_home: Path,
                                                                              tmp_path: Path) -> None:
     stores = _import(tmp_path, agent_path=V1, suite_path=SUITE)
-    (run,) = pipeline.grade_production(stores, "prod", rubric_version="v2")  # no agent given again
+    (run,) = usecases.grade_production(stores, "prod", rubric_version="v2")  # no agent given again
     (conv_id,) = stores.repo.conversation_ids(run.id)
-    (call,) = pipeline.load_conversation(stores, run.id, conv_id).tool_calls
+    (call,) = usecases.load_conversation(stores, run.id, conv_id).tool_calls
     assert (call.valid, call.validation_error) == (False, "$: 'postcode' is a required property")
     (judgment,) = stores.repo.judgments(run.id)
     assert [g.gate for g in judgment.gates] == ["forbidden_phrase", "invalid_tool_call"]
@@ -44,9 +44,9 @@ def test_an_imported_call_is_graded_with_its_agents_phrases_and_tool_schemas(pol
 
 def test_without_the_agent_nothing_is_assumed(polygon_home: Path, tmp_path: Path) -> None:
     stores = _import(tmp_path)
-    (run,) = pipeline.grade_production(stores, "prod", rubric_version="v2")
+    (run,) = usecases.grade_production(stores, "prod", rubric_version="v2")
     (conv_id,) = stores.repo.conversation_ids(run.id)
-    (call,) = pipeline.load_conversation(stores, run.id, conv_id).tool_calls
+    (call,) = usecases.load_conversation(stores, run.id, conv_id).tool_calls
     assert call.valid  # no tool library to check it against
     (judgment,) = stores.repo.judgments(run.id)
     assert judgment.gates == []
@@ -59,6 +59,6 @@ def test_an_agent_file_edited_since_the_import_is_not_used(polygon_home: Path, t
                                             encoding="utf-8")
     stores = _import(tmp_path, agent_path=str(agent))
     agent.write_text(agent.read_text(encoding="utf-8").replace("[guaranteed]", "[never]"), encoding="utf-8")
-    (run,) = pipeline.grade_production(stores, "prod", rubric_version="v2")
+    (run,) = usecases.grade_production(stores, "prod", rubric_version="v2")
     (judgment,) = stores.repo.judgments(run.id)
     assert judgment.gates == []  # the edited agent is another version: its phrases do not apply

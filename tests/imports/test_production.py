@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from polygon_core.adapters import pipeline
+from polygon import usecases
 from polygon_core.demo import demo_dir
 from polygon_core.imports import (
     NOT_APPLICABLE_CHECKS,
@@ -42,26 +42,26 @@ def test_aggregate_not_applicable_is_renormalised_not_partial() -> None:
 
 
 def test_window_bounds() -> None:
-    assert pipeline.parse_window("2024-05-06", "2024-05-12") == (
+    assert usecases.parse_window("2024-05-06", "2024-05-12") == (
         "2024-05-06T00:00:00.000000Z", "2024-05-13T00:00:00.000000Z")
-    assert pipeline.parse_window(None, "2024-05-06T12:30:00Z") == (None, "2024-05-06T12:30:00.000000Z")
+    assert usecases.parse_window(None, "2024-05-06T12:30:00Z") == (None, "2024-05-06T12:30:00.000000Z")
     with pytest.raises(ValueError, match="empty date window"):
-        pipeline.parse_window("2024-05-07", "2024-05-06")
+        usecases.parse_window("2024-05-07", "2024-05-06")
     with pytest.raises(ValueError, match="not a date"):
-        pipeline.parse_window("last week", None)
+        usecases.parse_window("last week", None)
 
 
-def test_graded_production_run(stores: pipeline.Stores) -> None:
-    pipeline.import_calls(stores, [str(sample_path("polygon"))], "polygon", source="prod",
+def test_graded_production_run(stores: usecases.Stores) -> None:
+    usecases.import_calls(stores, [str(sample_path("polygon"))], "polygon", source="prod",
                           agent_path=V1, suite_path=SUITE)
-    pipeline.import_calls(stores, [str(sample_path("vapi"))], "vapi", source="prod",
+    usecases.import_calls(stores, [str(sample_path("vapi"))], "vapi", source="prod",
                           agent_path=V1, suite_path=SUITE)
     # The window holds call-0001 (May 6), call-0002 (May 7) and the first Vapi call (May 6).
-    (run,) = pipeline.grade_production(stores, "prod", "2024-05-06", "2024-05-07", agent_path=V1)
-    _config, _prompt, version = pipeline.agent_identity(V1, SUITE)
+    (run,) = usecases.grade_production(stores, "prod", "2024-05-06", "2024-05-07", agent_path=V1)
+    _config, _prompt, version = usecases.agent_identity(V1, SUITE)
     assert (run.source, run.agent_name, run.agent_version, run.suite, run.status) == (
         "production", "northwind-billing", version, "production:prod", "complete")
-    info = pipeline.production_run_info(stores, run.id)
+    info = usecases.production_run_info(stores, run.id)
     assert info is not None
     assert (info.source, info.since, info.until, info.first_call, info.last_call, info.conversations) == (
         "prod", "2024-05-06T00:00:00.000000Z", "2024-05-08T00:00:00.000000Z",
@@ -100,15 +100,15 @@ def test_graded_production_run(stores: pipeline.Stores) -> None:
             assert a.answer == "na"
             assert a.evidence == f"not applicable to a production call: {NOT_APPLICABLE_PROBES[a.probe_id]}"
     # Grading the same window again resumes the same run and adds nothing.
-    (again,) = pipeline.grade_production(stores, "prod", "2024-05-06", "2024-05-07", agent_path=V1)
+    (again,) = usecases.grade_production(stores, "prod", "2024-05-06", "2024-05-07", agent_path=V1)
     assert again.id == run.id
     assert len(stores.repo.list_conversations(run.id)) == 3
     assert len(stores.repo.judgments(run.id)) == 3
 
 
-def test_composite_leaves_the_not_applicable_criteria_out(stores: pipeline.Stores) -> None:
-    pipeline.import_calls(stores, [str(sample_path("csv"))], "csv", source="c")
-    (run,) = pipeline.grade_production(stores, "c")
+def test_composite_leaves_the_not_applicable_criteria_out(stores: usecases.Stores) -> None:
+    usecases.import_calls(stores, [str(sample_path("csv"))], "csv", source="c")
+    (run,) = usecases.grade_production(stores, "c")
     assert (run.agent_name, run.agent_version) == ("unknown", "unknown")
     weights = get_rubric("v1").weights
     for j in stores.repo.judgments(run.id):
@@ -120,20 +120,20 @@ def test_composite_leaves_the_not_applicable_criteria_out(stores: pipeline.Store
         assert set(scored) == set(weights) - set(j.not_applicable)
 
 
-def test_production_and_synthetic_runs_in_one_comparison(stores: pipeline.Stores) -> None:
-    _config, _prompt, version = pipeline.agent_identity(V1, SUITE)
+def test_production_and_synthetic_runs_in_one_comparison(stores: usecases.Stores) -> None:
+    _config, _prompt, version = usecases.agent_identity(V1, SUITE)
     synthetic = Run(id="synthetic-v1", suite="northwind", agent_name="northwind-billing",
                     agent_version=version, rubric_version="v1", seeds=[0])
-    pipeline.create_run(stores, synthetic)
-    for sid, seed in pipeline.plan_conversations(SUITE, [0]):
-        cid = pipeline.simulate(stores, synthetic.id, SUITE, V1, sid, seed)
-        pipeline.judge(stores, synthetic.id, cid, suite_path=SUITE, agent_path=V1, rubric_version="v1")
-        pipeline.probe(stores, synthetic.id, cid, suite_path=SUITE, agent_path=V1)
-    pipeline.finish_run(stores, synthetic.id)
-    pipeline.import_calls(stores, [str(sample_path("polygon"))], "polygon", source="prod",
+    usecases.create_run(stores, synthetic)
+    for sid, seed in usecases.plan_conversations(SUITE, [0]):
+        cid = usecases.simulate(stores, synthetic.id, SUITE, V1, sid, seed)
+        usecases.judge(stores, synthetic.id, cid, suite_path=SUITE, agent_path=V1, rubric_version="v1")
+        usecases.probe(stores, synthetic.id, cid, suite_path=SUITE, agent_path=V1)
+    usecases.finish_run(stores, synthetic.id)
+    usecases.import_calls(stores, [str(sample_path("polygon"))], "polygon", source="prod",
                           agent_path=V1, suite_path=SUITE)
-    (production,) = pipeline.grade_production(stores, "prod", agent_path=V1)
-    comparison = pipeline.compare_runs(stores, [synthetic.id, production.id])
+    (production,) = usecases.grade_production(stores, "prod", agent_path=V1)
+    comparison = usecases.compare_runs(stores, [synthetic.id, production.id])
     assert [c.run_id for c in comparison.cards] == [synthetic.id, production.id]
     assert [c.agent_version for c in comparison.cards] == [version, version]
     assert comparison.cards[1].conversations == 2
@@ -142,7 +142,7 @@ def test_production_and_synthetic_runs_in_one_comparison(stores: pipeline.Stores
     assert comparison.cards[1].criteria["goal_completion"] == 2.0
     # The shared scenario tag puts the production call in the synthetic scenario's matrix row.
     rows = {r.scenario_id: r for r in comparison.matrix}
-    assert set(rows) == {*(s for s, _ in pipeline.plan_conversations(SUITE, [0])), "production"}
+    assert set(rows) == {*(s for s, _ in usecases.plan_conversations(SUITE, [0])), "production"}
     assert rows["billing-dispute-v3"].incomparable is False
     assert rows["production"].incomparable is True
 
@@ -154,7 +154,7 @@ def test_docs_list_every_not_applicable_item_with_its_reason() -> None:
             assert f"| `{name}` | {why} |" in text
 
 
-def test_s3_source_is_listed_and_imported(stores: pipeline.Stores, s3_endpoint: str,
+def test_s3_source_is_listed_and_imported(stores: usecases.Stores, s3_endpoint: str,
                                           monkeypatch: pytest.MonkeyPatch) -> None:
     import boto3
 
@@ -163,11 +163,11 @@ def test_s3_source_is_listed_and_imported(stores: pipeline.Stores, s3_endpoint: 
     for name in ("vapi_calls.json", "retell_calls.json"):
         client.put_object(Bucket="calls", Key=f"week/{name}", Body=sample_path(name.split("_")[0]).read_bytes())
     monkeypatch.setenv("POLYGON_S3_ENDPOINT_URL", s3_endpoint)
-    opened = pipeline.open_stores()
+    opened = usecases.open_stores()
     try:
-        files = pipeline.list_source_files("s3://calls/week/", s3_endpoint)
+        files = usecases.list_source_files("s3://calls/week/", s3_endpoint)
         assert files == ["s3://calls/week/retell_calls.json", "s3://calls/week/vapi_calls.json"]
-        summary = pipeline.import_calls(opened, files, None, source="s3")
+        summary = usecases.import_calls(opened, files, None, source="s3")
         assert (summary.read, summary.imported) == (4, 4)
     finally:
         opened.repo.close()
@@ -180,18 +180,18 @@ def test_import_and_grade_on_postgres(polygon_home: Path, postgres_url: str,
 
     Repository(postgres_url).upgrade()
     monkeypatch.setenv("POLYGON_DATABASE_URL", postgres_url)
-    opened = pipeline.open_stores()
+    opened = usecases.open_stores()
     try:
         path = tmp_path / "c.jsonl"
         lines = [json.dumps({"id": f"p{i}", "started_at": "2024-05-06T10:00:00Z", "turns": [
             {"speaker": "caller", "text": "hi"}, {"speaker": "agent", "text": "hello"}]})
             for i in range(3)]
         path.write_text("\n".join([*lines, lines[0]]) + "\n", encoding="utf-8")
-        summary = pipeline.import_calls(opened, [str(path)], "polygon", source="pg")
+        summary = usecases.import_calls(opened, [str(path)], "polygon", source="pg")
         assert (summary.imported, summary.duplicates) == (3, 1)
-        again = pipeline.import_calls(opened, [str(path)], "polygon", source="pg")
+        again = usecases.import_calls(opened, [str(path)], "polygon", source="pg")
         assert (again.imported, again.duplicates) == (0, 4)
-        (run,) = pipeline.grade_production(opened, "pg", "2024-05-06", "2024-05-06")
+        (run,) = usecases.grade_production(opened, "pg", "2024-05-06", "2024-05-06")
         assert len(opened.repo.judgments(run.id)) == 3
     finally:
         opened.repo.close()

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from polygon_core.adapters import pipeline
+from polygon import usecases
 from polygon_core.checks import Checks
 from polygon_core.judging import judge_offline
 from polygon_core.models import Conversation
@@ -60,10 +60,10 @@ def _all_bytes(folder: Path) -> dict[str, bytes]:
     return {str(p): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
 
 
-def _import_and_grade(stores: pipeline.Stores, tmp_path: Path) -> list[Conversation]:
+def _import_and_grade(stores: usecases.Stores, tmp_path: Path) -> list[Conversation]:
     path = tmp_path / "pii.jsonl"
     path.write_text(json.dumps(PII_CALL) + "\n", encoding="utf-8")
-    summary = pipeline.import_calls(stores, [str(path)], "polygon", source="prod")
+    summary = usecases.import_calls(stores, [str(path)], "polygon", source="prod")
     assert (summary.imported, summary.rejected) == (1, 0)
     seen: list[Conversation] = []
 
@@ -71,13 +71,13 @@ def _import_and_grade(stores: pipeline.Stores, tmp_path: Path) -> list[Conversat
         seen.append(conv)
         return judge_offline(conv, checks, None)
 
-    (run,) = pipeline.grade_production(stores, "prod", "2024-05-06", "2024-05-06",
+    (run,) = usecases.grade_production(stores, "prod", "2024-05-06", "2024-05-06",
                                        judge_fn=recording_judge)
     assert run.source == "production"
     return seen
 
 
-def test_stored_and_judged_with_placeholders_only(stores: pipeline.Stores, polygon_home: Path,
+def test_stored_and_judged_with_placeholders_only(stores: usecases.Stores, polygon_home: Path,
                                                   tmp_path: Path) -> None:
     seen = _import_and_grade(stores, tmp_path)
     stores.repo.close()  # flush SQLite's WAL into the database file before reading its bytes
@@ -106,11 +106,11 @@ def test_stored_and_judged_with_placeholders_only(stores: pipeline.Stores, polyg
 def test_keeping_originals_needs_the_setting(polygon_home: Path, tmp_path: Path,
                                             monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("POLYGON_REDACT_KEEP_ORIGINALS", "true")
-    opened = pipeline.open_stores()
+    opened = usecases.open_stores()
     try:
         path = tmp_path / "pii.jsonl"
         path.write_text(json.dumps(PII_CALL) + "\n", encoding="utf-8")
-        pipeline.import_calls(opened, [str(path)], "polygon", source="prod")
+        usecases.import_calls(opened, [str(path)], "polygon", source="prod")
     finally:
         opened.repo.close()
     (original,) = (polygon_home / "artifacts" / "imports").glob("*/originals/*.jsonl")
@@ -122,13 +122,13 @@ def test_keeping_originals_needs_the_setting(polygon_home: Path, tmp_path: Path,
 def test_custom_patterns_from_settings(polygon_home: Path, tmp_path: Path,
                                        monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("POLYGON_REDACT_PATTERNS", json.dumps({"ACCOUNT": r"\bA-\d{4}\b"}))
-    opened = pipeline.open_stores()
+    opened = usecases.open_stores()
     try:
         path = tmp_path / "a.jsonl"
         call = {"id": "a", "turns": [{"speaker": "caller", "text": "account A-1042"}]}
         path.write_text(json.dumps(call) + "\n", encoding="utf-8")
-        pipeline.import_calls(opened, [str(path)], "polygon", source="prod")
-        assert pipeline.production_run_info(opened, "none") is None
+        usecases.import_calls(opened, [str(path)], "polygon", source="prod")
+        assert usecases.production_run_info(opened, "none") is None
     finally:
         opened.repo.close()
     (stored,) = (polygon_home / "artifacts" / "imports").glob("*/conversations/*.jsonl")
@@ -142,13 +142,13 @@ def test_a_model_judge_and_probe_answerer_receive_placeholders_only(
     from tests.fakes.llm_server import FakeLLMServer
 
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
-    stores = pipeline.open_stores()
+    stores = usecases.open_stores()
     path = tmp_path / "pii.jsonl"
     path.write_text(json.dumps(PII_CALL) + "\n", encoding="utf-8")
-    pipeline.import_calls(stores, [str(path)], "polygon", source="prod")
+    usecases.import_calls(stores, [str(path)], "polygon", source="prod")
     with FakeLLMServer() as server:
         name = f"openai:gpt-4o-mini@{server.openai_url}"
-        (run,) = pipeline.grade_production(stores, "prod", "2024-05-06", "2024-05-06",
+        (run,) = usecases.grade_production(stores, "prod", "2024-05-06", "2024-05-06",
                                            judge_model=name, probe_model=name)
         bodies = [json.dumps(b) for b in server.behaviour.seen]
     assert run.models["judge"] == run.models["probe"] == name

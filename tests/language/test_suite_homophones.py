@@ -61,16 +61,16 @@ def test_a_bad_groups_file_names_itself(tmp_path: Path, text: str, message: str)
 
 
 def test_simulate_and_replay_use_the_suites_groups(polygon_home: Path, tmp_path: Path) -> None:
-    from polygon_core.adapters import pipeline
+    from polygon import usecases
     from polygon_core.models import Run
 
     root = _suite(tmp_path, "groups:\n  - [bill, pill]\n  - [charge, large]\n")
     agent = str(demo_dir() / "agents" / "agent_v1.yaml")
-    stores = pipeline.open_stores()
-    _c, _p, version = pipeline.agent_identity(agent, str(root))
+    stores = usecases.open_stores()
+    _c, _p, version = usecases.agent_identity(agent, str(root))
     run = Run(id="sounds", suite="s", agent_name="n", agent_version=version, rubric_version="v1", seeds=[0])
-    pipeline.create_run(stores, run, suite_path=str(root), agent_path=agent)
-    cid = pipeline.simulate(stores, run.id, str(root), agent, "roaming-charge-explained", 0)
-    heard = [t.heard or "" for t in pipeline.load_conversation(stores, run.id, cid).turns if t.speaker == "caller"]
+    usecases.create_run(stores, run, suite_path=str(root), agent_path=agent)
+    cid = usecases.simulate(stores, run.id, str(root), agent, "roaming-charge-explained", 0)
+    heard = [t.heard or "" for t in usecases.load_conversation(stores, run.id, cid).turns if t.speaker == "caller"]
     assert any("pill" in h or "large" in h for h in heard), heard
-    assert pipeline.replay_conversation(stores, run.id, cid).differences == []
+    assert usecases.replay_conversation(stores, run.id, cid).differences == []

@@ -138,17 +138,17 @@ def _seed_previous_version(settings: Any) -> str:
     """A complete run of agent v1 (the version before the commit), made with the pipeline directly."""
     from polygon.tasks import new_version_run_task
 
-    from polygon_core.adapters import pipeline
+    from polygon import usecases
 
-    stores = pipeline.open_stores(settings)
+    stores = usecases.open_stores(settings)
     suite, agent = str(REPO / SUITE), str(REPO / AGENT_V1)
     run = new_version_run_task.fn("it-v1", suite, agent, [0], None)
-    pipeline.create_run(stores, run, suite_path=suite, agent_path=agent)
-    for scenario_id, seed in pipeline.plan_conversations(suite, [0]):
-        cid = pipeline.simulate(stores, run.id, suite, agent, scenario_id, seed)
-        pipeline.judge(stores, run.id, cid, suite_path=suite, agent_path=agent, rubric_version="v1")
-        pipeline.probe(stores, run.id, cid, suite_path=suite, agent_path=agent)
-    pipeline.finish_run(stores, run.id)
+    usecases.create_run(stores, run, suite_path=suite, agent_path=agent)
+    for scenario_id, seed in usecases.plan_conversations(suite, [0]):
+        cid = usecases.simulate(stores, run.id, suite, agent, scenario_id, seed)
+        usecases.judge(stores, run.id, cid, suite_path=suite, agent_path=agent, rubric_version="v1")
+        usecases.probe(stores, run.id, cid, suite_path=suite, agent_path=agent)
+    usecases.finish_run(stores, run.id)
     return run.id
 
 
@@ -167,8 +167,8 @@ def test_prompt_commit_webhook_reevaluates_on_a_worker(tmp_path: Path, monkeypat
     )
     from prefect.settings import PREFECT_API_URL, temporary_settings
 
+    from polygon import usecases
     from polygon_core._hashing import content_hash
-    from polygon_core.adapters import pipeline
     from polygon_core.adapters.settings import load_settings
     from polygon_core.adapters.storage import Repository
     from polygon_core.files import load_agent
@@ -271,7 +271,7 @@ def test_prompt_commit_webhook_reevaluates_on_a_worker(tmp_path: Path, monkeypat
             assert "polygon" in top.tags and "reevaluation" in top.tags
 
             # Results in Postgres, report in S3.
-            stores = pipeline.open_stores(settings)
+            stores = usecases.open_stores(settings)
             new_runs = [r for r in stores.repo.list_runs(limit=None) if r.id.startswith("reeval-")]
             assert len(new_runs) == 1
             run = new_runs[0]

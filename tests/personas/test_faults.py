@@ -81,23 +81,23 @@ def test_spelled_out_digits_compare_as_digits_and_made_up_unknowns_are_contradic
 
 @pytest.mark.usefixtures("polygon_home")
 def test_flagged_conversations_are_excluded_from_the_pass_rate(monkeypatch: pytest.MonkeyPatch) -> None:
-    from polygon_core.adapters import pipeline
-    from polygon_core.adapters.pipeline import _simulate
+    from polygon import usecases
+    from polygon.usecases import _simulate
 
     monkeypatch.setattr(_simulate, "OfflineCaller", PlantedCaller)
     suite_path = str((demo_dir() / "suite").resolve())
     agent_path = str((demo_dir() / "agents" / "agent_v1.yaml").resolve())
-    stores = pipeline.open_stores()
-    config, _prompt, version = pipeline.agent_identity(agent_path, suite_path)
+    stores = usecases.open_stores()
+    config, _prompt, version = usecases.agent_identity(agent_path, suite_path)
     run = Run(id="planted-faults", suite="northwind-demo", agent_name=config.name, agent_version=version,
               rubric_version="v1", seeds=[0], models={"agent": "callable", "caller": "offline",
                                                       "judge": "offline-heuristic", "probe": "offline-heuristic"})
-    pipeline.create_run(stores, run, suite_path=suite_path, agent_path=agent_path)
-    for sid, seed in pipeline.plan_conversations(suite_path, [0]):
-        cid = pipeline.simulate(stores, run.id, suite_path, agent_path, sid, seed)
-        pipeline.judge(stores, run.id, cid, suite_path=suite_path, agent_path=agent_path, rubric_version="v1")
-    card = pipeline.finish_run(stores, run.id)
-    ends = {r.scenario_id: r.end_reason for r in pipeline.result_rows(stores, run.id)}
+    usecases.create_run(stores, run, suite_path=suite_path, agent_path=agent_path)
+    for sid, seed in usecases.plan_conversations(suite_path, [0]):
+        cid = usecases.simulate(stores, run.id, suite_path, agent_path, sid, seed)
+        usecases.judge(stores, run.id, cid, suite_path=suite_path, agent_path=agent_path, rubric_version="v1")
+    card = usecases.finish_run(stores, run.id)
+    ends = {r.scenario_id: r.end_reason for r in usecases.result_rows(stores, run.id)}
     assert ends == {"billing-dispute-v3": "simulator_error", "address-change": "simulator_error",
                     "suspicious-duplicate-charge": "simulator_error",
                     "roaming-charge-explained": "agent_end", "late-fee-demand": "transfer",

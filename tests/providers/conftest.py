@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from polygon_core.adapters import pipeline
+from polygon import usecases
 from polygon_core.adapters.settings import PolygonSettings, load_settings
 from polygon_core.demo import demo_dir
 from polygon_core.models import Run
@@ -52,20 +52,20 @@ def model_agent(tmp_path: Path, model: str, name: str = "model-agent") -> Path:
 
 
 def run_pipeline(settings: PolygonSettings, agent_path: Path, models: dict[str, str], *,
-                 seeds: list[int], run_id: str) -> tuple[pipeline.Stores, Run]:
+                 seeds: list[int], run_id: str) -> tuple[usecases.Stores, Run]:
     """Simulate, judge, probe and finish one run by calling the pipeline steps directly."""
-    stores = pipeline.open_stores(settings)
+    stores = usecases.open_stores(settings)
     suite, agent = str(SUITE), str(agent_path)
-    config, _prompt, version = pipeline.agent_identity(agent, suite)
+    config, _prompt, version = usecases.agent_identity(agent, suite)
     roles = {"agent": models.get("agent", config.model), "caller": models.get("caller", "offline"),
              "judge": models.get("judge", "offline-heuristic"), "probe": models.get("probe", "offline-heuristic")}
     run = Run(id=run_id, suite="northwind-demo", agent_name=config.name, agent_version=version,
               rubric_version="v1", seeds=seeds, models=roles,
               created_at=datetime.now(UTC).isoformat())
-    pipeline.create_run(stores, run)
-    for sid, seed in pipeline.plan_conversations(suite, seeds):
-        cid = pipeline.simulate(stores, run.id, suite, agent, sid, seed)
-        pipeline.judge(stores, run.id, cid, suite_path=suite, agent_path=agent, rubric_version="v1")
-        pipeline.probe(stores, run.id, cid, suite_path=suite, agent_path=agent)
-    pipeline.finish_run(stores, run.id)
+    usecases.create_run(stores, run)
+    for sid, seed in usecases.plan_conversations(suite, seeds):
+        cid = usecases.simulate(stores, run.id, suite, agent, sid, seed)
+        usecases.judge(stores, run.id, cid, suite_path=suite, agent_path=agent, rubric_version="v1")
+        usecases.probe(stores, run.id, cid, suite_path=suite, agent_path=agent)
+    usecases.finish_run(stores, run.id)
     return stores, run

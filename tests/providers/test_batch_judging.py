@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from polygon_core.adapters import pipeline
-from polygon_core.adapters.pipeline._grade import probe_run, rescore_run
+from polygon import usecases
+from polygon.usecases._grade import probe_run, rescore_run
 from polygon_core.adapters.providers import estimate_cost, run_usage
 from polygon_core.demo import demo_dir
 from polygon_core.models import Usage
@@ -20,22 +20,22 @@ from .conftest import SUITE, fast_settings, served_model
 AGENT = demo_dir() / "agents" / "agent_v1.yaml"
 
 
-def _stored_run(settings: Any, run_id: str, roles: dict[str, str] | None = None) -> pipeline.Stores:
+def _stored_run(settings: Any, run_id: str, roles: dict[str, str] | None = None) -> usecases.Stores:
     """A run of the demo suite (offline caller, callable agent), simulated and stored, not yet judged."""
-    stores = pipeline.open_stores(settings)
-    run = pipeline.new_run(str(AGENT), str(SUITE), seeds=[0], rubric="v1", run_id=run_id,
+    stores = usecases.open_stores(settings)
+    run = usecases.new_run(str(AGENT), str(SUITE), seeds=[0], rubric="v1", run_id=run_id,
                            roles=roles or {}, settings=settings)
-    pipeline.create_run(stores, run, suite_path=str(SUITE), agent_path=str(AGENT))
-    for sid, seed in pipeline.plan_conversations(str(SUITE), [0]):
-        pipeline.simulate(stores, run.id, str(SUITE), str(AGENT), sid, seed)
+    usecases.create_run(stores, run, suite_path=str(SUITE), agent_path=str(AGENT))
+    for sid, seed in usecases.plan_conversations(str(SUITE), [0]):
+        usecases.simulate(stores, run.id, str(SUITE), str(AGENT), sid, seed)
     return stores
 
 
 
-def _full_pass(stores: pipeline.Stores, spec: pipeline.BatchPass) -> pipeline.RescoreResult:
-    job = pipeline.submit_batch_pass(stores, spec)
-    pipeline.wait_for_batch_pass(stores, spec.run_id, job.spec.key, sleep=lambda s: None)
-    return pipeline.collect_batch_pass(stores, spec.run_id, job.spec.key)
+def _full_pass(stores: usecases.Stores, spec: usecases.BatchPass) -> usecases.RescoreResult:
+    job = usecases.submit_batch_pass(stores, spec)
+    usecases.wait_for_batch_pass(stores, spec.run_id, job.spec.key, sleep=lambda s: None)
+    return usecases.collect_batch_pass(stores, spec.run_id, job.spec.key)
 
 
 @pytest.mark.parametrize("provider", ["openai", "anthropic"])
@@ -54,7 +54,7 @@ def test_batch_judge_pass_sends_what_the_live_judge_sends_and_stores_the_same_ju
         server.behaviour.batch_polls = 3
         server.behaviour.vary = True
         name = served_model(server, provider)
-        spec = pipeline.rescore_batch_pass(stores, "batch-run", kind="judge", model=name, rubric_version="v1",
+        spec = usecases.rescore_batch_pass(stores, "batch-run", kind="judge", model=name, rubric_version="v1",
                                            repeats=2)
         result = _full_pass(stores, spec)
         (batch,) = server.batches.values()
@@ -69,7 +69,7 @@ def test_batch_judge_pass_sends_what_the_live_judge_sends_and_stores_the_same_ju
     assert by_judge[name] == by_judge[live.judge_model] and len(by_judge[name]) == 6
     assert all(v["repeats"] == 2 and v["composite"] is not None for v in by_judge[name].values())
     assert len({v["composite"] for v in by_judge[name].values()}) > 1  # not all alike
-    job = pipeline.load_job(stores, "batch-run", spec.key)
+    job = usecases.load_job(stores, "batch-run", spec.key)
     assert job is not None and job.state == "collected" and len(job.items) == 12
     assert [s.state for s in job.statuses] == ["ended"]
 
@@ -77,7 +77,7 @@ def test_batch_judge_pass_sends_what_the_live_judge_sends_and_stores_the_same_ju
 def test_batch_tokens_cost_half_and_the_saving_is_reported(tmp_path: Path, server: FakeLLMServer) -> None:
     stores = _stored_run(fast_settings(tmp_path), "cost-run")
     name = served_model(server, "openai")
-    _full_pass(stores, pipeline.rescore_batch_pass(stores, "cost-run", kind="judge", model=name))
+    _full_pass(stores, usecases.rescore_batch_pass(stores, "cost-run", kind="judge", model=name))
     usage = run_usage(stores.artifacts, "cost-run")
     judge = usage["roles"]["judge"]
     # What the fake server billed, read back from its own replies.
@@ -97,20 +97,20 @@ def test_batch_tokens_cost_half_and_the_saving_is_reported(tmp_path: Path, serve
 def test_a_resubmitted_pass_reuses_its_batch_and_a_finished_pass_sends_nothing(
         tmp_path: Path, server: FakeLLMServer) -> None:
     stores = _stored_run(fast_settings(tmp_path), "resume-run")
-    spec = pipeline.rescore_batch_pass(stores, "resume-run", kind="judge", model=served_model(server, "anthropic"))
-    first = pipeline.submit_batch_pass(stores, spec)
-    again = pipeline.submit_batch_pass(stores, spec)  # a retried task, or a resumed flow
+    spec = usecases.rescore_batch_pass(stores, "resume-run", kind="judge", model=served_model(server, "anthropic"))
+    first = usecases.submit_batch_pass(stores, spec)
+    again = usecases.submit_batch_pass(stores, spec)  # a retried task, or a resumed flow
     assert again.batch_ids == first.batch_ids and len(server.batches) == 1
     result = _full_pass(stores, spec)
     assert result.added == 6 and len(server.batches) == 1
-    after = pipeline.submit_batch_pass(stores, spec)  # everything judged: nothing to send
+    after = usecases.submit_batch_pass(stores, spec)  # everything judged: nothing to send
     assert (after.batch_ids, after.items, after.state) == ([], {}, "ended")
     assert len(server.batches) == 1
 
 
 def test_large_passes_split_into_several_batches(tmp_path: Path, server: FakeLLMServer) -> None:
     stores = _stored_run(fast_settings(tmp_path, batch_max_requests=4), "chunk-run")
-    spec = pipeline.rescore_batch_pass(stores, "chunk-run", kind="judge", model=served_model(server, "openai"))
+    spec = usecases.rescore_batch_pass(stores, "chunk-run", kind="judge", model=served_model(server, "openai"))
     result = _full_pass(stores, spec)
     assert [len(b["items"]) for b in server.batches.values()] == [4, 2]
     assert result.added == 6
@@ -120,10 +120,10 @@ def test_failed_items_leave_their_conversations_unjudged_and_named(tmp_path: Pat
                                                                    server: FakeLLMServer) -> None:
     stores = _stored_run(fast_settings(tmp_path), "fail-run")
     server.behaviour.batch_item_fault = {"j0000000": "error", "j0000001": "expired"}.get
-    spec = pipeline.rescore_batch_pass(stores, "fail-run", kind="judge", model=served_model(server, "anthropic"),
+    spec = usecases.rescore_batch_pass(stores, "fail-run", kind="judge", model=served_model(server, "anthropic"),
                                        repeats=2)
     result = _full_pass(stores, spec)
-    job = pipeline.load_job(stores, "fail-run", spec.key)
+    job = usecases.load_job(stores, "fail-run", spec.key)
     # Items 0 and 1 are the two repeats of the first conversation: it gets no judgment at all.
     assert job.items["j0000000"] == (job.items["j0000001"][0], 0)
     assert result.failed == [job.items["j0000001"][0]]
@@ -140,19 +140,19 @@ def test_waiting_past_the_limit_keeps_the_job_for_a_later_wait(tmp_path: Path, s
     server.behaviour.batch_polls = 3
     impatient = fast_settings(tmp_path, batch_max_wait_hours=1e-9)
     stores = _stored_run(impatient, "slow-run")
-    spec = pipeline.rescore_batch_pass(stores, "slow-run", kind="judge", model=served_model(server, "openai"))
-    job = pipeline.submit_batch_pass(stores, spec)
-    with pytest.raises(pipeline.BatchTimeout, match="still running after"):
-        pipeline.wait_for_batch_pass(stores, "slow-run", job.spec.key, sleep=lambda s: None)
+    spec = usecases.rescore_batch_pass(stores, "slow-run", kind="judge", model=served_model(server, "openai"))
+    job = usecases.submit_batch_pass(stores, spec)
+    with pytest.raises(usecases.BatchTimeout, match="still running after"):
+        usecases.wait_for_batch_pass(stores, "slow-run", job.spec.key, sleep=lambda s: None)
     with pytest.raises(ValueError, match="has not ended yet"):
-        pipeline.collect_batch_pass(stores, "slow-run", job.spec.key)
-    patient = pipeline.open_stores(fast_settings(tmp_path))
+        usecases.collect_batch_pass(stores, "slow-run", job.spec.key)
+    patient = usecases.open_stores(fast_settings(tmp_path))
     seen: list[list[str]] = []
-    pipeline.wait_for_batch_pass(patient, "slow-run", job.spec.key, sleep=lambda s: None,
+    usecases.wait_for_batch_pass(patient, "slow-run", job.spec.key, sleep=lambda s: None,
                                  on_status=lambda ss: seen.append([s.provider_status for s in ss]))
     # Polls 2 to 4 (the first was the impatient wait's); the fake batch ends after three.
     assert seen == [["in_progress"], ["in_progress"], ["completed"]]
-    assert pipeline.collect_batch_pass(patient, "slow-run", job.spec.key).added == 6
+    assert usecases.collect_batch_pass(patient, "slow-run", job.spec.key).added == 6
 
 
 def test_probe_pass_by_batch_answers_every_probe_like_the_live_pass(tmp_path: Path,
@@ -163,7 +163,7 @@ def test_probe_pass_by_batch_answers_every_probe_like_the_live_pass(tmp_path: Pa
     live = probe_run(stores, "probe-run", probe_model=name)
     live_answers = {(a.conversation_id, a.probe_id): a.answer for a in stores.repo.probe_answers("probe-run")}
     other = served_model(server, "anthropic")  # another answerer, by Message Batches
-    result = _full_pass(stores, pipeline.rescore_batch_pass(stores, "probe-run", kind="probe", model=other))
+    result = _full_pass(stores, usecases.rescore_batch_pass(stores, "probe-run", kind="probe", model=other))
     batch_answers = {(a.conversation_id, a.probe_id): a.answer for a in stores.repo.probe_answers("probe-run")
                      if a.answered_by == other}
     assert result.added == live.added > 0
@@ -175,7 +175,7 @@ def test_record_then_replay_collects_without_the_server(tmp_path: Path) -> None:
     stores = _stored_run(fast_settings(tmp_path, model_cache="record"), "replay-run")
     with FakeLLMServer() as server:
         name = served_model(server, "openai")
-        spec = pipeline.rescore_batch_pass(stores, "replay-run", kind="judge", model=name, rubric_version="v2")
+        spec = usecases.rescore_batch_pass(stores, "replay-run", kind="judge", model=name, rubric_version="v2")
         _full_pass(stores, spec)
     recorded = {j.conversation_id: j.composite for j in stores.repo.judgments("replay-run", "v2")}
     # Replay into a fresh home: same conversations (re-simulated offline), no server at all.
@@ -185,7 +185,7 @@ def test_record_then_replay_collects_without_the_server(tmp_path: Path) -> None:
                          "replay-run")
     result = _full_pass(replay, spec)
     assert result.added == 6
-    job = pipeline.load_job(replay, "replay-run", spec.key)
+    job = usecases.load_job(replay, "replay-run", spec.key)
     assert job.batch_ids == [] and len(job.cached) == 6
     assert {j.conversation_id: j.composite for j in replay.repo.judgments("replay-run", "v2")} == recorded
 
@@ -193,7 +193,7 @@ def test_record_then_replay_collects_without_the_server(tmp_path: Path) -> None:
 def test_batch_needs_a_model(tmp_path: Path) -> None:
     stores = _stored_run(fast_settings(tmp_path), "offline-run")
     with pytest.raises(ValueError, match="needs an openai:… or anthropic:… model"):
-        pipeline.rescore_batch_pass(stores, "offline-run", kind="judge", model="offline")
+        usecases.rescore_batch_pass(stores, "offline-run", kind="judge", model="offline")
 
 
 def test_which_passes_go_by_batch(tmp_path: Path) -> None:
@@ -202,14 +202,14 @@ def test_which_passes_go_by_batch(tmp_path: Path) -> None:
 
     suite = tmp_path / "suite"
     shutil.copytree(SUITE, suite)
-    run = pipeline.new_run(str(AGENT), str(suite), seeds=[0], run_id="r",
+    run = usecases.new_run(str(AGENT), str(suite), seeds=[0], run_id="r",
                            roles={"judge": "openai:gpt-4o-mini", "probe": "offline"},
                            settings=fast_settings(tmp_path))
     args = {"suite_path": str(suite), "agent_path": str(AGENT), "rubric_version": "v2", "repeats": 3}
-    assert pipeline.batch_passes(run, **args) == []  # the suite does not ask for it
-    (only,) = pipeline.batch_passes(run, **args, enabled=True)
+    assert usecases.batch_passes(run, **args) == []  # the suite does not ask for it
+    (only,) = usecases.batch_passes(run, **args, enabled=True)
     assert (only.kind, only.model, only.repeats, only.rubric_version) == ("judge", "openai:gpt-4o-mini", 3, "v2")
     with (suite / "suite.yaml").open("a", encoding="utf-8") as fh:
         fh.write("batch_judging: true\n")
-    assert pipeline.batch_passes(run, **args) == [only]
-    assert pipeline.batch_passes(run, **args, enabled=False) == []
+    assert usecases.batch_passes(run, **args) == [only]
+    assert usecases.batch_passes(run, **args, enabled=False) == []

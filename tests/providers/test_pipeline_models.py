@@ -7,18 +7,18 @@ from typing import Any
 
 import pytest
 
-from polygon_core.adapters import pipeline
+from polygon import usecases
 from polygon_core.adapters.providers import run_usage
 from tests.fakes.llm_server import AGENT_LINES, CALLER_LINES, FakeLLMServer
 
 from .conftest import fast_settings, model_agent, run_pipeline
 
 
-def _ends(stores: pipeline.Stores, run_id: str) -> list[str]:
+def _ends(stores: usecases.Stores, run_id: str) -> list[str]:
     return [c.end_reason for c in stores.repo.list_conversations(run_id)]
 
 
-def _usage(stores: pipeline.Stores, run_id: str) -> dict:
+def _usage(stores: usecases.Stores, run_id: str) -> dict:
     convs = [{k: v.model_dump() for k, v in (c.usage or {}).items()}
              for c in stores.repo.list_conversations(run_id)]
     return run_usage(stores.artifacts, run_id, convs)
@@ -34,7 +34,7 @@ def test_agent_on_local_server_with_offline_caller_and_judge(tmp_path: Path, ser
     recs = stores.repo.list_conversations(run.id)
     assert len(recs) == 6
     assert "provider_error" not in _ends(stores, run.id)
-    conv = pipeline.load_conversation(stores, run.id, recs[0].conversation_id)
+    conv = usecases.load_conversation(stores, run.id, recs[0].conversation_id)
     agent_turns = [t.text for t in conv.turns if t.speaker == "agent"]
     # Four lines, then goodbye through the built-in end_call tool (unless the caller hung up first).
     assert agent_turns[:4] == AGENT_LINES[:4]
@@ -44,7 +44,7 @@ def test_agent_on_local_server_with_offline_caller_and_judge(tmp_path: Path, ser
     usage = _usage(stores, run.id)
     agent_use = usage["roles"]["agent"]
     assert agent_use["models"] == [name] and agent_use["calls"] == sum(
-        len([t for t in pipeline.load_conversation(stores, run.id, r.conversation_id).turns
+        len([t for t in usecases.load_conversation(stores, run.id, r.conversation_id).turns
              if t.speaker == "agent"]) for r in recs)
     assert agent_use["cached_tokens"] == 8 * agent_use["calls"]
     assert agent_use["tokens_estimated"] is False and agent_use["cost_usd"] > 0
@@ -60,7 +60,7 @@ def test_every_role_on_local_server(tmp_path: Path, server: FakeLLMServer, provi
     stores, run = run_pipeline(fast_settings(tmp_path / "home"), agent, models, seeds=[0], run_id="r-all")
     recs = stores.repo.list_conversations(run.id)
     assert _ends(stores, run.id) == ["caller_hangup"] * 6
-    conv = pipeline.load_conversation(stores, run.id, recs[0].conversation_id)
+    conv = usecases.load_conversation(stores, run.id, recs[0].conversation_id)
     callers = [t.text for t in conv.turns if t.speaker == "caller"]
     # Two lines, then the goodbye; the end signal is never spoken to the agent.
     assert callers == [CALLER_LINES[0], CALLER_LINES[1], "Okay, thanks, goodbye."]
@@ -104,10 +104,10 @@ def test_always_failing_server_ends_every_conversation_provider_error(tmp_path: 
                                {"judge": name}, seeds=[0], run_id="r-down")
     assert _ends(stores, run.id) == ["provider_error"] * 6
     assert stores.repo.judgments(run.id, "v1") == []  # zero composite scores recorded
-    conv = pipeline.load_conversation(stores, run.id, stores.repo.list_conversations(run.id)[0].conversation_id)
+    conv = usecases.load_conversation(stores, run.id, stores.repo.list_conversations(run.id)[0].conversation_id)
     assert conv.end_detail == (f"{name}: gave up after 3 attempts: HTTP 500: fake fault 500")
     assert server.requests == 6 * 3  # three attempts per conversation, then no judge call at all
-    card = pipeline.scorecard(stores, run.id)
+    card = usecases.scorecard(stores, run.id)
     assert card.provider_errors == 6
 
 
@@ -124,8 +124,8 @@ def test_record_stop_replay_gives_identical_transcripts_and_scores(tmp_path: Pat
     stores2, second = run_pipeline(fast_settings(home, model_cache="replay", model_max_attempts=1), agent,
                                    models, seeds=[0, 1], run_id="r-replay")
 
-    def transcripts(s: pipeline.Stores, rid: str) -> dict[str, str]:
-        return {r.conversation_id: pipeline.fingerprint(pipeline.load_conversation(s, rid, r.conversation_id)
+    def transcripts(s: usecases.Stores, rid: str) -> dict[str, str]:
+        return {r.conversation_id: usecases.fingerprint(usecases.load_conversation(s, rid, r.conversation_id)
                                                         .model_dump(mode="json"))
                 for r in s.repo.list_conversations(rid)}
 
@@ -143,7 +143,7 @@ def test_replay_miss_is_an_error_not_a_live_call(tmp_path: Path, server: FakeLLM
                                run_id="r-miss")
     assert _ends(stores, run.id) == ["provider_error"] * 6
     assert server.requests == 0
-    conv = pipeline.load_conversation(stores, run.id, stores.repo.list_conversations(run.id)[0].conversation_id)
+    conv = usecases.load_conversation(stores, run.id, stores.repo.list_conversations(run.id)[0].conversation_id)
     assert "no recorded reply" in (conv.end_detail or "")
 
 

@@ -57,11 +57,11 @@ def test_a_cap_that_fits_two_points_runs_two_and_refuses_the_rest(polygon_home: 
 
 
 def test_rerunning_a_finished_sweep_reuses_its_runs(polygon_home: Path, tmp_path: Path) -> None:
-    from polygon_core.adapters import pipeline
+    from polygon import usecases
 
     path = _spec(tmp_path, name="again")
     first = _sweep(path)
-    stores = pipeline.open_stores()
+    stores = usecases.open_stores()
     before = {p["run_id"]: len(stores.repo.judgments(p["run_id"])) for p in first["leaderboard"]}
     second = _sweep(path)
     assert [p["run_id"] for p in second["leaderboard"]] == [p["run_id"] for p in first["leaderboard"]]

@@ -53,8 +53,8 @@ def _files(tmp_path: Path, agent_line: str) -> tuple[Path, Path]:
 ], ids=["closed-port", "raising-callable", "silent", "hang-up-after-greeting"])
 def test_a_broken_agent_fails_unjudged_and_run_exits_1_naming_it(
         polygon_home: Path, tmp_path: Path, agent_line: str, reason: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    from polygon import usecases
     from polygon.cli import _app
-    from polygon_core.adapters import pipeline
 
     monkeypatch.setattr(_app.console, "width", 240)
 
@@ -69,7 +69,7 @@ def test_a_broken_agent_fails_unjudged_and_run_exits_1_naming_it(
     assert (summary["verdicts"], summary["agent_failures"], summary["mean_composite"]) == (
         {"pass": 0, "warn": 0, "fail": 2}, 2, None)
     assert summary["agent_failure_reason"].startswith(reason)
-    stores = pipeline.open_stores()
+    stores = usecases.open_stores()
     judgments = stores.repo.judgments(summary["run_id"])
     assert [(j.status, j.verdict, j.composite, j.criteria, j.repeats) for j in judgments] == [
         ("agent_failure", "fail", None, [], 0)] * 2

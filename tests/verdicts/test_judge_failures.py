@@ -53,7 +53,7 @@ def _one_line(stderr: str) -> str:
 @pytest.mark.parametrize("fault", sorted(FAULTS))
 def test_a_failing_judge_makes_run_and_rescore_exit_1_with_one_line(
         files: tuple[Path, Path], fault: str) -> None:
-    from polygon_core.adapters import pipeline
+    from polygon import usecases
 
     suite, agent = files
     script, cause = FAULTS[fault]
@@ -70,7 +70,7 @@ def test_a_failing_judge_makes_run_and_rescore_exit_1_with_one_line(
         assert (summary["judge_errors"], summary["mean_composite"], summary["verdicts"]) == (
             1, None, {"pass": 0, "warn": 0, "fail": 0})
         run_id = summary["run_id"]
-        (stored,) = pipeline.open_stores().repo.judgments(run_id)
+        (stored,) = usecases.open_stores().repo.judgments(run_id)
         assert (stored.status, stored.verdict, stored.composite) == ("judge_error", None, None)
         assert cause in (stored.reason or "")
 

@@ -36,19 +36,19 @@ def bye_after_greeting(request: AgentRequest) -> AgentAction:
 
 @pytest.mark.parametrize("name", ["staller", "varied_staller", "bye_after_greeting"])
 def test_an_agent_that_does_nothing_fails_every_scenario(polygon_home: Path, tmp_path: Path, name: str) -> None:
-    from polygon_core.adapters import pipeline
+    from polygon import usecases
 
     agent = tmp_path / "agent.yaml"
     agent.write_text(f"name: {name}\nprompt: Help.\ncallable: tests.verdicts.test_lazy_agents:{name}\n",
                      encoding="utf-8")
-    stores = pipeline.open_stores()
-    _c, _p, version = pipeline.agent_identity(str(agent), SUITE)
+    stores = usecases.open_stores()
+    _c, _p, version = usecases.agent_identity(str(agent), SUITE)
     run = Run(id=name, suite="demo", agent_name=name, agent_version=version, rubric_version="v1", seeds=[0, 1])
-    pipeline.create_run(stores, run, suite_path=SUITE, agent_path=str(agent))
+    usecases.create_run(stores, run, suite_path=SUITE, agent_path=str(agent))
     verdicts = []
-    for scenario_id, seed in pipeline.plan_conversations(SUITE, [0, 1]):
-        cid = pipeline.simulate(stores, run.id, SUITE, str(agent), scenario_id, seed)
-        judgment = pipeline.judge(stores, run.id, cid, suite_path=SUITE, agent_path=str(agent), rubric_version="v1")
+    for scenario_id, seed in usecases.plan_conversations(SUITE, [0, 1]):
+        cid = usecases.simulate(stores, run.id, SUITE, str(agent), scenario_id, seed)
+        judgment = usecases.judge(stores, run.id, cid, suite_path=SUITE, agent_path=str(agent), rubric_version="v1")
         if judgment.repeats:  # a simulator fault is never scored
             verdicts.append((scenario_id, judgment.verdict))
             assert judgment.composite is not None and judgment.composite < 50, (scenario_id, judgment.composite)

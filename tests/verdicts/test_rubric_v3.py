@@ -70,16 +70,16 @@ def test_assertion_gate_fires_on_fail_only() -> None:
 
 def test_v3_fails_a_call_whose_gating_assertion_failed_and_v1_v2_do_not_apply_it(
         polygon_home: Path, tmp_path: Path) -> None:
-    from polygon_core.adapters import pipeline
+    from polygon import usecases
 
     suite, agent = write_suite(tmp_path, SCENARIO, AGENT)
-    stores = pipeline.open_stores()
-    _config, _prompt, version = pipeline.agent_identity(str(agent), str(suite))
+    stores = usecases.open_stores()
+    _config, _prompt, version = usecases.agent_identity(str(agent), str(suite))
     run = Run(id="gated", suite="s", agent_name="chatty", agent_version=version, rubric_version="v1", seeds=[0])
-    pipeline.create_run(stores, run, suite_path=str(suite), agent_path=str(agent))
-    (plan,) = pipeline.plan_conversations(str(suite), [0])
-    cid = pipeline.simulate(stores, run.id, str(suite), str(agent), *plan)
-    by_version = {v: pipeline.judge(stores, run.id, cid, suite_path=str(suite), agent_path=str(agent),
+    usecases.create_run(stores, run, suite_path=str(suite), agent_path=str(agent))
+    (plan,) = usecases.plan_conversations(str(suite), [0])
+    cid = usecases.simulate(stores, run.id, str(suite), str(agent), *plan)
+    by_version = {v: usecases.judge(stores, run.id, cid, suite_path=str(suite), agent_path=str(agent),
                                     rubric_version=v) for v in ("v1", "v2", "v3")}
     assert [g.gate for g in by_version["v3"].gates] == ["assertion"]
     assert by_version["v3"].verdict == "fail"

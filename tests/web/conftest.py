@@ -30,16 +30,16 @@ class Demo:
 @pytest.fixture(scope="module")
 def demo(prefect_harness: None, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Demo]:
     """Run `polygon run` on the demo suite with both agents, --seeds 1, in a private home."""
+    from polygon import usecases
     from polygon.cli import app
-    from polygon_core.adapters import pipeline
 
     home = tmp_path_factory.mktemp("web") / ".polygon"
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("POLYGON_HOME", str(home))
         for var in ("POLYGON_DATABASE_URL", "POLYGON_ARTIFACTS_URL", "POLYGON_API_TOKENS"):
             mp.delenv(var, raising=False)
-        pipeline._suite.cache_clear()
-        pipeline._agent.cache_clear()
+        usecases._suite.cache_clear()
+        usecases._agent.cache_clear()
         result = CliRunner().invoke(app, ["run", str(SUITE), "--agent", str(V1), "--agent", str(V2),
                                           "--seeds", "1", "--json"])
         assert result.exit_code == 0, result.output

@@ -108,7 +108,7 @@ def test_conversation_viewer_highlights_evidence(page, base_url: str, demo: Demo
 
 
 def test_refusal_and_empty_states(page, base_url: str, demo: Demo) -> None:  # type: ignore[no-untyped-def]
-    from polygon_core.adapters.pipeline import open_stores
+    from polygon.usecases import open_stores
     from polygon_core.adapters.settings import load_settings
     from polygon_core.models import Run
 
@@ -126,9 +126,9 @@ def test_refusal_and_empty_states(page, base_url: str, demo: Demo) -> None:  # t
 
 
 def test_prompt_analysis_and_personas_pages(page, base_url: str, demo: Demo) -> None:  # type: ignore[no-untyped-def]
+    from polygon.usecases import open_stores
     from polygon_core.adapters.analysis_store import analyze_and_store
     from polygon_core.adapters.persona_store import PersonaStore
-    from polygon_core.adapters.pipeline import open_stores
     from polygon_core.adapters.settings import load_settings
     from polygon_core.files import load_agent
     from polygon_core.models import Persona

@@ -7,8 +7,9 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from ..._hashing import content_hash
-from ...models import Run
+from polygon_core._hashing import content_hash
+from polygon_core.models import Run
+
 from ._common import Stores, _suite, agent_identity
 
 
@@ -57,7 +58,8 @@ def role_models(settings: Any, suite_config: Any, agent_config: Any,
     Every name is checked (and every provider's key) before anything runs; an error names the role and
     where its model came from.
     """
-    from ..providers import make_chat_model, parse_model_name
+    from polygon_core.adapters.providers import make_chat_model, parse_model_name
+
     from ._dispatch import FITTED_PREFIX
 
     flags = flags or {}
@@ -88,7 +90,8 @@ def _fitted_role(role: str, name: str, settings: Any) -> str:
     """A fitted judge (`fitted:<name>@<hash>`) may judge; it must be stored; it answers no probes."""
     if role != "judge":
         raise ValueError(f"{name!r} is a fitted judge: it can judge, not play the {role}")
-    from ._common import open_stores
+    from polygon_core.adapters.stores import open_stores
+
     from ._dispatch import load_fitted_judge
 
     load_fitted_judge(open_stores(settings), name)
@@ -104,8 +107,8 @@ def new_run(agent_path: str, suite_path: str, *, seeds: Sequence[int] | None = N
     the suite config, the agent config and `settings`. Another agent model is another agent version,
     since the model is part of what is under test. The clock is read here, at the edge.
     """
-    from ...files import load_agent
-    from ..settings import load_settings
+    from polygon_core.adapters.settings import load_settings
+    from polygon_core.files import load_agent
 
     config, _prompt, version = agent_identity(agent_path, suite_path)
     suite = _suite(suite_path)

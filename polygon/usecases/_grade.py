@@ -11,11 +11,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ...checks import Checks, run_checks
-from ...judging import HEURISTIC_JUDGE
-from ...models import UNSCORED_END_REASONS, Conversation, Judgment, ProbeAnswer, Run
-from ...probes import Probe, default_probes, load_probes
-from ...scoring import get_rubric
+from polygon_core.checks import Checks, run_checks
+from polygon_core.judging import HEURISTIC_JUDGE
+from polygon_core.models import UNSCORED_END_REASONS, Conversation, Judgment, ProbeAnswer, Run
+from polygon_core.probes import Probe, default_probes, load_probes
+from polygon_core.scoring import get_rubric
+
 from ._common import Stores, _agent, _suite, load_conversation
 from ._dispatch import (
     OFFLINE_NAMES,
@@ -188,7 +189,7 @@ def scorable(stores: Stores, run: Run, suite_path: str | None, agent_path: str |
 
 def _judge_stored(stores: Stores, run: Run, conv: Conversation, checks: Checks, scenario: Any,
                   spec: JudgeSpec, agent_path: str | None, step: str) -> Judgment:
-    from ...imports import NOT_APPLICABLE_CRITERIA
+    from polygon_core.imports import NOT_APPLICABLE_CRITERIA
 
     production = run.source == "production"
     return judge_one(stores, run.id, conv, checks, spec, persona=scenario.persona if scenario else None,

@@ -5,13 +5,14 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from ...callers import OfflineCaller
-from ...checks import run_checks
-from ...conversation import Limits, conversation_key, run_conversation
-from ...personas import apply_simulator_check
-from ..agents import agent_factory
-from ..callers import ModelCaller
-from ..providers import UsageMeter, ledger_key, make_chat_model
+from polygon_core.adapters.agents import agent_factory
+from polygon_core.adapters.callers import ModelCaller
+from polygon_core.adapters.providers import UsageMeter, ledger_key, make_chat_model
+from polygon_core.callers import OfflineCaller
+from polygon_core.checks import run_checks
+from polygon_core.conversation import Limits, conversation_key, run_conversation
+from polygon_core.personas import apply_simulator_check
+
 from ._common import Stores, _scenario, _suite, agent_identity, transcript_key
 
 
@@ -32,7 +33,7 @@ def simulate(stores: Stores, run_id: str, suite_path: str, agent_path: str, scen
     if stores.artifacts.exists(key):
         # Simulated before, but its row was never written (a failed write, a killed worker): write
         # it now. A retry must never pay for the conversation twice.
-        from ...models import Conversation
+        from polygon_core.models import Conversation
 
         conv = Conversation.model_validate_json(stores.artifacts.get_text(key))
         _store(stores, run_id, conv, stores.artifacts.uri(key), scenario, config, suite)

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ...compare import ResultRow, Scorecard, build_scorecard
-from ...judging import HEURISTIC_JUDGE
-from ...models import Conversation, Judgment, Run, Usage
+from polygon_core.compare import ResultRow, Scorecard, build_scorecard
+from polygon_core.judging import HEURISTIC_JUDGE
+from polygon_core.models import Conversation, Judgment, Run, Usage
+
 from ._common import Stores
 
 

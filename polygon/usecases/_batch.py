@@ -25,9 +25,10 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from ..._hashing import content_hash
-from ...imports import NOT_APPLICABLE_CRITERIA, NOT_APPLICABLE_PROBES, mark_probes_not_applicable
-from ...judging import (
+from polygon_core._hashing import content_hash
+from polygon_core.adapters.providers import BatchStatus, UsageMeter, ledger_key, make_chat_model
+from polygon_core.imports import NOT_APPLICABLE_CRITERIA, NOT_APPLICABLE_PROBES, mark_probes_not_applicable
+from polygon_core.judging import (
     agent_failure,
     agent_failure_judgment,
     build_judgment,
@@ -36,11 +37,11 @@ from ...judging import (
     read_probe_reply,
     to_probe_answers,
 )
-from ...models import AssertionResult, Conversation, DomainModel, Run
-from ...probes import Probe, default_probes, load_probes
-from ...providers import ChatRequest, ChatResponse
-from ...scoring import get_rubric
-from ..providers import BatchStatus, UsageMeter, ledger_key, make_chat_model
+from polygon_core.models import AssertionResult, Conversation, DomainModel, Run
+from polygon_core.probes import Probe, default_probes, load_probes
+from polygon_core.providers import ChatRequest, ChatResponse
+from polygon_core.scoring import get_rubric
+
 from ._common import Stores, _agent, _suite
 from ._grade import (
     OFFLINE_NAMES,

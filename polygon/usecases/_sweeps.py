@@ -15,12 +15,13 @@ from typing import Any
 
 import yaml
 
-from .._hashing import content_hash
-from ..compare import ResultRow
-from ..files import read_yaml, validate_document
-from ..sweeps import SweepPoint, SweepSpec
-from .pipeline import Stores, agent_identity, load_conversation, result_rows
-from .pipeline._common import _agent
+from polygon_core._hashing import content_hash
+from polygon_core.compare import ResultRow
+from polygon_core.files import read_yaml, validate_document
+from polygon_core.sweeps import SweepPoint, SweepSpec
+
+from ._common import Stores, _agent, agent_identity, load_conversation
+from ._results import result_rows
 
 
 @dataclass(frozen=True)
@@ -141,7 +142,7 @@ def point_measurements(stores: Stores, run_id: str) -> tuple[list[ResultRow], li
 
 def planned_conversations(sweep: LoadedSweep) -> tuple[int, int]:
     """(conversations per point, default utterances per conversation) from the suite and seeds."""
-    from ..files import load_suite
+    from polygon_core.files import load_suite
 
     suite = load_suite(sweep.suite_path)
     chosen = [s for s in suite.scenarios if sweep.spec.scenarios is None or s.id in sweep.spec.scenarios]
@@ -155,7 +156,7 @@ def planned_conversations(sweep: LoadedSweep) -> tuple[int, int]:
 
 def point_cost(stores: Stores, run_id: str) -> float | None:
     """Estimated cost of a point's run from the provider usage ledgers (None when nothing priced)."""
-    from .providers import run_usage
+    from polygon_core.adapters.providers import run_usage
 
     usage = run_usage(stores.artifacts, run_id)
     return usage["cost_usd"] if usage.get("roles") else None
@@ -163,6 +164,6 @@ def point_cost(stores: Stores, run_id: str) -> float | None:
 
 def top_matrix(stores: Stores, points: list[tuple[str, str]]) -> list[Any]:
     """The scenario matrix (ordered by spread) over the given (label, run id) points."""
-    from ..compare import scenario_matrix
+    from polygon_core.compare import scenario_matrix
 
     return scenario_matrix({label: result_rows(stores, run_id) for label, run_id in points})

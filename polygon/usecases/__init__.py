@@ -1,12 +1,17 @@
-"""The pipeline's steps as plain functions over storage and artifacts; tasks wrap one each.
+"""Polygon's use cases: the pipeline's steps as plain functions over the stores; tasks wrap one each.
+
+This is the one face the CLI, the web app, tasks and flows call (docs/design.md, "Layers"): it sits
+above `polygon_core` (the pure domain and its adapters) and below the front ends.
 
 Each step reads its inputs from the stores by id and writes its outputs back, so any step can be
 re-run alone (re-judge, re-probe, re-compare) and a killed run resumes where it stopped.
 
 Modules: `_common` (stores, cached loading), `_runs`, `_simulate`, `_grade` (judge and probe passes),
-`_results` (result rows, scorecards), `_compare`, `_batch` (judge and probe passes through batch APIs).
+`_results` (result rows, scorecards), `_compare`, `_batch` (judge and probe passes through batch APIs),
+`_production` and `_production_grade` (imported calls), `_calibrations`, `_sweeps`, `_replay`.
 """
 
+from ._analysis import analysis_for_run
 from ._batch import (
     BatchJob,
     BatchPass,
@@ -17,6 +22,17 @@ from ._batch import (
     rescore_batch_pass,
     submit_batch_pass,
     wait_for_batch_pass,
+)
+from ._calibrations import (
+    CalibrationOutcome,
+    RatedRun,
+    calibrate_run,
+    judge_calibration,
+    judge_calibrations,
+    judge_labelled,
+    labelled_conversations,
+    load_labels,
+    store_calibration,
 )
 from ._common import (
     Stores,
@@ -57,6 +73,17 @@ from ._replay import ReplayDiff, replay_conversation
 from ._results import chosen_judge, finish_run, result_rows, scorecard
 from ._runs import ROLES, create_run, manifest_key, new_run, role_models, run_manifest
 from ._simulate import simulate
+from ._sweeps import (
+    LoadedSweep,
+    base_values,
+    load_sweep,
+    materialise_point,
+    planned_conversations,
+    point_cost,
+    point_measurements,
+    point_profile,
+    top_matrix,
+)
 
 __all__ = [
     "FITTED_PREFIX",
@@ -66,17 +93,23 @@ __all__ = [
     "BatchJob",
     "BatchPass",
     "BatchTimeout",
+    "CalibrationOutcome",
     "Comparison",
     "ComparisonError",
     "ImportSummary",
     "JudgeSpec",
+    "LoadedSweep",
+    "RatedRun",
     "ReplayDiff",
     "RescoreResult",
     "Stores",
     "_agent",
     "_suite",
     "agent_identity",
+    "analysis_for_run",
+    "base_values",
     "batch_passes",
+    "calibrate_run",
     "check_model_name",
     "chosen_judge",
     "collect_batch_pass",
@@ -89,17 +122,28 @@ __all__ = [
     "import_calls",
     "import_file",
     "judge",
+    "judge_calibration",
+    "judge_calibrations",
     "judge_label",
+    "judge_labelled",
     "judge_production",
+    "labelled_conversations",
     "list_source_files",
     "load_conversation",
     "load_job",
+    "load_labels",
+    "load_sweep",
     "manifest_key",
+    "materialise_point",
     "new_run",
     "open_stores",
     "parse_window",
     "plan_conversations",
     "plan_production_runs",
+    "planned_conversations",
+    "point_cost",
+    "point_measurements",
+    "point_profile",
     "probe",
     "probe_production",
     "probe_run",
@@ -115,7 +159,9 @@ __all__ = [
     "scorable",
     "scorecard",
     "simulate",
+    "store_calibration",
     "submit_batch_pass",
+    "top_matrix",
     "transcript_key",
     "wait_for_batch_pass",
 ]

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ...compare import (
+from polygon_core.compare import (
     Comparison,
     ComparisonRefused,
     ConfigurationResults,
     compare_configurations,
 )
-from ...models import Run
+from polygon_core.models import Run
+
 from ._common import Stores, load_conversation
 from ._results import result_rows, scorecard
 

@@ -23,10 +23,12 @@ from uuid import uuid4
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..._hashing import content_hash
-from ...checks import Checks, run_checks
-from ...files import agent_version, load_agent
-from ...imports import (
+from polygon_core._hashing import content_hash
+from polygon_core.adapters.settings import PolygonSettings
+from polygon_core.adapters.storage import ImportedRecord, ImportLedger, ProductionRunInfo
+from polygon_core.checks import Checks, run_checks
+from polygon_core.files import agent_version, load_agent
+from polygon_core.imports import (
     ImportedCall,
     ImportProblem,
     check_imported_tool_calls,
@@ -35,11 +37,10 @@ from ...imports import (
     read_calls,
     to_conversation,
 )
-from ...judging import HEURISTIC_JUDGE
-from ...models import Conversation, Run, Speaker, ToolDef
-from ...redaction import RedactionSettings, Redactor, redact_conversation
-from ..settings import PolygonSettings
-from ..storage import ImportedRecord, ImportLedger, ProductionRunInfo
+from polygon_core.judging import HEURISTIC_JUDGE
+from polygon_core.models import Conversation, Run, Speaker, ToolDef
+from polygon_core.redaction import RedactionSettings, Redactor, redact_conversation
+
 from ._common import Stores, _agent, transcript_key
 
 __all__ = [
@@ -409,7 +410,7 @@ def plan_production_runs(stores: Stores, source: str, since: str | date | None =
 
 def _grader(name: str) -> str:
     """A judge or probe model name as recorded on the run (offline → the heuristic tier's label)."""
-    from ..providers import parse_model_name
+    from polygon_core.adapters.providers import parse_model_name
 
     if name.startswith("fitted:"):  # a fitted judge, checked by the caller (check_model_name)
         return name

@@ -14,9 +14,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ...checks import Checks
-from ...conversation import ProviderFailure
-from ...judging import (
+from polygon_core.adapters.providers import UsageMeter, ledger_key, make_chat_model
+from polygon_core.checks import Checks
+from polygon_core.conversation import ProviderFailure
+from polygon_core.judging import (
     HEURISTIC_JUDGE,
     agent_failure,
     agent_failure_judgment,
@@ -32,10 +33,10 @@ from ...judging import (
     reply_problem,
     to_probe_answers,
 )
-from ...models import Conversation, Judgment, ProbeAnswer
-from ...probes import Probe
-from ...scoring import Rubric, get_rubric
-from ..providers import UsageMeter, ledger_key, make_chat_model
+from polygon_core.models import Conversation, Judgment, ProbeAnswer
+from polygon_core.probes import Probe
+from polygon_core.scoring import Rubric, get_rubric
+
 from ._common import Stores, _agent
 
 OFFLINE_NAMES = frozenset({"offline", HEURISTIC_JUDGE})
@@ -75,7 +76,7 @@ class JudgeSpec:
 
 def load_fitted_judge(stores: Stores, name: str) -> Any:
     """The fitted judge stored under `name` (`fitted:<name>@<hash>`), from the artifact store."""
-    from ..fitted_judges import load_fitted  # lazy: scikit-learn is only needed by fitted judges
+    from polygon_core.adapters.fitted_judges import load_fitted  # lazy: scikit-learn is only needed by fitted judges
 
     return load_fitted(stores, name)
 
@@ -130,7 +131,7 @@ def judge_requests(conv: Conversation, *, rubric: Rubric, persona: Any, instruct
 def _raws(stores: Stores, run_id: str, step: str, conv: Conversation, checks: Checks, persona: Any,
           spec: JudgeSpec, agent_path: str | None) -> list[dict[str, Any]]:
     if spec.fitted is not None:
-        from ...calibration import judge_fitted
+        from polygon_core.calibration import judge_fitted
 
         return [judge_fitted(conv, checks, persona, spec.rubric, spec.fitted)] * spec.repeats
     if spec.offline:

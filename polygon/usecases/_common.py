@@ -4,41 +4,22 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
-from ..._hashing import canonical_json
-from ...files import Suite, agent_version, load_agent, load_suite
-from ...models import (
+from polygon_core._hashing import canonical_json
+from polygon_core.adapters.stores import Stores, open_stores
+from polygon_core.files import Suite, agent_version, load_agent, load_suite
+from polygon_core.models import (
     AgentConfig,
     Conversation,
     Scenario,
 )
-from ..artifacts import ArtifactStore, artifact_store_from_url
-from ..settings import PolygonSettings, load_settings
-from ..storage import Repository, ensure_database
+
+__all__ = ["Stores", "agent_identity", "fingerprint", "load_conversation", "open_stores", "plan_conversations",
+           "transcript_key"]
 
 T = TypeVar("T")
-
-
-@dataclass(frozen=True)
-class Stores:
-    """The database and artifact store a step works against."""
-
-    repo: Repository
-    artifacts: ArtifactStore
-    settings: PolygonSettings
-
-
-def open_stores(settings: PolygonSettings | None = None) -> Stores:
-    """Open (and, for an empty SQLite database, create) the configured stores."""
-    settings = settings or load_settings()
-    url = settings.resolved_database_url()
-    repo = ensure_database(url)
-    artifacts = artifact_store_from_url(settings.resolved_artifacts_url(),
-                                        endpoint_url=settings.s3_endpoint_url)
-    return Stores(repo=repo, artifacts=artifacts, settings=settings)
 
 
 _Stamp = tuple[int, int] | None

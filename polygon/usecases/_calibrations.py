@@ -11,7 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..calibration import (
+from polygon_core.adapters.storage import CalibrationStore, ImportLedger
+from polygon_core.calibration import (
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
     OVERALL,
@@ -25,20 +26,15 @@ from ..calibration import (
     parse_labels,
     people_means,
 )
-from ..judging import judge_prompt_hash
-from ..models import Run
-from ..scoring import get_rubric
-from .pipeline import (
-    RescoreResult,
-    Stores,
-    chosen_judge,
-    ensure_judged,
-    judge_label,
-    production_run_info,
-    run_inputs,
-    scorable,
-)
-from .storage import CalibrationStore, ImportLedger
+from polygon_core.judging import judge_prompt_hash
+from polygon_core.models import Run
+from polygon_core.scoring import get_rubric
+
+from ._common import Stores
+from ._dispatch import judge_label
+from ._grade import RescoreResult, ensure_judged, run_inputs, scorable
+from ._production import production_run_info
+from ._results import chosen_judge
 
 __all__ = [
     "CalibrationOutcome",

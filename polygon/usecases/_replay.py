@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from ...models import Conversation
+from polygon_core.models import Conversation
+
 from ._common import Stores, load_conversation
 from ._runs import run_manifest
 
@@ -56,9 +57,10 @@ def replay_conversation(stores: Stores, run_id: str, conversation_id: str) -> Re
     """Re-run one stored conversation from its run's manifest and seeds; nothing is stored."""
     import asyncio
 
-    from ...callers import OfflineCaller
-    from ...conversation import Limits, run_conversation
-    from ..agents import agent_factory
+    from polygon_core.adapters.agents import agent_factory
+    from polygon_core.callers import OfflineCaller
+    from polygon_core.conversation import Limits, run_conversation
+
     from ._common import _suite, agent_identity
 
     manifest = run_manifest(stores, run_id)

@@ -11,11 +11,12 @@ from __future__ import annotations
 from datetime import date
 from pathlib import Path
 
-from ...checks import Checks, run_checks
-from ...imports import NOT_APPLICABLE_CRITERIA, NOT_APPLICABLE_PROBES, mark_probes_not_applicable
-from ...judging import HEURISTIC_JUDGE, agent_failure, agent_failure_judgment, build_judgment
-from ...models import Conversation, Judgment, ProbeAnswer, Run
-from ...probes import Probe, default_probes, load_probes
+from polygon_core.checks import Checks, run_checks
+from polygon_core.imports import NOT_APPLICABLE_CRITERIA, NOT_APPLICABLE_PROBES, mark_probes_not_applicable
+from polygon_core.judging import HEURISTIC_JUDGE, agent_failure, agent_failure_judgment, build_judgment
+from polygon_core.models import Conversation, Judgment, ProbeAnswer, Run
+from polygon_core.probes import Probe, default_probes, load_probes
+
 from ._common import Stores, load_conversation
 from ._dispatch import JudgeSpec, judge_label, judge_one, probe_one
 from ._grade import forbidden_phrases
