@@ -25,9 +25,10 @@ PYTEST_WORKERS ?= 2
 test: setup-dev
 	$(BIN)/python -m pytest -q -n $(PYTEST_WORKERS) --dist loadfile
 
-## Lint with the rules in pyproject.toml ([tool.ruff]).
+## Lint with the rules in pyproject.toml ([tool.ruff]) and type-check ([tool.mypy]: the packages it lists).
 lint: setup-dev
 	$(BIN)/ruff check .
+	$(BIN)/mypy
 
 clean:
 	rm -rf $(VENV) .polygon build dist *.egg-info
