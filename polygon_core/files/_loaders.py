@@ -12,6 +12,7 @@ from jsonschema.exceptions import best_match
 from pydantic import ValidationError
 
 from ..models import AgentConfig, Scenario, ToolDef, ToolLibrary
+from ..stubs import pattern_problems
 from ._agent_checks import callable_problem, prompt_file_problem
 from ._errors import FileErrors, PolygonFileError, raises_file_errors
 from ._models import LoadedAgent, SuiteConfig
@@ -185,6 +186,9 @@ def _tool_body_errors(doc: YamlDocument, name: Any, body: dict[str, Any]) -> lis
                     f"invalid JSON Schema: {problem.message}",
                 )
             )
+        elif pattern_problems(parameters):
+            errors.extend(doc.error(("tools", name, "parameters", *where), message)
+                          for where, message in pattern_problems(parameters))
         elif parameters.get("type", "object") != "object":
             errors.append(
                 doc.error(

@@ -8,16 +8,17 @@ library is known, each call is validated the same way a simulated call is, so th
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
-from jsonschema import Draft202012Validator
 from jsonschema.exceptions import best_match
 
 from ..models import Conversation, ToolCall, ToolDef
+from ..stubs import tool_validator
 
 __all__ = ["check_imported_tool_calls"]
 
 
-def _checked(call: ToolCall, validators: Mapping[str, Draft202012Validator]) -> ToolCall:
+def _checked(call: ToolCall, validators: Mapping[str, Any]) -> ToolCall:
     validator = validators.get(call.name)
     if validator is None:
         # Not in the library: nothing to check it against (the platform may have tools Polygon
@@ -33,7 +34,8 @@ def check_imported_tool_calls(conversation: Conversation, tools: Mapping[str, To
     """The conversation with every tool call of a known tool checked against its schema."""
     if not tools or not conversation.tool_calls:
         return conversation
-    validators = {name: Draft202012Validator(tool.parameters) for name, tool in tools.items()}
+    # RE2 patterns: an export's arguments are untrusted text and must not stall the import.
+    validators = {name: tool_validator(tool.parameters) for name, tool in tools.items()}
     turns = [t.model_copy(update={"tool_calls": [_checked(c, validators) for c in t.tool_calls]})
              if t.tool_calls else t for t in conversation.turns]
     return conversation.model_copy(update={"turns": turns})

@@ -37,6 +37,7 @@ from ._expressions import (
     SafeEvaluator,
     parse_expression,
 )
+from ._patterns import UnsupportedPatternError, pattern_problems, tool_validator
 from ._rules import NO_RULE_MATCHED, check_rule_expression
 from ._sandbox import MAX_TEMPLATE_OUTPUT, MAX_TEMPLATE_STEPS
 from ._templates import TemplateRenderer, has_template
@@ -51,8 +52,11 @@ __all__ = [
     "StubError",
     "TemplateRenderer",
     "ToolEnvironment",
+    "UnsupportedPatternError",
     "check_rule_expression",
     "check_tool",
     "has_template",
     "parse_expression",
+    "pattern_problems",
+    "tool_validator",
 ]

@@ -17,6 +17,7 @@ from .._hashing import canonical_json
 from ..models import DomainEvent, ToolCall, ToolDef
 from ._errors import StubError
 from ._faults import draw_fault, draw_latency, fault_seed, latency_seed
+from ._patterns import pattern_problems, tool_validator
 from ._rules import NO_RULE_MATCHED, RuleEngine, check_rule_expression
 from ._state import StateEngine
 from ._templates import TemplateRenderer, has_template
@@ -37,11 +38,13 @@ def _schema_error(tool: ToolDef) -> str | None:
 def _check_schema_text(schema_json: str) -> str | None:
     # Checking a schema against the meta-schema costs milliseconds; every conversation builds an
     # environment over the same few tools, so the verdict is cached per schema text.
+    schema = json.loads(schema_json)
     try:
-        Draft202012Validator.check_schema(json.loads(schema_json))
+        Draft202012Validator.check_schema(schema)
     except SchemaError as exc:
         return exc.message
-    return None
+    patterns = pattern_problems(schema)
+    return patterns[0][1] if patterns else None
 
 
 def check_tool(tool: ToolDef) -> list[str]:
@@ -127,9 +130,7 @@ class ToolEnvironment:
             problem = _schema_error(tool)
             if problem:
                 raise StubError(problem)
-            self._validators[name] = Draft202012Validator(
-                tool.parameters, format_checker=Draft202012Validator.FORMAT_CHECKER
-            )
+            self._validators[name] = tool_validator(tool.parameters)
         self._renderer = TemplateRenderer()
         self._rules = RuleEngine()
         self._state_engine = StateEngine(self._renderer)

@@ -65,6 +65,14 @@ CASES: dict[str, tuple[str, str, str, str]] = {
         "suite/tools.yaml:8: tools.lookup_account.parameters.properties.account_id.pattern: "
         "invalid JSON Schema: '^[0-9]{4,8$(' is not a 'regex'",
     ),
+    "backtracking_regex_pattern": (
+        "suite/tools.yaml",
+        'pattern: "^[0-9]{4,8}$"',
+        'pattern: "^([0-9])\\\\1{3,7}$"',
+        "suite/tools.yaml:8: tools.lookup_account.parameters.properties.account_id.pattern: "
+        "pattern '^([0-9])\\\\1{3,7}$' cannot be matched in linear time (invalid escape sequence: \\1); "
+        "Polygon matches tool-schema patterns with RE2, which has no backreferences or lookarounds",
+    ),
     "broken_rule_when": (
         "suite/tools.yaml",
         '- when: "True"',

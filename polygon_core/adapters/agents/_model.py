@@ -80,9 +80,11 @@ def _text_request(call: TextCall, tools: list[ChatTool]) -> ToolRequest:
 def _accepts(schema: dict[str, Any], arguments: dict[str, Any]) -> bool:
     import jsonschema
 
+    from ...stubs import tool_validator
+
     try:
-        return bool(jsonschema.Draft202012Validator(schema).is_valid(arguments))
-    except jsonschema.SchemaError:
+        return bool(tool_validator(schema).is_valid(arguments))
+    except (jsonschema.SchemaError, ValueError):
         return False
 
 
