@@ -1,6 +1,8 @@
 """Model providers behind the one ChatModel interface (`polygon_core.providers`).
 
 - names: `offline`, `openai:<model>`, `anthropic:<model>`, either followed by `@<base URL>`;
+- the registry (`_registry.py`, entries in `_catalog.py`): one module per provider, registered
+  with `@provider(name)` and imported, with its SDK, only when one of its models is made;
 - OpenAI Chat Completions (also any OpenAI-compatible server) and Anthropic Messages adapters, their
   SDKs imported lazily; tool calls normalised; structured output by OpenAI `json_schema`, Anthropic
   forced tool use, or a tolerant JSON parse; a reply that does not fit is marked unparseable;
@@ -23,6 +25,7 @@ from ._meter import UsageMeter, ledger_key, run_usage
 from ._names import ModelNameError, ModelSpec, parse_model_name
 from ._offline import OFFLINE_REPLY, OfflineChatModel, schema_default
 from ._prices import ModelPrice, PriceTable, estimate_cost, price_table
+from ._registry import adapter_class, provider, provider_names
 from ._retry import Retryable, RetryPolicy, call_with_retries
 from ._roles import RoleBudget, role_budgets
 from ._structured import read_structured
@@ -48,6 +51,7 @@ __all__ = [
     "Retryable",
     "RoleBudget",
     "UsageMeter",
+    "adapter_class",
     "cache_folder",
     "cache_key",
     "call_with_retries",
@@ -57,6 +61,8 @@ __all__ = [
     "make_chat_model",
     "parse_model_name",
     "price_table",
+    "provider",
+    "provider_names",
     "read_structured",
     "role_budgets",
     "run_usage",

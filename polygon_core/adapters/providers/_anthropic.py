@@ -7,14 +7,14 @@ from typing import Any
 
 from ...models import Usage
 from ...providers import ChatMessage, ChatRequest, ChatResponse, ChatToolCall
-from ._batch import BatchOutcome, BatchStatus
+from ._batch import BatchOutcome, BatchState, BatchStatus
 from ._clients import SdkAdapter
 from ._structured import read_structured
 
 __all__ = ["AnthropicAdapter", "anthropic_messages"]
 
 _DEFAULT_MAX_TOKENS = 1024
-_CACHE = {"type": "ephemeral"}
+_CACHE: dict[str, Any] = {"type": "ephemeral"}
 
 
 def anthropic_messages(messages: list[ChatMessage]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
@@ -38,7 +38,7 @@ def anthropic_messages(messages: list[ChatMessage]) -> tuple[list[dict[str, Any]
         elif m.role == "tool":
             add("user", [{"type": "tool_result", "tool_use_id": m.tool_call_id or "", "content": m.content}])
         elif m.role == "assistant":
-            blocks = [{"type": "text", "text": m.content}] if m.content else []
+            blocks: list[dict[str, Any]] = [{"type": "text", "text": m.content}] if m.content else []
             blocks += [{"type": "tool_use", "id": c.id, "name": c.name, "input": c.arguments}
                        for c in m.tool_calls]
             add("assistant", blocks or [{"type": "text", "text": "…"}])
@@ -60,6 +60,9 @@ class AnthropicAdapter(SdkAdapter):
     client_class = "AsyncAnthropic"
     key_variable = "ANTHROPIC_API_KEY"
     default_url = "https://api.anthropic.com"
+    title = "Anthropic"
+    key_setting, base_url_setting = "anthropic_api_key", "anthropic_base_url"
+    url_example = "http://host:port"
 
     def _params(self, request: ChatRequest) -> dict[str, Any]:
         system, messages = anthropic_messages(request.messages)
@@ -152,7 +155,7 @@ class AnthropicAdapter(SdkAdapter):
         errored = sum(int(getattr(counts, k, 0) or 0) for k in ("errored", "expired", "canceled"))
         succeeded = int(getattr(counts, "succeeded", 0) or 0)
         total = succeeded + errored + int(getattr(counts, "processing", 0) or 0)
-        state = "ended" if batch.processing_status == "ended" else "pending"
+        state: BatchState = "ended" if batch.processing_status == "ended" else "pending"
         return BatchStatus(batch_id=batch_id, state=state, provider_status=str(batch.processing_status),
                            total=total, succeeded=succeeded, errored=errored)
 

@@ -50,13 +50,20 @@ class SdkAdapter:
     """What both provider adapters share: the SDK, the key, and one client per event loop.
 
     Subclasses set `provider` (the SDK's import name), `client_class` (its async client), the
-    environment variable of its key and the URL requests go to without a base URL.
+    environment variable of its key and the URL requests go to without a base URL; `title`, the
+    settings fields of its key and base URL and an example base URL are what `make_chat_model`
+    needs to build one and to name what is missing. A subclass that also has `submit_batch`,
+    `batch_status` and `batch_results` supports batch judging.
     """
 
     provider: str
     client_class: str
     key_variable: str
     default_url: str
+    title: str
+    key_setting: str
+    base_url_setting: str
+    url_example: str
 
     def __init__(self, model: str, *, api_key: str | None, base_url: str | None, timeout: float) -> None:
         from ._errors import import_sdk

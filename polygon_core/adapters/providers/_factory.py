@@ -4,21 +4,22 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from ...conversation import ProviderFailure
 from ...providers import ChatModel, ChatRequest, ChatResponse
 from ..settings import PolygonSettings
-from ._anthropic import AnthropicAdapter
 from ._batch import BatchOutcome, BatchStatus
 from ._cache import ReplayMiss, ResponseCache, cache_key
+from ._clients import SdkAdapter
 from ._errors import ProviderConfigError, redact
 from ._limits import Limiter, ModelLimits, limiter_for, prefect_slot
 from ._meter import UsageMeter
 from ._names import ModelSpec, parse_model_name
 from ._offline import OfflineChatModel
-from ._openai import OpenAIAdapter
+from ._registry import adapter_class
 from ._retry import Retryable, RetryPolicy, call_with_retries
 from ._roles import RoleBudget, role_budgets, settings_group
 
@@ -100,7 +101,7 @@ class ProviderChatModel:
             reply, retries = await call_with_retries(
                 lambda: self._attempt(request, budget),
                 dataclasses.replace(self.policy, max_attempts=budget.max_attempts), label=self.name,
-                on_retry=(lambda _reason: self.meter.retry(request.role)) if self.meter else None)
+                on_retry=self._on_retry(request.role))
         except ProviderFailure as exc:
             if self.meter:
                 self.meter.add(request.role, self.name, _no_usage(), failed=True)
@@ -113,7 +114,10 @@ class ProviderChatModel:
 
     # -- batch judging (OpenAI Batch API, Anthropic Message Batches) ----------------------------
 
-    supports_batch = True
+    @property
+    def supports_batch(self) -> bool:
+        """Whether the provider has a batch API (its adapter has `submit_batch`)."""
+        return hasattr(self.adapter, "submit_batch")
 
     def cached_replies(self, requests: dict[str, ChatRequest]) -> dict[str, ChatResponse]:
         """The replies the record/replay cache already holds (metered as they are used).
@@ -137,7 +141,7 @@ class ProviderChatModel:
         try:
             result, _ = await call_with_retries(
                 fn, self.policy, label=self.name,
-                on_retry=(lambda _reason: self.meter.retry(role)) if self.meter else None)
+                on_retry=self._on_retry(role))
         except ProviderFailure as exc:
             raise type(exc)(redact(str(exc), self.adapter.secrets())) from None
         return result
@@ -175,6 +179,10 @@ class ProviderChatModel:
                 self.meter.add(request.role, self.name, outcome.response.usage, batch=True)
         return outcomes
 
+    def _on_retry(self, role: str) -> Callable[[str], None] | None:
+        meter = self.meter
+        return (lambda _reason: meter.retry(role)) if meter else None
+
     def _meter(self, role: str, reply: ChatResponse, retries: int) -> None:
         if self.meter:
             # Retries were counted as they happened (on_retry), so they are not added again.
@@ -203,29 +211,33 @@ def cache_folder(settings: PolygonSettings) -> Path:
     return (settings.model_cache_dir or settings.home / "model-cache").expanduser().absolute()
 
 
+def _credentials(adapter: type[SdkAdapter], spec: ModelSpec,
+                 settings: PolygonSettings) -> tuple[str | None, str | None]:
+    """(key, base URL) of a provider from its settings fields; no key needs an explicit base URL."""
+    secret = getattr(settings, adapter.key_setting, None)
+    key = secret.get_secret_value() if secret is not None else None
+    base = spec.base_url or getattr(settings, adapter.base_url_setting, None)
+    if key is None and base is None:
+        article = "an" if adapter.title[:1] in "AEIOU" else "a"
+        raise ProviderConfigError(
+            f"model {spec.name!r} needs {article} {adapter.title} API key: set {adapter.key_variable} "
+            f"(or give a base URL: '{spec.provider}:<model>@{adapter.url_example}')")
+    return key, base
+
+
 def make_chat_model(name: str, settings: PolygonSettings, *, meter: UsageMeter | None = None) -> ChatModel:
     """The ChatModel for a model name (see `parse_model_name`).
 
-    Keys come from settings (`OPENAI_API_KEY` / `ANTHROPIC_API_KEY`); a missing key for the providers'
-    own endpoints is an error naming the variable. A server at an explicit base URL may need none.
+    The provider's adapter comes from the registry (`_registry.py`); its key from settings (for
+    example `OPENAI_API_KEY` / `ANTHROPIC_API_KEY`), and a missing key for the provider's own
+    endpoint is an error naming the variable. A server at an explicit base URL may need none.
     """
     spec = parse_model_name(name)
     if spec.provider == "offline":
         return OfflineChatModel()
-    if spec.provider == "openai":
-        key = settings.openai_api_key.get_secret_value() if settings.openai_api_key else None
-        base = spec.base_url or settings.openai_base_url
-        if key is None and base is None:
-            raise ProviderConfigError(f"model {spec.name!r} needs an OpenAI API key: set OPENAI_API_KEY "
-                                      "(or give a base URL: 'openai:<model>@http://host:port/v1')")
-        adapter: Any = OpenAIAdapter(spec.model, api_key=key, base_url=base, timeout=settings.model_timeout)
-    else:
-        key = settings.anthropic_api_key.get_secret_value() if settings.anthropic_api_key else None
-        base = spec.base_url or settings.anthropic_base_url
-        if key is None and base is None:
-            raise ProviderConfigError(f"model {spec.name!r} needs an Anthropic API key: set ANTHROPIC_API_KEY "
-                                      "(or give a base URL: 'anthropic:<model>@http://host:port')")
-        adapter = AnthropicAdapter(spec.model, api_key=key, base_url=base, timeout=settings.model_timeout)
+    adapter_type = adapter_class(spec.provider)
+    key, base = _credentials(adapter_type, spec, settings)
+    adapter = adapter_type(spec.model, api_key=key, base_url=base, timeout=settings.model_timeout)
     policy = RetryPolicy(max_attempts=settings.model_max_attempts, max_seconds=settings.model_retry_seconds,
                          base_delay=settings.model_retry_base_delay)
     cache = (ResponseCache(cache_folder(settings), settings.model_cache)

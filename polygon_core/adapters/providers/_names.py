@@ -1,15 +1,14 @@
-"""Model names: `offline`, `openai:<model>`, `anthropic:<model>`, either followed by `@<base URL>`."""
+"""Model names: `offline`, or `<provider>:<model>` (a registered provider, `_registry.py`: `openai`,
+`anthropic`), optionally followed by `@<base URL>`."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
 from urllib.parse import urlsplit, urlunsplit
 
-__all__ = ["ModelNameError", "ModelSpec", "parse_model_name"]
+from ._registry import provider_names
 
-Provider = Literal["offline", "openai", "anthropic"]
-_PROVIDERS = ("openai", "anthropic")
+__all__ = ["ModelNameError", "ModelSpec", "parse_model_name"]
 
 
 class ModelNameError(ValueError):
@@ -20,7 +19,7 @@ class ModelNameError(ValueError):
 class ModelSpec:
     """A parsed model name."""
 
-    provider: Provider
+    provider: str  # "offline" or a registered provider's name
     model: str
     base_url: str | None = None
 
@@ -53,9 +52,12 @@ def parse_model_name(name: str) -> ModelSpec:
     if text in ("offline", "offline-heuristic"):
         return ModelSpec("offline", "offline")
     provider, sep, rest = text.partition(":")
-    if not sep or provider not in _PROVIDERS or not rest:
+    known = provider_names()
+    if not sep or provider not in known or not rest:
+        forms = ", ".join(f"'{p}:<model>'" for p in known)
+        which = "either" if len(known) == 2 else "any of them"
         raise ModelNameError(
-            f"model {name!r}: expected 'offline', 'openai:<model>', 'anthropic:<model>', or either "
+            f"model {name!r}: expected 'offline', {forms}, or {which} "
             "followed by '@<base URL>' (e.g. 'openai:my-model@http://127.0.0.1:8000/v1')")
     model, at, base = rest.partition("@")
     if not model:
@@ -63,5 +65,5 @@ def parse_model_name(name: str) -> ModelSpec:
     if at:
         if not base.startswith(("http://", "https://")):
             raise ModelNameError(f"model {name!r}: the base URL after '@' must start with http:// or https://")
-        return ModelSpec(provider, model, base.rstrip("/"))  # type: ignore[arg-type]
-    return ModelSpec(provider, model)  # type: ignore[arg-type]
+        return ModelSpec(provider, model, base.rstrip("/"))
+    return ModelSpec(provider, model)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import time
 from typing import Any
@@ -71,6 +72,9 @@ class OpenAIAdapter(SdkAdapter):
     client_class = "AsyncOpenAI"
     key_variable = "OPENAI_API_KEY"
     default_url = "https://api.openai.com/v1"
+    title = "OpenAI"
+    key_setting, base_url_setting = "openai_api_key", "openai_base_url"
+    url_example = "http://host:port/v1"
 
     def _params(self, request: ChatRequest) -> dict[str, Any]:
         params: dict[str, Any] = {"model": self.model, "messages": openai_messages(request.messages)}
@@ -165,7 +169,7 @@ class OpenAIAdapter(SdkAdapter):
         for file_id in (batch.output_file_id, batch.error_file_id):
             if not file_id:
                 continue
-            content = await self.guarded(label, lambda f=file_id: client.files.content(f))
+            content = await self.guarded(label, functools.partial(client.files.content, file_id))
             for line in content.text.splitlines():
                 if line.strip():
                     outcome = self._outcome(json.loads(line), requests)
