@@ -33,7 +33,8 @@ class AssertionResult(DomainModel):
 class GateHit(DomainModel):
     """A hard gate that fired, with where and why."""
 
-    gate: Literal["forbidden_phrase", "safety", "invalid_tool_call", "assertion"]
+    gate: str = Field(..., description="the registered gate that fired (forbidden_phrase, safety, "
+                      "invalid_tool_call, assertion)")
     turn: int | None = None
     detail: str
 

@@ -12,9 +12,9 @@ from ._aggregate import (
     composite_score,
     read_score,
 )
+from ._gate_registry import GateFunction, GateInput, compute_gates, gate, gate_names
 from ._gates import (
     assertion_gate_hits,
-    compute_gates,
     forbidden_phrase_hits,
     invalid_tool_call_hits,
     normalise_speech,
@@ -38,6 +38,8 @@ __all__ = [
     "Aggregate",
     "Criterion",
     "CriterionStatus",
+    "GateFunction",
+    "GateInput",
     "GateName",
     "Rubric",
     "aggregate_judgments",
@@ -46,6 +48,8 @@ __all__ = [
     "compute_gates",
     "decide_verdict",
     "forbidden_phrase_hits",
+    "gate",
+    "gate_names",
     "get_rubric",
     "invalid_tool_call_hits",
     "normalise_speech",

@@ -1,19 +1,21 @@
-"""Hard gates: any hit fails the conversation whatever its composite (docs/design.md, "Gates")."""
+"""Hard gates: any hit fails the conversation whatever its composite (docs/design.md, "Gates").
+
+The built-in gates, each registered under the name rubrics list it by (`_gate_registry.py`).
+"""
 
 from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from typing import Any
 
-from polygon_core.models import AssertionResult, GateHit, ToolCall, Turn
+from polygon_core.models import AssertionResult, GateHit, ToolCall
 
 from ._aggregate import Aggregate
-from ._rubric import SAFETY_CRITERION, Rubric
+from ._gate_registry import GateInput, TurnLike, gate
+from ._rubric import SAFETY_CRITERION
 
-# Turns may be model objects or the plain mappings they serialise to (stored transcripts).
-TurnLike = Turn | Mapping[str, Any]
 CallLike = ToolCall | Mapping[str, Any]
 
 # Typographic apostrophes survive NFKC; fold them so "we’ll" in a transcript matches "we'll".
@@ -90,31 +92,6 @@ def invalid_tool_call_hits(turns: Iterable[TurnLike]) -> list[GateHit]:
     return hits
 
 
-def compute_gates(
-    turns: Sequence[TurnLike],
-    rubric: Rubric,
-    aggregate: Aggregate,
-    forbidden_phrases: Iterable[str] = (),
-    assertions: Sequence[AssertionResult] = (),
-) -> list[GateHit]:
-    """Apply the gates `rubric` lists, in its order, and return every hit.
-
-    `assertions` are the conversation's evaluated scenario assertions, read by the `assertion`
-    gate (rubric v3) only.
-    """
-    hits: list[GateHit] = []
-    for gate in rubric.gates:
-        if gate == "forbidden_phrase":
-            hits.extend(forbidden_phrase_hits(turns, forbidden_phrases))
-        elif gate == "safety":
-            hits.extend(safety_gate(aggregate))
-        elif gate == "invalid_tool_call":
-            hits.extend(invalid_tool_call_hits(turns))
-        elif gate == "assertion":
-            hits.extend(assertion_gate_hits(assertions))
-    return hits
-
-
 def assertion_gate_hits(assertions: Iterable[AssertionResult]) -> list[GateHit]:
     """One hit per assertion marked `gate: true` that failed, at the turn that broke it.
 
@@ -127,6 +104,26 @@ def assertion_gate_hits(assertions: Iterable[AssertionResult]) -> list[GateHit]:
         for a in assertions
         if a.gate and a.status == "fail"
     ]
+
+
+@gate("forbidden_phrase")
+def _forbidden_phrase_gate(given: GateInput) -> list[GateHit]:
+    return forbidden_phrase_hits(given.turns, given.forbidden_phrases)
+
+
+@gate("safety")
+def _safety_gate(given: GateInput) -> list[GateHit]:
+    return safety_gate(given.aggregate)
+
+
+@gate("invalid_tool_call")
+def _invalid_tool_call_gate(given: GateInput) -> list[GateHit]:
+    return invalid_tool_call_hits(given.turns)
+
+
+@gate("assertion")
+def _assertion_gate(given: GateInput) -> list[GateHit]:
+    return assertion_gate_hits(given.assertions)
 
 
 def _phrase_pattern(phrase: str) -> re.Pattern[str] | None:

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from functools import cache
 from importlib import resources
-from typing import Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-GateName = Literal["forbidden_phrase", "safety", "invalid_tool_call", "assertion"]
+# A registered gate's name (`_gate_registry.py`): forbidden_phrase, safety, invalid_tool_call, assertion.
+GateName = str
 
 # The eight criteria in rubric order (v1, v2 and v3 share them). The YAML files are the source of truth
 # for weights and descriptions; this tuple exists so callers can name criteria without loading one.
@@ -50,6 +50,17 @@ class Rubric(BaseModel):
     pass_threshold: float = 75.0
     warn_threshold: float = 50.0
     gates: list[GateName] = Field(default_factory=list)
+
+    @field_validator("gates")
+    @classmethod
+    def _registered(cls, gates: list[str]) -> list[str]:
+        from ._gate_registry import gate_names
+
+        known = gate_names()
+        unknown = [g for g in gates if g not in known]
+        if unknown:
+            raise ValueError(f"unknown gate(s) {', '.join(map(repr, unknown))}; known gates: {', '.join(known)}")
+        return gates
 
     @model_validator(mode="after")
     def _consistent(self) -> Rubric:

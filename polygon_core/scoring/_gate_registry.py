@@ -1,0 +1,80 @@
+"""The gate registry: a rubric's gate name → the function that finds its hits.
+
+A gate is a function of one `GateInput` (the conversation's turns, its rubric and aggregate, the
+forbidden phrases in force and its evaluated assertions) returning the hits it found, registered
+with `@gate(name)`. The built-in gates live in `_gates.py`; a rubric may list only registered gates,
+and `compute_gates` applies them in the rubric's order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from polygon_core.models import AssertionResult, GateHit, Turn
+
+if TYPE_CHECKING:
+    from ._aggregate import Aggregate
+    from ._rubric import Rubric
+
+__all__ = ["GateFunction", "GateInput", "compute_gates", "gate", "gate_names"]
+
+# Turns may be model objects or the plain mappings they serialise to (stored transcripts).
+TurnLike = Turn | Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class GateInput:
+    """Everything a gate may read about one judged conversation."""
+
+    turns: Sequence[TurnLike]
+    rubric: Rubric
+    aggregate: Aggregate
+    forbidden_phrases: tuple[str, ...] = ()
+    assertions: Sequence[AssertionResult] = field(default_factory=tuple)
+
+
+GateFunction = Callable[[GateInput], list[GateHit]]
+
+_GATES: dict[str, GateFunction] = {}
+
+
+def gate(name: str) -> Callable[[GateFunction], GateFunction]:
+    """Register the decorated function as the gate a rubric lists as `name`."""
+
+    def register(find: GateFunction) -> GateFunction:
+        if name in _GATES:
+            raise ValueError(f"gate {name!r} is registered twice")
+        _GATES[name] = find
+        return find
+
+    return register
+
+
+def _gates() -> dict[str, GateFunction]:
+    from . import _gates  # noqa: F401  (registers the built-in gates on first use)
+
+    return _GATES
+
+
+def gate_names() -> tuple[str, ...]:
+    """The registered gates, in registration order."""
+    return tuple(_gates())
+
+
+def compute_gates(
+    turns: Sequence[TurnLike],
+    rubric: Rubric,
+    aggregate: Aggregate,
+    forbidden_phrases: Iterable[str] = (),
+    assertions: Sequence[AssertionResult] = (),
+) -> list[GateHit]:
+    """Apply the gates `rubric` lists, in its order, and return every hit.
+
+    `assertions` are the conversation's evaluated scenario assertions, read by the `assertion`
+    gate (rubric v3) only.
+    """
+    given = GateInput(turns, rubric, aggregate, tuple(forbidden_phrases), assertions)
+    registered = _gates()
+    return [hit for name in rubric.gates for hit in registered[name](given)]
