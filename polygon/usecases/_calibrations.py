@@ -33,7 +33,8 @@ from polygon_core.scoring import get_rubric
 from ._common import Stores
 from ._dispatch import judge_label
 from ._grade import RescoreResult, ensure_judged, run_inputs, scorable
-from ._production import production_run_info
+from ._identifiers import identifier_redactor
+from ._production import production_run_info, redaction_settings
 from ._results import chosen_judge
 
 __all__ = [
@@ -137,12 +138,15 @@ def _conversation_ids(stores: Stores, run: Run, labels: Sequence[Label]) -> list
 def _imported(stores: Stores, wanted: dict[str, set[str]], errors: list[str]) -> dict[tuple[str, str], str]:
     """(source, external id) -> conversation id through the import ledger; the unknown ones are errors."""
     ledger = ImportLedger(stores.repo.engine)
+    # People label a call by the id they know; the ledger holds it as the import stored it.
+    stored = identifier_redactor(stores, redaction_settings(stores.settings))
     mapped: dict[tuple[str, str], str] = {}
     for source, external in sorted(wanted.items()):
         ordered = sorted(external)
         for start in range(0, len(ordered), _LOOKUP_BATCH):  # bounded IN lists (SQLite's variable limit)
-            known = ledger.known(source, ordered[start:start + _LOOKUP_BATCH])
-            mapped.update({(source, e): rec.conversation_id for e, rec in known.items()})
+            chunk = {stored(e): e for e in ordered[start:start + _LOOKUP_BATCH]}
+            known = ledger.known(source, list(chunk))
+            mapped.update({(source, chunk[e]): rec.conversation_id for e, rec in known.items()})
         missing = [e for e in ordered if (source, e) not in mapped]
         if missing:
             errors.append(f"{len(missing)} external id{'s are' if len(missing) > 1 else ' is'} not imported for "

@@ -15,7 +15,7 @@ import json
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any, TextIO
@@ -39,9 +39,10 @@ from polygon_core.imports import (
 )
 from polygon_core.judging import HEURISTIC_JUDGE
 from polygon_core.models import Conversation, Run, Speaker, ToolDef
-from polygon_core.redaction import RedactionSettings, Redactor, redact_conversation
+from polygon_core.redaction import IdentifierRedactor, RedactionSettings, Redactor, redact_conversation
 
 from ._common import Stores, _agent, transcript_key
+from ._identifiers import identifier_redactor
 
 __all__ = [
     "UNKNOWN_AGENT",
@@ -239,6 +240,7 @@ def import_file(stores: Stores, location: str, fmt: str, *, source: str,
     """
     batch = batch or uuid4().hex
     redaction = redaction or redaction_settings(stores.settings)
+    ids = identifier_redactor(stores, redaction)
     ledger = ImportLedger(stores.repo.engine)
     summary = ImportSummary()
     name = location.rsplit("/", 1)[-1]
@@ -248,9 +250,10 @@ def import_file(stores: Stores, location: str, fmt: str, *, source: str,
             summary.read += 1
             if isinstance(item, ImportProblem):
                 summary.rejected += 1
-                summary.errors.append(str(_with_file(item, location)))
+                summary.errors.append(str(_with_file(item, location, ids)))
                 continue
-            pending.append(item)
+            # The id is the idempotency key and is stored: one holding personal data is redacted too.
+            pending.append(replace(item, external_id=ids(item.external_id)))
             if len(pending) >= batch_size:
                 _store_batch(stores, ledger, pending, location, source, agent, redaction, batch, summary)
                 pending = []
@@ -258,8 +261,9 @@ def import_file(stores: Stores, location: str, fmt: str, *, source: str,
     return summary
 
 
-def _with_file(problem: ImportProblem, location: str) -> ImportProblem:
-    return ImportProblem(problem.line, problem.reason, problem.external_id, location)
+def _with_file(problem: ImportProblem, location: str, ids: IdentifierRedactor) -> ImportProblem:
+    external = ids(problem.external_id) if problem.external_id is not None else None
+    return ImportProblem(problem.line, problem.reason, external, location)
 
 
 def _store_batch(stores: Stores, ledger: ImportLedger, calls: Sequence[ImportedCall], location: str,

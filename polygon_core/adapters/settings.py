@@ -90,6 +90,9 @@ class PolygonSettings(BaseSettings):
     redact_keep_originals: bool = Field(
         False, description="also store unredacted imported transcripts (explicit opt-in)"
     )
+    redact_id_key: SecretStr | None = Field(
+        None, description="HMAC key (16+ bytes) for external ids holding personal data; default: a "
+        "random key kept in the artifact store (keys/identifier.key), made on first use")
     # Provider layer (polygon_core.adapters.providers): one retry layer, limits, record/replay.
     anthropic_base_url: str | None = Field(None, description="Anthropic-compatible endpoint")
     model_timeout: float = Field(60.0, gt=0, description="seconds per model request")

@@ -2,11 +2,13 @@
 
 Card numbers (Luhn-checked), IBANs (mod-97-checked), passport numbers (after a cue word), street
 addresses, phone numbers (the `phonenumbers` library, several regions), e-mail addresses and custom
-patterns become typed placeholders: ``[CARD]``, ``[IBAN]``, ``[PASSPORT]``, ``[ADDRESS]``,
+patterns become typed placeholders (an identifier holding any of them becomes a keyed digest,
+`IdentifierRedactor`): ``[CARD]``, ``[IBAN]``, ``[PASSPORT]``, ``[ADDRESS]``,
 ``[PHONE]``, ``[EMAIL]``, ``[LABEL]``. What is and is not found: docs/import-formats.md.
 """
 
 from ._conversation import redact_conversation, redact_value
+from ._ids import REDACTED_ID_PREFIX, IdentifierRedactor
 from ._patterns import iban_valid
 from ._text import (
     ADDRESS,
@@ -30,6 +32,8 @@ __all__ = [
     "IBAN",
     "PASSPORT",
     "PHONE",
+    "REDACTED_ID_PREFIX",
+    "IdentifierRedactor",
     "RedactionSettings",
     "Redactor",
     "iban_valid",

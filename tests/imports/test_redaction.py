@@ -168,3 +168,57 @@ def test_a_model_judge_and_probe_answerer_receive_placeholders_only(
     (judgment,) = stores.repo.judgments(run.id)
     assert judgment.judge_model == name and set(judgment.not_applicable) == set(NOT_APPLICABLE_CRITERIA)
     assert judgment.composite is not None
+
+
+ID_PHONE = "+44 20 7946 0958"
+ID_EMAIL = "jane.doe@example.com"
+
+
+def _calls_named(*ids: str) -> str:
+    return "".join(json.dumps({"id": ident, "started_at": "2024-05-06T10:00:00Z",
+                               "turns": [{"speaker": "caller", "text": "Hello?"}]}) + "\n" for ident in ids)
+
+
+def test_external_ids_holding_personal_data_are_stored_as_keyed_digests(
+        polygon_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import hashlib
+    import hmac
+
+    from polygon_core.adapters.storage import ImportLedger
+
+    key = "k" * 32
+    monkeypatch.setenv("POLYGON_REDACT_ID_KEY", key)
+    path = tmp_path / "ids.jsonl"
+    path.write_text(_calls_named(ID_PHONE, ID_EMAIL, "call-7") + "{broken\n", encoding="utf-8")
+    opened = usecases.open_stores()
+    try:
+        first = usecases.import_calls(opened, [str(path)], "polygon", source="prod")
+        again = usecases.import_calls(opened, [str(path)], "polygon", source="prod")
+        stored = {r.external_id for r in ImportLedger(opened.repo.engine).select("prod")}
+    finally:
+        opened.repo.close()
+    digest = {i: "redacted-" + hmac.new(key.encode(), i.encode(), hashlib.sha256).hexdigest()[:24]
+              for i in (ID_PHONE, ID_EMAIL)}
+    assert stored == {digest[ID_PHONE], digest[ID_EMAIL], "call-7"}  # a plain id stays as it is
+    assert (first.imported, again.imported, again.duplicates) == (3, 0, 3)  # still idempotent
+    for name, data in _all_bytes(polygon_home).items():
+        for secret in (ID_PHONE, ID_PHONE.replace(" ", ""), ID_EMAIL):
+            assert secret.encode() not in data, f"{secret!r} found in {name}"
+
+
+def test_without_a_configured_key_one_is_made_once_and_kept(polygon_home: Path, tmp_path: Path) -> None:
+    from polygon_core.adapters.storage import ImportLedger
+
+    path = tmp_path / "ids.jsonl"
+    path.write_text(_calls_named(ID_PHONE), encoding="utf-8")
+    for _ in range(2):  # two processes' worth: each opens the stores afresh
+        opened = usecases.open_stores()
+        try:
+            summary = usecases.import_calls(opened, [str(path)], "polygon", source="prod")
+            (record,) = ImportLedger(opened.repo.engine).select("prod")
+        finally:
+            opened.repo.close()
+    assert (summary.imported, summary.duplicates) == (0, 1)
+    assert record.external_id.startswith("redacted-") and len(record.external_id) == len("redacted-") + 24
+    key = (polygon_home / "artifacts" / "keys" / "identifier.key").read_text()
+    assert len(bytes.fromhex(key)) == 32
