@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
+from uuid import UUID
 
 from polygon.flows._batch import batch_judge  # absolute: Prefect loads this file by path
+from polygon.flows._story import run_tags, tag_flow_run
 from polygon.tasks import (
     compare_runs_task,
     create_run_task,
@@ -15,7 +17,7 @@ from polygon.tasks import (
     publish_artifacts_task,
     simulate_task,
 )
-from prefect import flow
+from prefect import flow, get_run_logger, tags
 from prefect.artifacts import create_progress_artifact, update_progress_artifact
 from prefect.futures import as_completed
 from prefect.runtime import flow_run
@@ -48,9 +50,13 @@ def evaluate_suite(suite_path: str, runs: list[Run], agent_paths: list[str],
     """
     cards = []
     plan = usecases.plan_conversations(suite_path, seeds)
+    logger = get_run_logger()  # its lines are kept on the flow run's page in the Prefect UI
+    tag_flow_run(run_tags(runs))
+    logger.info("evaluating suite %s: %d conversations per agent, agents %s, rubric %s", suite_path, len(plan),
+                ", ".join(f"{r.agent_name}@{r.agent_version[:8]} (run {r.id})" for r in runs), rubric_version)
     # Progress for the Prefect UI during long runs: simulate, judge and probe each conversation.
     total, finished = 3 * len(plan) * len(runs), 0
-    progress = create_progress_artifact(0.0, description=f"0 of {total} steps")
+    progress = cast(UUID, create_progress_artifact(0.0, description=f"0 of {total} steps"))  # sync call
 
     def step(n: int = 1) -> None:
         nonlocal finished
@@ -58,6 +64,8 @@ def evaluate_suite(suite_path: str, runs: list[Run], agent_paths: list[str],
         if finished % 10 < n or finished == total:  # bounded API traffic on big suites
             update_progress_artifact(progress, 100.0 * finished / max(total, 1),
                                      description=f"{finished} of {total} steps")
+        if 10 * finished // max(total, 1) > 10 * (finished - n) // max(total, 1):  # each tenth
+            logger.info("%d of %d steps (simulate, judge, probe per conversation) done", finished, total)
 
     def advance(futures: list[Any]) -> None:
         for _ in as_completed(futures):
@@ -73,7 +81,8 @@ def evaluate_suite(suite_path: str, runs: list[Run], agent_paths: list[str],
                                        rubric_version=rubric_version, repeats=repeats,
                                        probes_path=probes_path, enabled=batch_judging)
         for spec in passes:
-            live[spec.kind] = batch_judge(spec).failed
+            with tags(*run_tags([run])):  # the batch-judge subflow carries the run's tags
+                live[spec.kind] = batch_judge(spec).failed
             step(len(cids) - len(live[spec.kind]))
         judged = [judge_task.submit(run.id, cid, suite_path, agent_path, rubric_version, repeats)
                   for cid in live["judge"]]
@@ -82,6 +91,10 @@ def evaluate_suite(suite_path: str, runs: list[Run], agent_paths: list[str],
         for future in [*judged, *probed]:
             future.result()
         card = finish_run_task(run.id)
+        logger.info("run %s (%s@%s) finished: %d conversations, mean composite %s [95%% CI %s, %s] (rubric %s, "
+                    "judge %s), verdicts %s, gate failures per gate %s", run.id, run.agent_name,
+                    run.agent_version[:8], card.conversations, card.mean_composite, card.ci_low, card.ci_high,
+                    card.rubric_version, card.judge_model, dict(card.verdicts), dict(card.gates) or "none")
         publish_artifacts_task(card)
         cards.append(card.model_dump(mode="json"))
     # The matrix (and, with two or more agents, the comparison) as artifacts on this flow run.

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from polygon.flows._batch import batch_judge  # absolute: Prefect loads this file by path
+from polygon.flows._story import run_tags, tag_flow_run
 from polygon.tasks import finish_run_task
 from polygon.tasks._production import (
     import_file_task,
@@ -13,7 +15,7 @@ from polygon.tasks._production import (
     plan_production_runs_task,
     probe_production_task,
 )
-from prefect import flow
+from prefect import flow, get_run_logger, tags
 from prefect.task_runners import ThreadPoolTaskRunner
 
 from polygon import usecases
@@ -36,7 +38,10 @@ def grade_production_calls(source: str, since: str | None = None, until: str | N
     POLYGON_PROBE_MODEL), through the provider's batch API with `batch_judging` (calls whose
     batch items failed are then graded live). Returns the import summary and each run's scorecard."""
     name = source_name or source
-    imported = {"read": 0, "imported": 0, "duplicates": 0, "rejected": 0, "errors": []}
+    logger = get_run_logger()
+    tag_flow_run(["polygon", "source:production", f"calls:{name}"])
+    errors: list[Any] = []
+    imported: dict[str, Any] = {"read": 0, "imported": 0, "duplicates": 0, "rejected": 0, "errors": errors}
     if _is_location(source):
         futures = [import_file_task.submit(f, fmt, name, agent_path, suite_path)
                    for f in list_call_files_task(source)]
@@ -44,17 +49,27 @@ def grade_production_calls(source: str, since: str | None = None, until: str | N
             part = future.result()
             for key in ("read", "imported", "duplicates", "rejected"):
                 imported[key] += part[key]
-            imported["errors"].extend(part["errors"])
+            errors.extend(part["errors"])
+        logger.info("imported %s: %d read, %d new, %d duplicates, %d rejected", source, imported["read"],
+                    imported["imported"], imported["duplicates"], imported["rejected"])
     cards = []
     for run, cids in plan_production_runs_task(name, since, until, rubric_version, agent_path,
                                                judge_model, probe_model):
+        tag_flow_run(run_tags([run]))
+        logger.info("grading %d calls of %s from %s to %s as run %s (rubric %s)", len(cids), name, since, until,
+                    run.id, run.rubric_version)
         live = {"judge": cids, "probe": cids}
         for spec in usecases.batch_passes(run, suite_path=None, agent_path=agent_path,
                                           rubric_version=run.rubric_version, enabled=batch_judging):
-            live[spec.kind] = batch_judge(spec).failed
+            with tags(*run_tags([run])):  # the batch-judge subflow carries the run's tags
+                live[spec.kind] = batch_judge(spec).failed
         futures = [judge_production_task.submit(run.id, cid, agent_path) for cid in live["judge"]]
         futures += [probe_production_task.submit(run.id, cid, agent_path) for cid in live["probe"]]
         for future in futures:
             future.result()
-        cards.append(finish_run_task(run.id).model_dump(mode="json"))
+        card = finish_run_task(run.id)
+        logger.info("run %s finished: %d calls, mean composite %s [95%% CI %s, %s] (rubric %s, judge %s), verdicts %s",
+                    run.id, card.conversations, card.mean_composite, card.ci_low, card.ci_high, card.rubric_version,
+                    card.judge_model, dict(card.verdicts))
+        cards.append(card.model_dump(mode="json"))
     return {"import": imported, "runs": cards}

@@ -10,18 +10,20 @@ from __future__ import annotations
 import importlib
 import importlib.util
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
+from uuid import UUID
 
 from polygon.flows._evaluate import (
     evaluate_suite,  # absolute: Prefect loads this file by path
 )
+from polygon.flows._story import run_tags, tag_flow_run
 from polygon.tasks import (
     compare_versions_task,
     new_version_run_task,
     previous_version_run_task,
     publish_report_task,
 )
-from prefect import flow, tags
+from prefect import flow, get_run_logger, tags
 from prefect.artifacts import create_progress_artifact, update_progress_artifact
 from prefect.runtime import flow_run
 
@@ -46,7 +48,7 @@ def _run_name() -> str:
     return f"reevaluate {Path(str(params['agent_path'])).stem} prompt={str(params['prompt_hash'])[:16]}"
 
 
-@flow(name="reevaluate-on-prompt-commit", flow_run_name=_run_name)  # type: ignore[arg-type]
+@flow(name="reevaluate-on-prompt-commit", flow_run_name=_run_name)
 def reevaluate_on_prompt_commit(agent_path: str, prompt_hash: str, suite_path: str,
                                 previous_run_id: str | None = None, seeds: list[int] | None = None,
                                 rubric_version: str | None = None) -> dict[str, Any]:
@@ -60,17 +62,22 @@ def reevaluate_on_prompt_commit(agent_path: str, prompt_hash: str, suite_path: s
     suite = str(Path(suite_path).resolve())
     previous = previous_run_id or None  # an absent payload field arrives as ""
     run_id = f"reeval-{_slug(prompt_hash)[-12:]}-{str(flow_run.id or 'local')[:8]}"
-    progress = create_progress_artifact(0.0, description=f"re-evaluation of {Path(agent_path).name}")
+    progress = cast(UUID, create_progress_artifact(0.0, description=f"re-evaluation of {Path(agent_path).name}"))
     done: list[str] = []
+    logger = get_run_logger()
 
     def step(name: str) -> None:
         done.append(name)
+        logger.info("step %d of %d, %s: done", len(done), len(STEPS), name)
         update_progress_artifact(progress, 100.0 * len(done) / len(STEPS),
                                  description=f"{name}: done")
 
     run = new_version_run_task(run_id, suite, agent, seeds, rubric_version)
-    with tags("polygon", f"agent:{run.agent_name}", f"version:{run.agent_version[:12]}",
-              f"prompt:{prompt_hash[:16]}"):
+    run_labels = run_tags([run], prompt=prompt_hash[:16])
+    tag_flow_run(run_labels)
+    logger.info("re-evaluating %s at version %s (prompt %s) on %s as run %s", agent_path, run.agent_version[:12],
+                prompt_hash[:16], suite_path, run.id)
+    with tags(*run_labels):
         analysis = None
         analyse = _optional("polygon.tasks._analysis", "analyze_prompt_task")
         if analyse is not None:
@@ -92,5 +99,7 @@ def reevaluate_on_prompt_commit(agent_path: str, prompt_hash: str, suite_path: s
                   if analysis is not None else None}
         uri = publish_report_task(run.id, header, body, analysis)
         step(STEPS[4])
+    logger.info("re-evaluation of %s: run %s compared with %s; report at %s", agent_path, run.id,
+                baseline or "nothing yet (no earlier version)", uri)
     return {"run_id": run.id, "agent_version": run.agent_version, "previous_run_id": baseline,
             "report_uri": uri}

@@ -10,7 +10,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from polygon.flows._production import grade_production_calls  # absolute: loaded by path
-from prefect import flow
+from prefect import flow, get_run_logger
 from prefect.runtime import flow_run
 
 __all__ = ["grading_window", "weekly_production_grading"]
@@ -33,6 +33,8 @@ def weekly_production_grading(source: str, days: int = 7, agent_path: str | None
     scheduled = flow_run.scheduled_start_time
     end = scheduled if scheduled is not None else datetime.now(UTC)
     since, until = grading_window(end, days)
+    get_run_logger().info("grading the production calls of %s from %s to %s (%d days before %s)", source, since,
+                          until, days, "the scheduled start" if scheduled is not None else "now")
     return grade_production_calls(source=source, since=since, until=until, agent_path=agent_path,
                                   suite_path=suite_path, rubric_version=rubric_version,
                                   judge_model=judge_model, probe_model=probe_model,

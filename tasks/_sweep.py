@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from prefect import task
+from prefect import get_run_logger, task
 from prefect.artifacts import create_markdown_artifact, create_table_artifact
 
 from polygon import usecases
@@ -13,7 +13,9 @@ from polygon import usecases as sweep_adapter
 from polygon_core.reports import md_text
 from polygon_core.sweeps import (
     PointResult,
+    SameConfiguration,
     SweepPoint,
+    distinct_points,
     early_stop,
     estimate_point,
     expand_points,
@@ -29,11 +31,18 @@ def _stores() -> usecases.Stores:
 
 @task(name="plan-sweep", retries=1)
 def plan_sweep_task(spec_path: str) -> dict[str, Any]:
-    """The sweep's name, floor and points (base first for one_at_a_time)."""
+    """The sweep's name, floor and points (base first for one_at_a_time), one per configuration:
+    a point whose profile an earlier point has is listed under `same_configuration`, not run."""
     sweep = sweep_adapter.load_sweep(spec_path)
+    points = expand_points(sweep.spec, sweep_adapter.base_values(sweep))
+    distinct, same = distinct_points(points, [sweep_adapter.point_profile(sweep, p) for p in points])
+    logger = get_run_logger()
+    logger.info("sweep %s: %d points, %d distinct configurations", sweep.spec.name, len(points), len(distinct))
+    for item in same:
+        logger.info("point %s configures what %s does: it reuses that run", item.label, item.same_as)
     return {"name": sweep.spec.name, "floor": sweep.spec.floor, "seeds": list(sweep.spec.seeds),
-            "rubric": sweep.spec.rubric,
-            "points": expand_points(sweep.spec, sweep_adapter.base_values(sweep))}
+            "rubric": sweep.spec.rubric, "points": distinct, "same_configuration": same,
+            "agent_path": str(sweep.agent_path), "suite_path": str(sweep.suite_path)}
 
 
 @task(name="budget-point", task_run_name="budget point {index}")
@@ -84,12 +93,13 @@ def early_stop_task(results: list[PointResult], floor: float | None) -> str | No
 
 @task(name="leaderboard")
 def leaderboard_task(name: str, results: list[PointResult], refused: list[dict[str, Any]],
-                     stopped: str | None) -> dict[str, Any]:
-    """Rank the points and publish the leaderboard as artifacts on the flow run."""
+                     stopped: str | None, same: list[SameConfiguration] | None = None) -> dict[str, Any]:
+    """Rank the points and publish the leaderboard as artifacts on the flow run. `same`: points not
+    run because an earlier point configures the same (each named with the point it reuses)."""
     ranked = rank(results)
     stores = _stores()
     report = {"sweep": name, "leaderboard": [r.model_dump() for r in ranked], "refused": refused,
-              "stopped_early": stopped,
+              "stopped_early": stopped, "same_configuration": [s.model_dump() for s in same or []],
               # The scenario matrix of the top points: where the best profiles differ.
               "matrix_top": [row.model_dump(mode="json") for row in
                              sweep_adapter.top_matrix(stores, [(r.label, r.run_id) for r in ranked[:3]])]}
@@ -110,5 +120,7 @@ def leaderboard_task(name: str, results: list[PointResult], refused: list[dict[s
               f"{r.spread_across_seeds} | {r.median_latency_per_turn_ms} | {r.tokens} |" for i, r in enumerate(ranked)]
     for item in refused:
         lines.append(f"\nRefused: {md_text(item['label'])}: {md_text(item['reason'])}")
+    for dup in same or []:
+        lines.append(f"\nNot run again: {md_text(dup.label)} is the configuration of {md_text(dup.same_as)}")
     create_markdown_artifact(key=key + "-md", markdown="\n".join(lines), description=f"Sweep {name}")
     return report

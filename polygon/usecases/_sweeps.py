@@ -1,9 +1,10 @@
 """Running sweeps: each point materialised as immutable files, run as a normal evaluation.
 
 A point's agent config and suite are written under `$POLYGON_HOME/sweeps/<name>/points/<profile>/`,
-where `profile` hashes the base agent, the suite and the point's values. The point's run id is
-`sweep-<name>-<profile>`: running a finished sweep again finds its completed runs and makes no new
-model calls; a half-finished one resumes conversation by conversation.
+where `profile` hashes the configuration the point runs (`point_profile`: the effective agent and
+world, not how the values are written). The point's run id is `sweep-<name>-<profile>`: two points
+of one configuration are one run, running a finished sweep again finds its completed runs and makes
+no new model calls, and a half-finished one resumes conversation by conversation.
 """
 
 from __future__ import annotations
@@ -17,10 +18,11 @@ import yaml
 
 from polygon_core._hashing import content_hash
 from polygon_core.compare import ResultRow
-from polygon_core.files import read_yaml, validate_document
+from polygon_core.files import agent_version, load_suite, read_yaml, validate_document
+from polygon_core.models import AgentConfig
 from polygon_core.sweeps import SweepPoint, SweepSpec
 
-from ._common import Stores, _agent, agent_identity, load_conversation
+from ._common import Stores, _agent, load_conversation
 from ._results import result_rows
 
 
@@ -61,11 +63,39 @@ def base_values(sweep: LoadedSweep) -> dict[str, Any]:
 
 
 def point_profile(sweep: LoadedSweep, point: SweepPoint) -> str:
-    """The point's immutable profile version: base agent version, suite content and values."""
-    _config, _prompt, version = agent_identity(str(sweep.agent_path), str(sweep.suite_path))
+    """The point's configuration profile: a hash of what the point runs, not of how it is written.
+
+    Hashed: the effective agent (its version: prompt text, model, sampling, …), the effective world
+    (each chosen scenario with its noise, each tool with its fault injection; a fault rate of 0 is no
+    fault) and the base suite's files. So a point that sets a parameter to what the base already
+    has (`noise: 0.0` where the scenarios have none, `temperature: 0` for 0.0, the base prompt named
+    by another path) has the base's profile, and a sweep runs that configuration once.
+    """
+    values = point.values
+    agent = yaml.safe_load(sweep.agent_path.read_text(encoding="utf-8"))
+    _apply_agent(agent, values, sweep.agent_path.parent, sweep.path.parent)
+    prompt = Path(agent["prompt_file"]).read_text(encoding="utf-8") if agent.get("prompt_file") else None
+    config = AgentConfig.model_validate(agent)
+    version = agent_version(config, prompt if prompt is not None else config.prompt or "")
+    suite = load_suite(sweep.suite_path)
+    scenarios = []
+    for scenario in suite.scenarios:
+        if sweep.spec.scenarios is None or scenario.id in sweep.spec.scenarios:
+            body = scenario.model_dump(mode="json")
+            if "noise" in values:
+                body["noise"] = float(values["noise"])
+            scenarios.append(body)
+    tools = {}
+    for name, tool in sorted(suite.tools.items()):
+        body = tool.model_dump(mode="json")
+        if "stub_error_rate" in values and suite.tools_file is not None:
+            body["errors"] = {"rate": float(values["stub_error_rate"]), "kind": "server_error", "payload": None}
+        if body.get("errors") and float(body["errors"].get("rate") or 0.0) <= 0.0:
+            body["errors"] = None  # draw_fault: a rate of 0 never faults, exactly like no `errors`
+        tools[name] = body
     suite_files = sorted(p for p in sweep.suite_path.rglob("*.yaml"))
     suite_hash = content_hash([p.read_text(encoding="utf-8") for p in suite_files])
-    return content_hash([version, suite_hash, point.values], 10)
+    return content_hash([version, suite_hash, scenarios, tools], 10)
 
 
 def materialise_point(sweep: LoadedSweep, point: SweepPoint, home: Path) -> tuple[Path, Path, str]:
@@ -142,8 +172,6 @@ def point_measurements(stores: Stores, run_id: str) -> tuple[list[ResultRow], li
 
 def planned_conversations(sweep: LoadedSweep) -> tuple[int, int]:
     """(conversations per point, default utterances per conversation) from the suite and seeds."""
-    from polygon_core.files import load_suite
-
     suite = load_suite(sweep.suite_path)
     chosen = [s for s in suite.scenarios if sweep.spec.scenarios is None or s.id in sweep.spec.scenarios]
     if sweep.spec.scenarios is not None:

@@ -2,7 +2,7 @@
 
 from ._budget import TokenEstimate, estimate_point, refuse_reason
 from ._leaderboard import PointResult, early_stop, rank, summarise_point
-from ._points import SweepPoint, expand_points
+from ._points import SameConfiguration, SweepPoint, distinct_points, expand_points
 from ._spec import (
     AGENT_PARAMETERS,
     PARAMETERS,
@@ -19,9 +19,11 @@ __all__ = [
     "Parameter",
     "PointResult",
     "Range",
+    "SameConfiguration",
     "SweepPoint",
     "SweepSpec",
     "TokenEstimate",
+    "distinct_points",
     "early_stop",
     "estimate_point",
     "expand_points",

@@ -69,3 +69,24 @@ def expand_points(spec: SweepSpec, base_values: Mapping[str, Any]) -> list[Sweep
             raw = rng.sample(product, k=min(spec.points or 1, len(product)))
     unique = _dedupe(raw)
     return [SweepPoint(index=i, values=v, is_base=not v) for i, v in enumerate(unique)]
+
+
+class SameConfiguration(DomainModel):
+    """A point that configures exactly what an earlier point does: it reuses that point's result."""
+
+    label: str
+    same_as: str = Field(..., description="label of the earlier point whose run and result it reuses")
+    profile: str
+
+
+def distinct_points(points: list[SweepPoint], profiles: list[str]) -> tuple[list[SweepPoint], list[SameConfiguration]]:
+    """The points to run, one per configuration profile (the first point of each, in order), and the
+    points left out because an earlier one has their profile (a parameter at its base value)."""
+    first: dict[str, SweepPoint] = {}
+    same: list[SameConfiguration] = []
+    for point, profile in zip(points, profiles, strict=True):
+        if profile in first:
+            same.append(SameConfiguration(label=point.label(), same_as=first[profile].label(), profile=profile))
+        else:
+            first[profile] = point
+    return list(first.values()), same

@@ -82,3 +82,14 @@ def test_early_stop_only_after_a_first_point_below_the_floor() -> None:
     assert early_stop([_p("x", 50.0, 0, 0)], 50.0) is None
     assert early_stop([_p("x", 40.0, 0, 0), _p("y", 40.0, 0, 0)], 50.0) is None
     assert early_stop([_p("x", 40.0, 0, 0)], None) is None
+
+
+def test_points_of_one_profile_run_once_the_first_kept() -> None:
+    from polygon_core.sweeps import SweepPoint, distinct_points
+
+    points = [SweepPoint(index=0, is_base=True), SweepPoint(index=1, values={"noise": 0.0}),
+              SweepPoint(index=2, values={"noise": 0.5}), SweepPoint(index=3, values={"stub_error_rate": 0.0})]
+    kept, same = distinct_points(points, ["p-base", "p-base", "p-noise", "p-base"])
+    assert [p.index for p in kept] == [0, 2]
+    assert [(s.label, s.same_as, s.profile) for s in same] == [
+        ("noise=0.0", "base", "p-base"), ("stub_error_rate=0.0", "base", "p-base")]

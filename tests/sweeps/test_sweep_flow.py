@@ -70,3 +70,32 @@ def test_rerunning_a_finished_sweep_reuses_its_runs(polygon_home: Path, tmp_path
     assert second["leaderboard"] == first["leaderboard"]
     stored = json.loads(stores.artifacts.get_text("sweeps/again/leaderboard.json"))
     assert [p["run_id"] for p in stored["leaderboard"]] == [p["run_id"] for p in first["leaderboard"]]
+
+
+def test_one_at_a_time_runs_each_distinct_configuration_once(polygon_home: Path, tmp_path: Path,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    # address-change has no noise and the suite's tools no faults: `noise: 0.0` and
+    # `stub_error_rate: 0.0` configure exactly the base. Four points, two configurations.
+    from polygon import usecases
+    from polygon_core.adapters.providers import run_usage
+    from tests.fakes.llm_server import FakeLLMServer
+    from tests.providers.conftest import FAKE_KEY, model_agent
+
+    monkeypatch.setenv("OPENAI_API_KEY", FAKE_KEY)
+    with FakeLLMServer() as srv:
+        agent = model_agent(tmp_path, f"openai:gpt-4o-mini@{srv.openai_url}")
+        report = _sweep(_spec(tmp_path, name="distinct", agent=str(agent), strategy="one_at_a_time",
+                              parameters={"noise": [0.0, 0.6], "stub_error_rate": [0.0]}))
+        requests = len(srv.behaviour.seen)
+    assert sorted(p["label"] for p in report["leaderboard"]) == ["base", "noise=0.6"]
+    assert [(s["label"], s["same_as"]) for s in report["same_configuration"]] == [
+        ("noise=0.0", "base"), ("stub_error_rate=0.0", "base")]
+    stores = usecases.open_stores()
+    runs = [r for r in stores.repo.list_runs(limit=None) if r.suite == "distinct"]
+    assert sorted(r.id for r in runs) == sorted(p["run_id"] for p in report["leaderboard"])
+    assert len(runs) == 2
+    # One scenario, one seed: one conversation per configuration, and every agent request the
+    # model server saw belongs to one of the two runs (a third run would have added its own).
+    assert [len(stores.repo.conversation_ids(r.id)) for r in runs] == [1, 1]
+    calls = [run_usage(stores.artifacts, r.id)["roles"]["agent"]["calls"] for r in runs]
+    assert min(calls) > 0 and sum(calls) == requests
