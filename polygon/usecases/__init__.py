@@ -72,6 +72,7 @@ from ._production_grade import grade_production, judge_production, probe_product
 from ._replay import ReplayDiff, replay_conversation
 from ._results import chosen_judge, finish_run, result_rows, scorecard
 from ._runs import ROLES, create_run, manifest_key, new_run, role_models, run_manifest
+from ._scorecards import RunView, failed_text, judges_of, run_view
 from ._simulate import simulate
 from ._sweeps import (
     LoadedSweep,
@@ -102,6 +103,7 @@ __all__ = [
     "RatedRun",
     "ReplayDiff",
     "RescoreResult",
+    "RunView",
     "Stores",
     "_agent",
     "_suite",
@@ -116,6 +118,7 @@ __all__ = [
     "compare_runs",
     "create_run",
     "ensure_judged",
+    "failed_text",
     "fingerprint",
     "finish_run",
     "grade_production",
@@ -127,6 +130,7 @@ __all__ = [
     "judge_label",
     "judge_labelled",
     "judge_production",
+    "judges_of",
     "labelled_conversations",
     "list_source_files",
     "load_conversation",
@@ -156,6 +160,7 @@ __all__ = [
     "run_inputs",
     "run_labels",
     "run_manifest",
+    "run_view",
     "scorable",
     "scorecard",
     "simulate",

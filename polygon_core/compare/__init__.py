@@ -38,7 +38,7 @@ from ._noise import (
     paired_bootstrap,
     paired_difference,
 )
-from ._pairs import PairDivergence, consequential_divergence, pair_divergences
+from ._pairs import PairDivergence, consequential_divergence, pair_divergence, pair_divergences
 from ._passk import pass_hat_k, pass_hat_k_by_seed
 from ._scorecard import (
     ProbeRate,
@@ -78,6 +78,7 @@ __all__ = [
     "label_difference",
     "model_prose",
     "noise_floor",
+    "pair_divergence",
     "pair_divergences",
     "paired_bootstrap",
     "paired_difference",

@@ -9,7 +9,7 @@ in one place so the terminal, JSON, JUnit, HTML and Prefect renderings never dis
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pydantic import Field
@@ -114,8 +114,12 @@ def compare_probes(cards: Sequence[Scorecard]) -> list[ProbeComparison]:
 
 
 def compare_configurations(configs: Sequence[ConfigurationResults], baseline: str | None = None,
-                           *, seed: int = 0) -> Comparison:
+                           *, seed: int = 0,
+                           divergences: Mapping[str, list[PairDivergence]] | None = None) -> Comparison:
     """Compare configurations against a baseline (default: the first).
+
+    `divergences` (candidate label → the baseline-vs-candidate pairs, from `pair_divergence`) are
+    used as given when a caller streamed the transcripts pair by pair instead of passing them in.
 
     Raises `ComparisonRefused` when the configurations were judged under different rubric versions
     (the message names every version and run), or when `baseline` names no configuration.
@@ -164,8 +168,9 @@ def compare_configurations(configs: Sequence[ConfigurationResults], baseline: st
             differences.append(paired_difference(
                 [r for r in base.rows if r.scenario_id == sid], [r for r in cand.rows if r.scenario_id == sid],
                 scope=f"scenario:{sid}", noise_floor=floor, **kw))
-        divergence_sets.append(DivergenceSet(a=baseline, b=cand.label,
-                                             items=pair_divergences(base.conversations, cand.conversations)))
+        items = (divergences[cand.label] if divergences is not None and cand.label in divergences
+                 else pair_divergences(base.conversations, cand.conversations))
+        divergence_sets.append(DivergenceSet(a=baseline, b=cand.label, items=items))
 
     rows = {c.label: c.rows for c in configs}
     summary = systematic_summary(baseline, rows, {c.label: c.probes for c in cards}, floor_of, seed=seed)

@@ -64,6 +64,8 @@ class Divergence:
 
 
 def _field(turn: TurnLike, name: str, default: Any = None) -> Any:
+    if isinstance(turn, Turn):  # first: the abstract Mapping check is slow, and Turns are the usual case
+        return getattr(turn, name, default)
     if isinstance(turn, Mapping):
         return turn.get(name, default)
     return getattr(turn, name, default)
@@ -107,6 +109,8 @@ def wording_similarity(a: str, b: str) -> float:
 
     Two texts without words → 1.0; one without words → 0.0.
     """
+    if a == b:  # the common case up to a divergence point, and 1.0 by the rule below
+        return 1.0
     wa, wb = normalise_words(a), normalise_words(b)
     if not wa and not wb:
         return 1.0

@@ -23,6 +23,7 @@ import numpy as np
 
 from .._hashing import stable_seed
 from ..models import UNSCORED_END_REASONS, DomainModel
+from ._resample import LARGE_SAMPLE, bootstrap_means, normal_interval, normal_method
 from ._scorecard import ResultRow
 
 Label = Literal["better", "worse", "within noise"]
@@ -97,12 +98,14 @@ def label_difference(delta: float | None, ci: tuple[float, float] | None, noise_
 
 def paired_bootstrap(diffs: Sequence[float], *, seed: int = 0,
                      resamples: int = RESAMPLES) -> tuple[float, float] | None:
-    """Percentile interval of the mean paired difference, resampling pairs; None under two pairs."""
+    """Percentile interval of the mean paired difference, resampling pairs; None under two pairs.
+
+    From `LARGE_SAMPLE` pairs on, the normal approximation (see `_resample`)."""
     if len(diffs) < 2:
         return None
-    data = np.asarray(diffs, dtype=float)
-    rng = np.random.default_rng(seed)
-    means = rng.choice(data, size=(resamples, len(data)), replace=True).mean(axis=1)
+    if len(diffs) >= LARGE_SAMPLE:
+        return normal_interval(diffs)
+    means = bootstrap_means(diffs, seed=seed, resamples=resamples)
     return float(np.quantile(means, 0.025)), float(np.quantile(means, 0.975))
 
 
@@ -130,6 +133,8 @@ def paired_difference(base: Sequence[ResultRow], cand: Sequence[ResultRow], *, b
         delta=round(delta, 4), ci_low=None if ci is None else round(ci[0], 4),
         ci_high=None if ci is None else round(ci[1], 4), noise_floor=noise_floor,
         label=label_difference(delta, ci, noise_floor),
+        method=(normal_method(len(pairs), "pairs") if len(pairs) >= LARGE_SAMPLE
+                else Difference.model_fields["method"].default),
     )
 
 

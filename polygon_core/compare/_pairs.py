@@ -77,20 +77,26 @@ def pair_divergences(a: Sequence[Conversation], b: Sequence[Conversation]) -> li
     out: list[PairDivergence] = []
     for conv in sorted(a, key=lambda c: (c.scenario_id, c.seed)):
         other = index_b.get((conv.scenario_id, conv.seed))
-        if other is None:
-            continue
-        d = divergence_point(conv.turns, other.turns)
-        if d is None:
-            out.append(PairDivergence(scenario_id=conv.scenario_id, seed=conv.seed, turn=None, reasons=[]))
-            continue
-        c = consequential_divergence(conv.turns, other.turns)
-        extra = {} if c is None else dict(
-            consequential_turn=c.turn, consequential_reasons=list(c.reasons),
-            consequential_a_text=_speaker_text(c.a_turn), consequential_b_text=_speaker_text(c.b_turn),
-            consequential_a_tools=_tools(c.a_turn), consequential_b_tools=_tools(c.b_turn))
-        out.append(PairDivergence(
-            scenario_id=conv.scenario_id, seed=conv.seed, turn=d.turn, reasons=list(d.reasons),
-            a_text=_speaker_text(d.a_turn), b_text=_speaker_text(d.b_turn),
-            a_tools=_tools(d.a_turn), b_tools=_tools(d.b_turn), **extra,
-        ))
+        if other is not None:
+            out.append(pair_divergence(conv, other))
     return out
+
+
+def pair_divergence(conv: Conversation, other: Conversation) -> PairDivergence:
+    """Where two conversations of one (scenario, seed) part: `conv` is side a, `other` side b.
+
+    One pair at a time, so a caller can stream the pairs of two large runs (see `pair_divergences`).
+    """
+    d = divergence_point(conv.turns, other.turns)
+    if d is None:
+        return PairDivergence(scenario_id=conv.scenario_id, seed=conv.seed, turn=None, reasons=[])
+    c = consequential_divergence(conv.turns, other.turns)
+    extra = {} if c is None else dict(
+        consequential_turn=c.turn, consequential_reasons=list(c.reasons),
+        consequential_a_text=_speaker_text(c.a_turn), consequential_b_text=_speaker_text(c.b_turn),
+        consequential_a_tools=_tools(c.a_turn), consequential_b_tools=_tools(c.b_turn))
+    return PairDivergence(
+        scenario_id=conv.scenario_id, seed=conv.seed, turn=d.turn, reasons=list(d.reasons),
+        a_text=_speaker_text(d.a_turn), b_text=_speaker_text(d.b_turn),
+        a_tools=_tools(d.a_turn), b_tools=_tools(d.b_turn), **extra,
+    )

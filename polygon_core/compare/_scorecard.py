@@ -11,6 +11,7 @@ from pydantic import Field
 from ..models import DomainModel, ProbeAnswer
 from ..probes import conformance, wilson_interval
 from ._passk import pass_hat_k_by_seed
+from ._resample import LARGE_SAMPLE, bootstrap_means, normal_interval, normal_method
 
 _UNSCORED = {"provider_error", "simulator_error"}
 
@@ -97,12 +98,14 @@ class Scorecard(DomainModel):
 
 def bootstrap_ci(values: Sequence[float], *, seed: int = 0, resamples: int = 2000,
                  confidence: float = 0.95) -> tuple[float, float] | None:
-    """Percentile bootstrap interval of the mean; None for fewer than two values."""
+    """Percentile bootstrap interval of the mean; None for fewer than two values.
+
+    From `LARGE_SAMPLE` values on, the normal approximation (see `_resample`)."""
     if len(values) < 2:
         return None
-    rng = np.random.default_rng(seed)
-    data = np.asarray(values, dtype=float)
-    means = rng.choice(data, size=(resamples, len(data)), replace=True).mean(axis=1)
+    if len(values) >= LARGE_SAMPLE:
+        return normal_interval(values, confidence)
+    means = bootstrap_means(values, seed=seed, resamples=resamples)
     alpha = (1 - confidence) / 2
     return float(np.quantile(means, alpha)), float(np.quantile(means, 1 - alpha))
 
@@ -183,6 +186,8 @@ def build_scorecard(label: str, run_id: str, agent_version: str, rubric_version:
         probes=probe_rates(answers), tokens=sum(r.tokens for r in rows),
         tokens_estimated=any(r.tokens_estimated for r in rows),
         latency_ms=round(float(np.mean(latencies)), 2) if latencies else None,
+        ci_method=(normal_method(len(scored), "conversations") if len(scored) >= LARGE_SAMPLE
+                   else Scorecard.model_fields["ci_method"].default),
         cost_usd=(round(sum(c for c in costs if c is not None), 6)
                   if rows and all(c is not None for c in costs) else None),
     )

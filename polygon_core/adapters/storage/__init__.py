@@ -4,6 +4,7 @@
 """
 
 from . import _pages as pages  # paginated reads for the web app
+from . import _scorecard_reads as scorecard_reads  # streamed reads for scorecards, show and compare
 from ._calibrations import CalibrationStore
 from ._deliveries import DeliveryLedger
 from ._imports import ImportedRecord, ImportLedger, ProductionRunInfo
@@ -15,8 +16,11 @@ from ._repository import (
     ensure_database,
     repository_from_settings,
 )
+from ._writer import BatchedRepository, BatchWriter
 
 __all__ = [
+    "BatchWriter",
+    "BatchedRepository",
     "CalibrationStore",
     "ConversationRecord",
     "DatabaseNotReadyError",
@@ -30,4 +34,5 @@ __all__ = [
     "head_revision",
     "pages",
     "repository_from_settings",
+    "scorecard_reads",
 ]

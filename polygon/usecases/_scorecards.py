@@ -1,0 +1,166 @@
+"""Result rows and scorecards read in SQL and streamed: what `show`, `compare` and every scorecard use.
+
+A result row needs a conversation's headline facts and one judge's composite, verdict, gates and
+criterion scores; it never needs the judge's evidence or raw replies. So rows are built from the
+columns `storage.scorecard_reads` selects (one joined query, streamed), probe conformance from
+GROUP BY counts, and the judge a scorecard shows from `max(seq)` per judge: a 100,000-conversation
+run is summarised without validating a single stored judgment into a domain model.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from polygon_core.adapters.storage import scorecard_reads as reads
+from polygon_core.compare import ResultRow, Scorecard, build_scorecard
+from polygon_core.judging import HEURISTIC_JUDGE
+from polygon_core.models import ProbeAnswer, Run
+
+from ._common import Stores
+
+__all__ = ["RunView", "failed_text", "judge_for", "judges_of", "probe_answer_tally", "row_from_facts", "rows_of",
+           "run_view", "scorecard_of"]
+
+
+def judges_of(stores: Stores, run_id: str, rubric_version: str) -> list[str]:
+    """The judges that judged the run under `rubric_version`, the latest last."""
+    return reads.judges_by_recency(stores.repo.engine, run_id, rubric_version)
+
+
+def judge_for(stores: Stores, run: Run, version: str, judge: str | None) -> str:
+    """The judge a scorecard shows: `judge` when given; else the run's own judge when it judged
+    under this rubric; else the judge that judged last (a later `polygon rescore`)."""
+    if judge is not None:
+        return judge
+    judges = judges_of(stores, run.id, version)
+    own = run.models.get("judge") or HEURISTIC_JUDGE
+    return own if own in judges or not judges else judges[-1]
+
+
+def _tokens(usage: Mapping[str, Any]) -> tuple[int, bool]:
+    # The stored usage dicts carry Usage's fields (missing ones at their defaults).
+    total = sum(int(u.get("input_tokens", 0)) + int(u.get("output_tokens", 0)) for u in usage.values())
+    return total, any(bool(u.get("estimated", False)) for u in usage.values()) or not usage
+
+
+def row_from_facts(f: Mapping[str, Any], latency_ms: float | None = None) -> ResultRow:
+    """One ResultRow from `scorecard_reads.result_facts`' columns (see `result_rows` for the rules)."""
+    assertions = f["assertions"] or []
+    statuses = [a["status"] for a in assertions if a["status"] in ("pass", "fail", "error")]
+    policy = [a["status"] for a in assertions if "_before(" in a["expression"] and a["status"] in ("pass", "fail")]
+    tokens, estimated = _tokens(f["usage"] or {})
+    judged = f["status"] is not None
+    return ResultRow(
+        conversation_id=f["conversation_id"], scenario_id=sys.intern(f["scenario_id"]), seed=f["seed"],
+        caller_type=sys.intern(f["caller_type"]), difficulty=f["difficulty"], end_reason=sys.intern(f["end_reason"]),
+        composite=f["composite"] if judged else None, verdict=f["verdict"] if judged else None,
+        partial=bool(f["partial"]) if judged else False,
+        gates=[g["gate"] for g in f["gates"] or ()] if judged else [],
+        criteria={sys.intern(c["criterion"]): c.get("score") for c in f["criteria"] or ()} if judged else {},
+        assertions_passed=(all(s == "pass" for s in statuses) if statuses and "error" not in statuses else None),
+        policy_safe=(all(s == "pass" for s in policy) if policy else None),
+        tokens=tokens, tokens_estimated=estimated, latency_ms=latency_ms,
+        assertions={a["name"]: a["status"] for a in assertions},
+        assertion_turns={a["name"]: a["turn"] for a in assertions if a.get("turn") is not None},
+        status=f["status"], reason=f["reason"] if judged else None,
+    )
+
+
+def rows_of(stores: Stores, run_id: str, version: str, judge: str, *,
+            latencies: Mapping[str, float | None] | None = None,
+            offset: int = 0, limit: int | None = None) -> Iterator[ResultRow]:
+    """The run's result rows by conversation id, one judge's judgments under `version`, streamed.
+
+    `latencies` (conversation id → mean agent-turn latency) come from transcripts a caller already
+    read; without them latency is unknown rather than read from the artifact store file by file.
+    """
+    known = latencies or {}
+    for facts in reads.result_facts(stores.repo.engine, run_id, version, judge, offset=offset, limit=limit):
+        yield row_from_facts(facts, known.get(facts["conversation_id"]))
+
+
+def probe_answer_tally(stores: Stores, run_id: str) -> list[ProbeAnswer]:
+    """The run's probe answers as a scorecard counts them, from GROUP BY counts.
+
+    Each (probe, wording, polarity, answer) group is one shared answer repeated `count` times (a
+    list of references, not of rows); failed answers ("error") come one by one, in the order saved,
+    because the scorecard counts them per conversation and quotes the first one's reason.
+    """
+    engine = stores.repo.engine
+    out = [_answer(conversation_id, probe_id, wording, polarity, "error", evidence)
+           for conversation_id, probe_id, wording, polarity, evidence in reads.probe_errors(engine, run_id)]
+    for probe_id, wording, polarity, answer, count in reads.probe_answer_counts(engine, run_id):
+        if answer != "error":
+            out.extend([_answer("", probe_id, wording, polarity, answer, None)] * count)
+    return out
+
+
+def _answer(conversation_id: str, probe_id: str, wording: str, polarity: str, answer: str,
+            evidence: str | None) -> ProbeAnswer:
+    # Stored answers were validated when saved; reading them back needs no second validation.
+    fields: dict[str, Any] = dict(conversation_id=conversation_id, probe_id=probe_id, wording_hash=wording,
+                                  polarity=polarity, answer=answer, evidence=evidence, answered_by="")
+    return ProbeAnswer.model_construct(**fields)
+
+
+def scorecard_of(stores: Stores, run: Run, *, label: str | None = None, rubric_version: str | None = None,
+                 judge: str | None = None, latencies: Mapping[str, float | None] | None = None,
+                 rows: list[ResultRow] | None = None) -> Scorecard:
+    """One run's scorecard under one rubric version and one judge (see `judge_for`), from SQL reads.
+
+    `rows` when the caller already holds them (for the same version and judge), else they are read.
+    """
+    version = rubric_version or run.rubric_version
+    chosen = judge_for(stores, run, version, judge)
+    if rows is None:
+        rows = list(rows_of(stores, run.id, version, chosen, latencies=latencies))
+    return build_scorecard(label or f"{run.agent_name}@{run.agent_version}", run.id, run.agent_version,
+                           version, chosen, rows, probe_answer_tally(stores, run.id), models=run.models)
+
+
+@dataclass(frozen=True)
+class RunView:
+    """What `polygon show` prints for one run: its scorecard and a page of its result rows.
+
+    `rows` is streamed (one SQL cursor): iterate it once. `total` counts every conversation, so a
+    front end can say how many the page left out.
+    """
+
+    run: Run
+    card: Scorecard
+    judges: list[str]
+    total: int
+    offset: int
+    rows: Iterator[ResultRow]
+
+
+def run_view(stores: Stores, run_id: str, *, rubric_version: str | None = None, judge: str | None = None,
+             offset: int = 0, limit: int | None = 50) -> RunView:
+    """One run's scorecard (computed once, from SQL reads) and the rows `offset`..`offset + limit`
+    by conversation id (`limit=None`: every row, streamed).
+
+    Raises ValueError for an unknown run, or a `judge` that has no judgments under the version.
+    """
+    run = stores.repo.get_run(run_id)
+    if run is None:
+        raise ValueError(f"no run {run_id!r} is stored (see `polygon runs`)")
+    version = rubric_version or run.rubric_version
+    judges = judges_of(stores, run.id, version)
+    if judge is not None and judge not in judges:
+        raise ValueError(f"run {run.id} has no judgments by {judge!r} under rubric {version}; "
+                         f"judged by: {', '.join(sorted(judges)) or 'nobody yet'}")
+    card = scorecard_of(stores, run, rubric_version=version, judge=judge)
+    rows = rows_of(stores, run.id, version, card.judge_model, offset=offset, limit=limit)
+    return RunView(run=run, card=card, judges=judges, total=card.conversations, offset=offset, rows=rows)
+
+
+def failed_text(row: ResultRow) -> str:
+    """A row's failed assertions (with the turn that broke each), after a broken call's or judge's reason."""
+    failed = ", ".join(name + (f" (turn {row.assertion_turns[name]})" if name in row.assertion_turns else "")
+                       for name, status in row.assertions.items() if status in ("fail", "error"))
+    if row.status in ("agent_failure", "judge_error"):
+        failed = f"{row.status}: {row.reason}" + (f"; {failed}" if failed else "")
+    return failed
