@@ -16,11 +16,8 @@ from ._repository import (
     ensure_database,
     repository_from_settings,
 )
-from ._writer import BatchedRepository, BatchWriter
 
 __all__ = [
-    "BatchWriter",
-    "BatchedRepository",
     "CalibrationStore",
     "ConversationRecord",
     "DatabaseNotReadyError",
