@@ -41,15 +41,17 @@ def _run_name() -> str:
 def evaluate_suite(suite_path: str, runs: list[Run], agent_paths: list[str],
                    seeds: list[int] | None = None, rubric_version: str = "v1",
                    repeats: int = 1, probes_path: str | None = None,
-                   batch_judging: bool | None = None) -> list[dict]:
+                   batch_judging: bool | None = None, scenarios: list[str] | None = None) -> list[dict]:
     """Evaluate one suite for each (run, agent) pair; returns each run's scorecard as a dict.
+
+    `scenarios` (exact ids; None: all) narrows the plan to part of the suite (`polygon run --scenario`).
 
     With `batch_judging` (None: the suite's `batch_judging`), model-backed judge and probe passes go
     through the provider's batch API (the `batch-judge` subflow); conversations whose batch items
     failed are then judged live.
     """
     cards = []
-    plan = usecases.plan_conversations(suite_path, seeds)
+    plan = usecases.plan_conversations(suite_path, seeds, scenarios)
     logger = get_run_logger()  # its lines are kept on the flow run's page in the Prefect UI
     tag_flow_run(run_tags(runs))
     logger.info("evaluating suite %s: %d conversations per agent, agents %s, rubric %s", suite_path, len(plan),

@@ -11,7 +11,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from ._app import console, friendly
+from ._base import console, friendly
 
 if TYPE_CHECKING:
     from polygon_core.analysis import AxisChange, PromptAnalysis
@@ -90,66 +90,62 @@ def _changes_table(changes: dict[str, AxisChange]) -> Table:
     return table
 
 
-def register(app: typer.Typer) -> None:
-    """Add the analyze-prompt command."""
+@friendly
+def analyze_prompt_cmd(
+    file: Annotated[Path | None, typer.Argument(help="prompt text file")] = None,
+    agent: Annotated[Path | None, typer.Option("--agent", help="agent YAML whose prompt to read")] = None,
+    max_tier: Annotated[int, typer.Option("--max-tier", min=1, max=4,
+                                          help="tiers to run: 1 rules, 2 surprisal, 3 embeddings, 4 judge")] = 4,
+    language: Annotated[str | None, typer.Option(help="en or ru (default: the agent's, else detected)")] = None,
+    previous: Annotated[Path | None, typer.Option("--previous", help="the previous version's prompt file, "
+                                                  "to show the change")] = None,
+    store: Annotated[bool, typer.Option("--store/--no-store", help="keep the analysis in the artifact store "
+                                        "under analyses/<prompt_hash>.json")] = True,
+    json_out: Annotated[bool, typer.Option("--json", help="print one JSON object")] = False,
+) -> None:
+    """Read a prompt before running it: overload, attention dilution, conflict, ambiguity and
+    redundancy (0..1, higher is worse), with the passages that caused them."""
+    from polygon_core.adapters.analysis_store import (
+        analyze_and_store,
+        judge_model_for,
+    )
+    from polygon_core.adapters.artifacts import artifact_store_from_url
+    from polygon_core.adapters.settings import load_settings
+    from polygon_core.analysis import compare_analyses
 
-    @app.command("analyze-prompt")
-    @friendly
-    def analyze_prompt_cmd(
-        file: Annotated[Path | None, typer.Argument(help="prompt text file")] = None,
-        agent: Annotated[Path | None, typer.Option("--agent", help="agent YAML whose prompt to read")] = None,
-        max_tier: Annotated[int, typer.Option("--max-tier", min=1, max=4,
-                                              help="tiers to run: 1 rules, 2 surprisal, 3 embeddings, 4 judge")] = 4,
-        language: Annotated[str | None, typer.Option(help="en or ru (default: the agent's, else detected)")] = None,
-        previous: Annotated[Path | None, typer.Option("--previous", help="the previous version's prompt file, "
-                                                      "to show the change")] = None,
-        store: Annotated[bool, typer.Option("--store/--no-store", help="keep the analysis in the artifact store "
-                                            "under analyses/<prompt_hash>.json")] = True,
-        json_out: Annotated[bool, typer.Option("--json", help="print one JSON object")] = False,
-    ) -> None:
-        """Read a prompt before running it: overload, attention dilution, conflict, ambiguity and
-        redundancy (0..1, higher is worse), with the passages that caused them."""
-        from polygon_core.adapters.analysis_store import (
-            analyze_and_store,
-            judge_model_for,
-        )
-        from polygon_core.adapters.artifacts import artifact_store_from_url
-        from polygon_core.adapters.settings import load_settings
-        from polygon_core.analysis import compare_analyses
-
-        text, agent_language, source = _read_prompt(file, agent)
-        language = language or agent_language
-        if language not in (None, "en", "ru"):
-            raise ValueError(f"--language must be en or ru; got {language!r}")
-        settings = load_settings()
-        judge = judge_model_for(settings, max_tier)
-        artifacts = (artifact_store_from_url(settings.resolved_artifacts_url(),
-                                             endpoint_url=settings.s3_endpoint_url) if store else None)
-        analysis = analyze_and_store(artifacts, text, language=language, max_tier=max_tier, judge_model=judge)
-        changes = None
-        if previous is not None:
-            old_text, _lang, _src = _read_prompt(previous, None)
-            old = analyze_and_store(artifacts, old_text, language=analysis.language, max_tier=max_tier,
-                                    judge_model=judge)
-            changes = compare_analyses(old, old_text, analysis, text)
-        if json_out:
-            out = analysis.to_json()
-            if changes is not None:
-                out["previous"] = {"prompt_hash": old.prompt_hash,
-                                   "changes": {k: v.model_dump() for k, v in changes.items()}}
-            print(json.dumps(out, ensure_ascii=False, indent=2))
-            return
-        console.rule(f"[bold]{source}")
-        console.print(_prompt_with_highlights(text, analysis), highlight=False)
-        console.rule()
-        console.print(_axes_table(analysis))
-        legend = Text("  ").join(Text(axis, style=style) for axis, style in AXIS_STYLES.items())
-        console.print(Text("highlights: ") + legend)
-        _print_highlights(console, text, analysis)
-        skipped = "; ".join(f"{tier}: {why}" for tier, why in analysis.tiers_skipped.items())
-        console.print(f"\ntiers run: {', '.join(analysis.tiers_run)}" + (f" (skipped {skipped})" if skipped else ""),
-                      highlight=False)
+    text, agent_language, source = _read_prompt(file, agent)
+    language = language or agent_language
+    if language not in (None, "en", "ru"):
+        raise ValueError(f"--language must be en or ru; got {language!r}")
+    settings = load_settings()
+    judge = judge_model_for(settings, max_tier)
+    artifacts = (artifact_store_from_url(settings.resolved_artifacts_url(),
+                                         endpoint_url=settings.s3_endpoint_url) if store else None)
+    analysis = analyze_and_store(artifacts, text, language=language, max_tier=max_tier, judge_model=judge)
+    changes = None
+    if previous is not None:
+        old_text, _lang, _src = _read_prompt(previous, None)
+        old = analyze_and_store(artifacts, old_text, language=analysis.language, max_tier=max_tier,
+                                judge_model=judge)
+        changes = compare_analyses(old, old_text, analysis, text)
+    if json_out:
+        out = analysis.to_json()
         if changes is not None:
-            console.print(_changes_table(changes))
-        if artifacts is not None:
-            console.print(f"stored: {artifacts.uri(f'analyses/{analysis.prompt_hash}.json')}", highlight=False)
+            out["previous"] = {"prompt_hash": old.prompt_hash,
+                               "changes": {k: v.model_dump() for k, v in changes.items()}}
+        print(json.dumps(out, ensure_ascii=False, indent=2))
+        return
+    console.rule(f"[bold]{source}")
+    console.print(_prompt_with_highlights(text, analysis), highlight=False)
+    console.rule()
+    console.print(_axes_table(analysis))
+    legend = Text("  ").join(Text(axis, style=style) for axis, style in AXIS_STYLES.items())
+    console.print(Text("highlights: ") + legend)
+    _print_highlights(console, text, analysis)
+    skipped = "; ".join(f"{tier}: {why}" for tier, why in analysis.tiers_skipped.items())
+    console.print(f"\ntiers run: {', '.join(analysis.tiers_run)}" + (f" (skipped {skipped})" if skipped else ""),
+                  highlight=False)
+    if changes is not None:
+        console.print(_changes_table(changes))
+    if artifacts is not None:
+        console.print(f"stored: {artifacts.uri(f'analyses/{analysis.prompt_hash}.json')}", highlight=False)

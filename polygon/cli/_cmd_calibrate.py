@@ -20,7 +20,7 @@ from polygon_core.calibration import (
     calibration_line,
 )
 
-from ._app import console, err, friendly
+from ._base import console, err, friendly
 
 _LEFT_OUT = {"no_judgment": "no judgment", "judge_error": "judge error", "agent_failure": "broken call",
              "not_applicable": "not applicable", "not_scored": "not scored"}
@@ -106,49 +106,45 @@ def _fit(stores: Any, labels: Path, run_id: str, rubric: str | None, name: str, 
     console.print(f"use it wherever a judge is named: --judge {report.model_name}", highlight=False)
 
 
-def register(app: typer.Typer) -> None:
-    """Add the calibrate command."""
+@friendly
+def calibrate(
+    labels: Annotated[Path, typer.Argument(help="people's ratings: CSV or JSON Lines (docs/calibration.md)")],
+    run: Annotated[str, typer.Option("--run", help="the run whose conversations were rated (or a prefix)")],
+    judge: Annotated[str | None, typer.Option(
+        help="judge to calibrate (default: the judge the run's scorecard shows); conversations it has "
+             "not judged are judged first")] = None,
+    rubric: Annotated[str | None, typer.Option(help="rubric version (default: the run's)")] = None,
+    repeats: Annotated[int, typer.Option(help="judge calls per conversation it judges first")] = 1,
+    seed: Annotated[int, typer.Option(help="bootstrap seed")] = DEFAULT_SEED,
+    resamples: Annotated[int, typer.Option(help="bootstrap resamples")] = DEFAULT_RESAMPLES,
+    json_out: Annotated[bool, typer.Option("--json", help="print one JSON object")] = False,
+    fit: Annotated[str | None, typer.Option(
+        "--fit", help="instead: train a judge named NAME on these labels (fitted:NAME@hash)")] = None,
+) -> None:
+    """Compare a judge's scores with people's ratings; store the result as a calibration record."""
+    from polygon import usecases
+    from polygon.usecases import calibrate_run
 
-    @app.command()
-    @friendly
-    def calibrate(
-        labels: Annotated[Path, typer.Argument(help="people's ratings: CSV or JSON Lines (docs/calibration.md)")],
-        run: Annotated[str, typer.Option("--run", help="the run whose conversations were rated (or a prefix)")],
-        judge: Annotated[str | None, typer.Option(
-            help="judge to calibrate (default: the judge the run's scorecard shows); conversations it has "
-                 "not judged are judged first")] = None,
-        rubric: Annotated[str | None, typer.Option(help="rubric version (default: the run's)")] = None,
-        repeats: Annotated[int, typer.Option(help="judge calls per conversation it judges first")] = 1,
-        seed: Annotated[int, typer.Option(help="bootstrap seed")] = DEFAULT_SEED,
-        resamples: Annotated[int, typer.Option(help="bootstrap resamples")] = DEFAULT_RESAMPLES,
-        json_out: Annotated[bool, typer.Option("--json", help="print one JSON object")] = False,
-        fit: Annotated[str | None, typer.Option(
-            "--fit", help="instead: train a judge named NAME on these labels (fitted:NAME@hash)")] = None,
-    ) -> None:
-        """Compare a judge's scores with people's ratings; store the result as a calibration record."""
-        from polygon import usecases
-        from polygon.usecases import calibrate_run
-
-        stores = usecases.open_stores()
-        if fit is not None:
-            _fit(stores, labels, run, rubric, fit, seed, json_out)
-            return
-        if repeats < 1:
-            raise ValueError(f"--repeats must be at least 1, got {repeats}")
-        with err.status("calibrating: judging what is not judged yet, then bootstrapping"):
-            outcome = calibrate_run(stores, labels, run, judge_model=judge, rubric_version=rubric,
-                                    repeats=repeats, seed=seed, resamples=resamples)
-        c = outcome.calibration
-        failed = outcome.judged.failed if outcome.judged else []
-        if json_out:
-            print(json.dumps({**c.model_dump(mode="json"), "line": calibration_line(
-                c, judge_model=c.judge_model, rubric_version=c.rubric_version,
-                current_prompt_hash=c.judge_prompt_hash), "judge_failed": failed}, indent=2))
-        else:
-            print_calibration(c, labels)
-        if failed:
-            first = outcome.judged.errors.get(failed[0]) if outcome.judged else None
-            err.print(f"[red]error:[/] judge {c.judge_model} failed on {len(failed)} of {c.conversations} "
-                      f"labelled conversations: {first or 'no reason recorded'} (left out of the calibration)",
-                      markup=True, highlight=False, soft_wrap=True)
-            raise typer.Exit(1)
+    stores = usecases.open_stores()
+    if fit is not None:
+        _fit(stores, labels, run, rubric, fit, seed, json_out)
+        return
+    if repeats < 1:
+        raise ValueError(f"--repeats must be at least 1, got {repeats}")
+    with err.status("calibrating: judging what is not judged yet, then bootstrapping"):
+        outcome = calibrate_run(stores, labels, run, judge_model=judge, rubric_version=rubric,
+                                repeats=repeats, seed=seed, resamples=resamples)
+    c = outcome.calibration
+    failed = outcome.judged.failed if outcome.judged else []
+    if json_out:
+        print(json.dumps({**c.model_dump(mode="json"), "line": calibration_line(
+            c, judge_model=c.judge_model, rubric_version=c.rubric_version,
+            current_prompt_hash=c.judge_prompt_hash), "judge_failed": failed}, indent=2))
+    else:
+        print_calibration(c, labels)
+    if failed:
+        first = outcome.judged.errors.get(failed[0]) if outcome.judged else None
+        err.print(f"[red]error:[/] judge {c.judge_model} failed on {len(failed)} of {c.conversations} "
+                  f"labelled conversations: {first or 'no reason recorded'} (left out of the calibration)",
+                  markup=True, highlight=False, soft_wrap=True)
+        raise typer.Exit(1)

@@ -8,113 +8,109 @@ from typing import Annotated
 
 import typer
 
-from ._app import _quiet_prefect, console, err, friendly
+from ._base import console, err, friendly, quiet_prefect
 
 
-def register(app: typer.Typer) -> None:
-    """Add the import and grade-calls commands."""
+@friendly
+def import_(files: Annotated[list[str], typer.Argument(help="files (or s3:// URIs) to import")],
+            fmt: Annotated[str, typer.Option("--format", "-f",
+                                             help="polygon | openai | csv | vapi | retell")],
+            source: Annotated[str | None, typer.Option(
+                help="source name: the idempotency scope (default: the format)")] = None,
+            agent: Annotated[Path | None, typer.Option(
+                help="agent YAML that answered these calls (its name and version)")] = None,
+            suite: Annotated[Path | None, typer.Option(
+                help="suite the agent is run on synthetically (same version hash)")] = None,
+            speaker_map: Annotated[str | None, typer.Option(
+                help="extra speaker labels: LABEL=caller,OTHER=agent")] = None,
+            json_out: Annotated[bool, typer.Option("--json", help="print one JSON object")] = False,
+            ) -> None:
+    """Import production transcripts (redacted before storage); re-importing adds nothing."""
+    from polygon import usecases
+    from polygon_core.imports import FORMATS, parse_speaker_map
 
-    @app.command("import")
-    @friendly
-    def import_(files: Annotated[list[str], typer.Argument(help="files (or s3:// URIs) to import")],
-                fmt: Annotated[str, typer.Option("--format", "-f",
-                                                 help="polygon | openai | csv | vapi | retell")],
-                source: Annotated[str | None, typer.Option(
-                    help="source name: the idempotency scope (default: the format)")] = None,
-                agent: Annotated[Path | None, typer.Option(
-                    help="agent YAML that answered these calls (its name and version)")] = None,
-                suite: Annotated[Path | None, typer.Option(
-                    help="suite the agent is run on synthetically (same version hash)")] = None,
-                speaker_map: Annotated[str | None, typer.Option(
-                    help="extra speaker labels: LABEL=caller,OTHER=agent")] = None,
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown --format {fmt!r}; expected one of: {', '.join(FORMATS)}")
+    mapping = parse_speaker_map(speaker_map)
+    for f in files:
+        if not f.startswith("s3://") and not Path(f).is_file():
+            raise FileNotFoundError(f"{f}: no such file")
+    stores = usecases.open_stores()
+    summary = usecases.import_calls(
+        stores, files, fmt, source=source or fmt,
+        agent_path=str(agent.resolve()) if agent else None,
+        suite_path=str(suite.resolve()) if suite else None, speaker_map=mapping)
+    if json_out:
+        print(json.dumps(summary.model_dump()))
+    else:
+        console.print(f"read {summary.read}, imported {summary.imported}, duplicates "
+                      f"{summary.duplicates}, rejected {summary.rejected}")
+        for line in summary.errors:
+            err.print(f"[yellow]skipped:[/] {line}", highlight=False, soft_wrap=True)
+    if summary.rejected and not summary.imported and not summary.duplicates:
+        raise typer.Exit(2)
+
+
+@friendly
+def grade_calls(source: Annotated[str, typer.Argument(
+                    help="an imported source name, a folder, or an s3:// prefix")],
+                since: Annotated[str | None, typer.Option(help="first day (YYYY-MM-DD)")] = None,
+                until: Annotated[str | None, typer.Option(help="last day, included")] = None,
+                fmt: Annotated[str | None, typer.Option("--format", "-f",
+                                                        help="format of the files")] = None,
+                agent: Annotated[Path | None, typer.Option(help="agent YAML")] = None,
+                suite: Annotated[Path | None, typer.Option(help="suite, for the agent version")] = None,
+                rubric: Annotated[str | None, typer.Option(help="rubric version")] = None,
+                judge_model: Annotated[str | None, typer.Option(
+                    help="judge: offline | openai:<model> | anthropic:<model>[@<base URL>] "
+                         "(default: POLYGON_JUDGE_MODEL)")] = None,
+                probe_model: Annotated[str | None, typer.Option(
+                    help="probe answerer, as --judge-model (default: POLYGON_PROBE_MODEL)")] = None,
+                batch_judging: Annotated[bool, typer.Option(
+                    "--batch-judging", help="judge and probe through the provider's batch API "
+                    "(half price; waits for the batch)")] = False,
                 json_out: Annotated[bool, typer.Option("--json", help="print one JSON object")] = False,
                 ) -> None:
-        """Import production transcripts (redacted before storage); re-importing adds nothing."""
-        from polygon import usecases
-        from polygon_core.imports import FORMATS, parse_speaker_map
+    """Grade a source's calls in a date window as production runs (the Prefect flow)."""
+    from polygon import usecases
 
-        if fmt not in FORMATS:
-            raise ValueError(f"unknown --format {fmt!r}; expected one of: {', '.join(FORMATS)}")
-        mapping = parse_speaker_map(speaker_map)
-        for f in files:
-            if not f.startswith("s3://") and not Path(f).is_file():
-                raise FileNotFoundError(f"{f}: no such file")
-        stores = usecases.open_stores()
-        summary = usecases.import_calls(
-            stores, files, fmt, source=source or fmt,
-            agent_path=str(agent.resolve()) if agent else None,
-            suite_path=str(suite.resolve()) if suite else None, speaker_map=mapping)
-        if json_out:
-            print(json.dumps(summary.model_dump()))
-        else:
-            console.print(f"read {summary.read}, imported {summary.imported}, duplicates "
-                          f"{summary.duplicates}, rejected {summary.rejected}")
-            for line in summary.errors:
-                err.print(f"[yellow]skipped:[/] {line}", highlight=False, soft_wrap=True)
-        if summary.rejected and not summary.imported and not summary.duplicates:
-            raise typer.Exit(2)
+    usecases.parse_window(since, until)  # bad dates fail here, before Prefect starts
+    stores = usecases.open_stores()
+    settings = stores.settings
+    for name, role in ((judge_model, "judge"), (probe_model, "probe answerer")):
+        if name:
+            usecases.check_model_name(stores, name, role)  # a bad name or a missing key: one line, exit 2
+    models = [judge_model or settings.judge_model, probe_model or settings.probe_model]
+    if batch_judging and all(m in usecases.OFFLINE_NAMES for m in models):
+        raise ValueError("--batch-judging needs a model judge or probe answerer (--judge-model / "
+                         "--probe-model openai:… or anthropic:…); the offline ones have nothing to batch")
+    quiet_prefect()
+    from polygon.flows._production import grade_production_calls
 
-    @app.command("grade-calls")
-    @friendly
-    def grade_calls(source: Annotated[str, typer.Argument(
-                        help="an imported source name, a folder, or an s3:// prefix")],
-                    since: Annotated[str | None, typer.Option(help="first day (YYYY-MM-DD)")] = None,
-                    until: Annotated[str | None, typer.Option(help="last day, included")] = None,
-                    fmt: Annotated[str | None, typer.Option("--format", "-f",
-                                                            help="format of the files")] = None,
-                    agent: Annotated[Path | None, typer.Option(help="agent YAML")] = None,
-                    suite: Annotated[Path | None, typer.Option(help="suite, for the agent version")] = None,
-                    rubric: Annotated[str | None, typer.Option(help="rubric version")] = None,
-                    judge_model: Annotated[str | None, typer.Option(
-                        help="judge: offline | openai:<model> | anthropic:<model>[@<base URL>] "
-                             "(default: POLYGON_JUDGE_MODEL)")] = None,
-                    probe_model: Annotated[str | None, typer.Option(
-                        help="probe answerer, as --judge-model (default: POLYGON_PROBE_MODEL)")] = None,
-                    batch_judging: Annotated[bool, typer.Option(
-                        "--batch-judging", help="judge and probe through the provider's batch API "
-                        "(half price; waits for the batch)")] = False,
-                    json_out: Annotated[bool, typer.Option("--json", help="print one JSON object")] = False,
-                    ) -> None:
-        """Grade a source's calls in a date window as production runs (the Prefect flow)."""
-        from polygon import usecases
+    result = grade_production_calls(
+        source=source, since=since, until=until, fmt=fmt,
+        agent_path=str(agent.resolve()) if agent else None,
+        suite_path=str(suite.resolve()) if suite else None, rubric_version=rubric,
+        judge_model=judge_model, probe_model=probe_model, batch_judging=batch_judging)
+    from polygon_core.compare import Scorecard
 
-        usecases.parse_window(since, until)  # bad dates fail here, before Prefect starts
-        stores = usecases.open_stores()
-        settings = stores.settings
-        for name, role in ((judge_model, "judge"), (probe_model, "probe answerer")):
-            if name:
-                usecases.check_model_name(stores, name, role)  # a bad name or a missing key: one line, exit 2
-        models = [judge_model or settings.judge_model, probe_model or settings.probe_model]
-        if batch_judging and all(m in usecases.OFFLINE_NAMES for m in models):
-            raise ValueError("--batch-judging needs a model judge or probe answerer (--judge-model / "
-                             "--probe-model openai:… or anthropic:…); the offline ones have nothing to batch")
-        _quiet_prefect()
-        from polygon.flows._production import grade_production_calls
+    from ._failures import stop_on_failures
 
-        result = grade_production_calls(
-            source=source, since=since, until=until, fmt=fmt,
-            agent_path=str(agent.resolve()) if agent else None,
-            suite_path=str(suite.resolve()) if suite else None, rubric_version=rubric,
-            judge_model=judge_model, probe_model=probe_model, batch_judging=batch_judging)
-        from polygon_core.compare import Scorecard
-
-        from ._failures import stop_on_failures
-
-        cards = [Scorecard.model_validate(c) for c in result["runs"]]
-        if json_out:
-            print(json.dumps(result))
-            stop_on_failures(err, cards)
-            return
-        imp = result["import"]
-        if imp["read"]:
-            console.print(f"imported {imp['imported']} of {imp['read']} "
-                          f"({imp['duplicates']} duplicates, {imp['rejected']} rejected)")
-        if not result["runs"]:
-            console.print(f"no calls of {source!r} in the window")
-        for card in result["runs"]:
-            v = card["verdicts"]
-            mean = card["mean_composite"]
-            console.print(f"{card['run_id']}: {card['conversations']} calls, mean "
-                          f"{'—' if mean is None else f'{mean:.1f}'}, pass/warn/fail "
-                          f"{v['pass']}/{v['warn']}/{v['fail']}")
+    cards = [Scorecard.model_validate(c) for c in result["runs"]]
+    if json_out:
+        print(json.dumps(result))
         stop_on_failures(err, cards)
+        return
+    imp = result["import"]
+    if imp["read"]:
+        console.print(f"imported {imp['imported']} of {imp['read']} "
+                      f"({imp['duplicates']} duplicates, {imp['rejected']} rejected)")
+    if not result["runs"]:
+        console.print(f"no calls of {source!r} in the window")
+    for card in result["runs"]:
+        v = card["verdicts"]
+        mean = card["mean_composite"]
+        console.print(f"{card['run_id']}: {card['conversations']} calls, mean "
+                      f"{'—' if mean is None else f'{mean:.1f}'}, pass/warn/fail "
+                      f"{v['pass']}/{v['warn']}/{v['fail']}")
+    stop_on_failures(err, cards)

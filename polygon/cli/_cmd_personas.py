@@ -8,10 +8,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from ._app import console, err, friendly
-
-personas_app = typer.Typer(no_args_is_help=True,
-                           help="Simulated callers generated from an agent's prompt.")
+from ._base import console, err, friendly
 
 
 def _store():  # type: ignore[no-untyped-def]
@@ -24,7 +21,6 @@ def _store():  # type: ignore[no-untyped-def]
                                                 endpoint_url=settings.s3_endpoint_url))
 
 
-@personas_app.command("generate")
 @friendly
 def generate(agent: Annotated[Path, typer.Option("--agent", "-a", help="agent YAML whose prompt is read")],
              count: Annotated[int, typer.Option(min=1, max=500, help="personas to plan")] = 12,
@@ -53,7 +49,6 @@ def generate(agent: Annotated[Path, typer.Option("--agent", "-a", help="agent YA
         raise typer.Exit(1)
 
 
-@personas_app.command("list")
 @friendly
 def list_personas(agent: Annotated[str | None, typer.Option(help="agent name")] = None,
                   stale: Annotated[bool, typer.Option("--stale", help="only stale personas")] = False) -> None:
@@ -71,7 +66,6 @@ def list_personas(agent: Annotated[str | None, typer.Option(help="agent name")] 
     console.print(table)
 
 
-@personas_app.command("export")
 @friendly
 def export(out: Annotated[Path, typer.Argument(help="folder to write YAML files to")],
            agent: Annotated[str | None, typer.Option(help="agent name")] = None,
@@ -81,7 +75,6 @@ def export(out: Annotated[Path, typer.Argument(help="folder to write YAML files 
     console.print(f"exported {len(paths)} persona(s) to {out}")
 
 
-@personas_app.command("import")
 @friendly
 def import_(files: Annotated[list[Path], typer.Argument(help="persona YAML files (or folders)")],
             pin: Annotated[bool, typer.Option("--pin", help="pin every imported persona")] = False) -> None:
@@ -94,18 +87,12 @@ def import_(files: Annotated[list[Path], typer.Argument(help="persona YAML files
     console.print(f"imported {len(records)} persona(s)" + (" (pinned)" if pin else ""))
 
 
-@personas_app.command("pin")
 @friendly
 def pin(persona: Annotated[str, typer.Argument(help="persona id")],
         agent: Annotated[str | None, typer.Option(help="agent name")] = None) -> None:
     """Pin a persona: it is kept as reviewed, never marked stale or replaced."""
     record = _store().pin(persona, agent)
     console.print(f"pinned {record.id} ({record.agent}, prompt {record.prompt_hash})")
-
-
-def register(app: typer.Typer) -> None:
-    """Add the `personas` command group."""
-    app.add_typer(personas_app, name="personas")
 
 
 def persona_run_suite(suite: Path, agents: list[Path], *, allow_stale: bool = False) -> Path:

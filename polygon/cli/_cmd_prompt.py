@@ -9,9 +9,7 @@ from typing import Annotated
 
 import typer
 
-from ._app import _quiet_prefect, console, friendly
-
-prompt_app = typer.Typer(no_args_is_help=True, help="Prompt versions and their re-evaluation.")
+from ._base import console, friendly, quiet_prefect
 
 
 def _repo_root(start: Path) -> Path | None:
@@ -40,12 +38,6 @@ def _head_commit(root: Path | None) -> str | None:
     return out.stdout.strip() or None if out.returncode == 0 else None
 
 
-def register(app: typer.Typer) -> None:
-    """Add the `prompt` command group."""
-    app.add_typer(prompt_app, name="prompt")
-
-
-@prompt_app.command("commit")
 @friendly
 def commit(file: Annotated[Path, typer.Argument(help="the prompt file, or the agent YAML itself")],
            agent: Annotated[Path | None, typer.Option(help="agent YAML that uses the prompt file")] = None,
@@ -80,7 +72,7 @@ def commit(file: Annotated[Path, typer.Argument(help="the prompt file, or the ag
         suite_path=_portable(suite, root) if suite is not None else None,
         prompt_path=_portable(prompt_file, root), commit=commit_sha or _head_commit(root),
         previous_run_id=previous_run)
-    _quiet_prefect()
+    quiet_prefect()
     from prefect.events import emit_event
     from prefect.events.worker import EventsWorker
 

@@ -7,43 +7,39 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from ._app import console, friendly
+from ._base import console, friendly
 
 
-def register(app: typer.Typer) -> None:
-    """Add the replay command."""
+@friendly
+def replay(conversation: Annotated[str, typer.Argument(help="conversation id (see `polygon show RUN`)")],
+           run: Annotated[str | None, typer.Option(help="run id; default: the newest run holding it")] = None,
+           ) -> None:
+    """Replay a stored conversation and print every turn that differs (exit 1 if any does)."""
+    from polygon import usecases
 
-    @app.command()
-    @friendly
-    def replay(conversation: Annotated[str, typer.Argument(help="conversation id (see `polygon show RUN`)")],
-               run: Annotated[str | None, typer.Option(help="run id; default: the newest run holding it")] = None,
-               ) -> None:
-        """Replay a stored conversation and print every turn that differs (exit 1 if any does)."""
-        from polygon import usecases
-
-        stores = usecases.open_stores()
-        run_id = run
+    stores = usecases.open_stores()
+    run_id = run
+    if run_id is None:
+        run_id = next((r.id for r in stores.repo.list_runs(limit=None)
+                       if stores.repo.has_conversation(r.id, conversation)), None)
         if run_id is None:
-            run_id = next((r.id for r in stores.repo.list_runs(limit=None)
-                           if stores.repo.has_conversation(r.id, conversation)), None)
-            if run_id is None:
-                raise ValueError(f"no stored run holds conversation {conversation!r}")
-        else:
-            found = stores.repo.get_run(run_id)
-            if found is None:
-                raise ValueError(f"no run {run_id!r} is stored")
-            run_id = found.id
-        result = usecases.replay_conversation(stores, run_id, conversation)
-        if result.identical:
-            console.print(f"replayed {conversation} from run {run_id}: no differences "
-                          f"(end reason {result.end_reason[0]})")
-            return
-        table = Table(title=f"Replay of {conversation} (run {run_id}): differences")
-        for col in ("turn", "field", "stored", "replayed"):
-            table.add_column(col, overflow="fold")
-        for d in result.differences:
-            table.add_row(str(d.turn), d.field, d.stored or "—", d.replayed or "—")
-        if result.end_reason[0] != result.end_reason[1]:
-            table.add_row("end", "end_reason", *result.end_reason)
-        console.print(table)
-        raise typer.Exit(1)
+            raise ValueError(f"no stored run holds conversation {conversation!r}")
+    else:
+        found = stores.repo.get_run(run_id)
+        if found is None:
+            raise ValueError(f"no run {run_id!r} is stored")
+        run_id = found.id
+    result = usecases.replay_conversation(stores, run_id, conversation)
+    if result.identical:
+        console.print(f"replayed {conversation} from run {run_id}: no differences "
+                      f"(end reason {result.end_reason[0]})")
+        return
+    table = Table(title=f"Replay of {conversation} (run {run_id}): differences")
+    for col in ("turn", "field", "stored", "replayed"):
+        table.add_column(col, overflow="fold")
+    for d in result.differences:
+        table.add_row(str(d.turn), d.field, d.stored or "—", d.replayed or "—")
+    if result.end_reason[0] != result.end_reason[1]:
+        table.add_row("end", "end_reason", *result.end_reason)
+    console.print(table)
+    raise typer.Exit(1)

@@ -8,7 +8,8 @@ from typing import Annotated, Any
 
 import typer
 
-from ._app import _quiet_prefect, _render, console, err, friendly
+from . import _render
+from ._base import console, err, friendly, quiet_prefect
 from ._failures import failure_line, stop_on_failures
 
 _BATCH_HELP = ("send the pass through the provider's batch API (OpenAI Batch, Anthropic Message Batches): "
@@ -19,7 +20,7 @@ def _run_batch(spec: Any) -> Any:
     """Run the batch-judge flow (submit, wait, collect); a re-run resumes the submitted batch."""
     from polygon import usecases
 
-    _quiet_prefect()
+    quiet_prefect()
     from polygon.flows import batch_judge
 
     every = usecases.open_stores().settings.batch_poll_seconds
@@ -28,97 +29,93 @@ def _run_batch(spec: Any) -> Any:
         return batch_judge(spec)
 
 
-def register(app: typer.Typer) -> None:
-    """Add the rescore and probe commands."""
+@friendly
+def rescore(
+    run_id: Annotated[str, typer.Argument(help="run id (or a unique prefix)")],
+    rubric: Annotated[str, typer.Option(help="rubric version to judge under (v1, v2, v3)")],
+    judge: Annotated[str | None, typer.Option(
+        help="judge model: offline (the heuristic judge) or e.g. openai:<model> "
+             "(default: POLYGON_JUDGE_MODEL)")] = None,
+    repeats: Annotated[int, typer.Option(help="judge calls per conversation; median of k")] = 1,
+    suite: Annotated[Path | None, typer.Option(help="suite folder (default: the run's manifest)")] = None,
+    agent: Annotated[Path | None, typer.Option(help="agent YAML (default: the run's manifest)")] = None,
+    json_out: Annotated[bool, typer.Option("--json", help="print one JSON object")] = False,
+    batch: Annotated[bool, typer.Option("--batch", help=_BATCH_HELP)] = False,
+) -> None:
+    """Add judgments under a rubric version to a stored run; earlier judgments stay as they are."""
+    from polygon import usecases
 
-    @app.command()
-    @friendly
-    def rescore(
-        run_id: Annotated[str, typer.Argument(help="run id (or a unique prefix)")],
-        rubric: Annotated[str, typer.Option(help="rubric version to judge under (v1, v2, v3)")],
-        judge: Annotated[str | None, typer.Option(
-            help="judge model: offline (the heuristic judge) or e.g. openai:<model> "
-                 "(default: POLYGON_JUDGE_MODEL)")] = None,
-        repeats: Annotated[int, typer.Option(help="judge calls per conversation; median of k")] = 1,
-        suite: Annotated[Path | None, typer.Option(help="suite folder (default: the run's manifest)")] = None,
-        agent: Annotated[Path | None, typer.Option(help="agent YAML (default: the run's manifest)")] = None,
-        json_out: Annotated[bool, typer.Option("--json", help="print one JSON object")] = False,
-        batch: Annotated[bool, typer.Option("--batch", help=_BATCH_HELP)] = False,
-    ) -> None:
-        """Add judgments under a rubric version to a stored run; earlier judgments stay as they are."""
-        from polygon import usecases
-
-        stores = usecases.open_stores()
-        paths = {"suite_path": str(suite.resolve()) if suite else None,
-                 "agent_path": str(agent.resolve()) if agent else None}
-        judge_model = judge or stores.settings.judge_model
-        if batch:
-            result = _run_batch(usecases.rescore_batch_pass(
-                stores, run_id, kind="judge", model=judge_model, rubric_version=rubric, repeats=repeats,
-                **paths))
-        else:
-            result = usecases.rescore_run(stores, run_id, rubric_version=rubric, judge_model=judge_model,
-                                 repeats=repeats, **paths)
-        card = usecases.scorecard(stores, result.run_id, rubric_version=result.rubric_version,
-                                  judge=result.judge_model)
-        if json_out:
-            print(json.dumps({"run_id": result.run_id, "rubric_version": result.rubric_version,
-                              "judge": result.judge_model, "added": result.added,
-                              "skipped": result.skipped, "unscored": result.unscored,
-                              "failed": result.failed, "judge_errors": result.errors,
-                              "agent_failures": result.agent_failures, "verdicts": card.verdicts,
-                              "mean_composite": card.mean_composite, "gates": card.gates,
-                              "exit_code": 1 if failure_line([card]) else 0}, indent=2))
-            stop_on_failures(err, [card])
-            return
-        console.print(f"{result.run_id}: {result.added} judgment(s) added under rubric "
-                      f"{result.rubric_version} by {result.judge_model}"
-                      + (f"; {len(result.skipped)} already judged, kept as they were"
-                         if result.skipped else "")
-                      + (f"; {len(result.unscored)} never scored (provider or simulator error)"
-                         if result.unscored else "")
-                      + (f"; {len(result.agent_failures)} broken call(s), failed without judging"
-                         if result.agent_failures else "")
-                      + (f"; {len(result.failed)} not judged: the judge failed"
-                         if result.failed else ""), highlight=False)
-        console.print(_render.scorecards_table([card]))
-        console.print(f"See `polygon show {result.run_id} --rubric {result.rubric_version} "
-                      f"--judge {result.judge_model}`.", highlight=False)
+    stores = usecases.open_stores()
+    paths = {"suite_path": str(suite.resolve()) if suite else None,
+             "agent_path": str(agent.resolve()) if agent else None}
+    judge_model = judge or stores.settings.judge_model
+    if batch:
+        result = _run_batch(usecases.rescore_batch_pass(
+            stores, run_id, kind="judge", model=judge_model, rubric_version=rubric, repeats=repeats,
+            **paths))
+    else:
+        result = usecases.rescore_run(stores, run_id, rubric_version=rubric, judge_model=judge_model,
+                             repeats=repeats, **paths)
+    card = usecases.scorecard(stores, result.run_id, rubric_version=result.rubric_version,
+                              judge=result.judge_model)
+    if json_out:
+        print(json.dumps({"run_id": result.run_id, "rubric_version": result.rubric_version,
+                          "judge": result.judge_model, "added": result.added,
+                          "skipped": result.skipped, "unscored": result.unscored,
+                          "failed": result.failed, "judge_errors": result.errors,
+                          "agent_failures": result.agent_failures, "verdicts": card.verdicts,
+                          "mean_composite": card.mean_composite, "gates": card.gates,
+                          "exit_code": 1 if failure_line([card]) else 0}, indent=2))
         stop_on_failures(err, [card])
+        return
+    console.print(f"{result.run_id}: {result.added} judgment(s) added under rubric "
+                  f"{result.rubric_version} by {result.judge_model}"
+                  + (f"; {len(result.skipped)} already judged, kept as they were"
+                     if result.skipped else "")
+                  + (f"; {len(result.unscored)} never scored (provider or simulator error)"
+                     if result.unscored else "")
+                  + (f"; {len(result.agent_failures)} broken call(s), failed without judging"
+                     if result.agent_failures else "")
+                  + (f"; {len(result.failed)} not judged: the judge failed"
+                     if result.failed else ""), highlight=False)
+    console.print(_render.scorecards_table([card]))
+    console.print(f"See `polygon show {result.run_id} --rubric {result.rubric_version} "
+                  f"--judge {result.judge_model}`.", highlight=False)
+    stop_on_failures(err, [card])
 
-    @app.command()
-    @friendly
-    def probe(
-        run_id: Annotated[str, typer.Argument(help="run id (or a unique prefix)")],
-        probes: Annotated[Path | None, typer.Option(help="probe library YAML (default: the bundled one)")] = None,
-        model: Annotated[str | None, typer.Option(
-            help="probe model: offline (heuristic) or e.g. openai:<model> "
-                 "(default: POLYGON_PROBE_MODEL)")] = None,
-        suite: Annotated[Path | None, typer.Option(help="suite folder (default: the run's manifest)")] = None,
-        agent: Annotated[Path | None, typer.Option(help="agent YAML (default: the run's manifest)")] = None,
-        batch: Annotated[bool, typer.Option("--batch", help=_BATCH_HELP)] = False,
-    ) -> None:
-        """Answer behaviour probes on a stored run (own pass; composites and verdicts untouched)."""
-        from polygon import usecases
 
-        if probes is not None and not probes.is_file():
-            raise ValueError(f"{probes}: no such probe file")
-        stores = usecases.open_stores()
-        paths = {"suite_path": str(suite.resolve()) if suite else None,
-                 "agent_path": str(agent.resolve()) if agent else None}
-        probe_model = model or stores.settings.probe_model
-        probes_path = str(probes.resolve()) if probes else None
-        if batch:
-            result = _run_batch(usecases.rescore_batch_pass(
-                stores, run_id, kind="probe", model=probe_model, probes_path=probes_path, **paths))
-        else:
-            result = usecases.probe_run(stores, run_id, probes_path=probes_path, probe_model=probe_model, **paths)
-        console.print(f"{result.run_id}: {result.added} probe answer(s) by {result.judge_model}",
-                      highlight=False)
-        console.print(_render.probes_table([usecases.scorecard(stores, result.run_id)]))
-        if result.failed:
-            total = len(stores.repo.list_conversations(result.run_id))
-            first = result.errors.get(result.failed[0], "no reason recorded")
-            err.print(f"[red]error:[/] probe answerer {result.judge_model} failed on {len(result.failed)} of "
-                      f"{total} conversations: {first}", markup=True, highlight=False, soft_wrap=True)
-            raise typer.Exit(1)
+@friendly
+def probe(
+    run_id: Annotated[str, typer.Argument(help="run id (or a unique prefix)")],
+    probes: Annotated[Path | None, typer.Option(help="probe library YAML (default: the bundled one)")] = None,
+    model: Annotated[str | None, typer.Option(
+        help="probe model: offline (heuristic) or e.g. openai:<model> "
+             "(default: POLYGON_PROBE_MODEL)")] = None,
+    suite: Annotated[Path | None, typer.Option(help="suite folder (default: the run's manifest)")] = None,
+    agent: Annotated[Path | None, typer.Option(help="agent YAML (default: the run's manifest)")] = None,
+    batch: Annotated[bool, typer.Option("--batch", help=_BATCH_HELP)] = False,
+) -> None:
+    """Answer behaviour probes on a stored run (own pass; composites and verdicts untouched)."""
+    from polygon import usecases
+
+    if probes is not None and not probes.is_file():
+        raise ValueError(f"{probes}: no such probe file")
+    stores = usecases.open_stores()
+    paths = {"suite_path": str(suite.resolve()) if suite else None,
+             "agent_path": str(agent.resolve()) if agent else None}
+    probe_model = model or stores.settings.probe_model
+    probes_path = str(probes.resolve()) if probes else None
+    if batch:
+        result = _run_batch(usecases.rescore_batch_pass(
+            stores, run_id, kind="probe", model=probe_model, probes_path=probes_path, **paths))
+    else:
+        result = usecases.probe_run(stores, run_id, probes_path=probes_path, probe_model=probe_model, **paths)
+    console.print(f"{result.run_id}: {result.added} probe answer(s) by {result.judge_model}",
+                  highlight=False)
+    console.print(_render.probes_table([usecases.scorecard(stores, result.run_id)]))
+    if result.failed:
+        total = len(stores.repo.list_conversations(result.run_id))
+        first = result.errors.get(result.failed[0], "no reason recorded")
+        err.print(f"[red]error:[/] probe answerer {result.judge_model} failed on {len(result.failed)} of "
+                  f"{total} conversations: {first}", markup=True, highlight=False, soft_wrap=True)
+        raise typer.Exit(1)

@@ -18,6 +18,8 @@ from polygon_core.compare import (
 )
 from polygon_core.reports import fmt, provenance
 
+from ._fit import fit
+
 
 def scorecards_table(cards: Sequence[Scorecard]) -> Table:
     """Scorecards side by side."""
@@ -176,13 +178,15 @@ def differences_table(diffs: Sequence[Difference], scopes: bool = True, compact:
 def print_comparison(console: Console, comp: Comparison, compact: bool = False) -> None:
     """Every table of a comparison, the written analysis and the CI verdict (`compact`: rows within
     noise and identical pairs are counted rather than listed)."""
-    console.print(scorecards_table(comp.cards))
-    console.print(matrix_table(comp.matrix, comp.labels))
+    # Each table as it is when it fits the terminal, else narrower or one block per row (_fit).
+    console.print(fit(console, scorecards_table(comp.cards)))
+    console.print(fit(console, matrix_table(comp.matrix, comp.labels)))
     if comp.differences:
-        console.print(differences_table(comp.differences, compact=compact))
+        console.print(fit(console, differences_table(comp.differences, compact=compact),
+                          drop=("baseline", "candidate mean", "pairs"), keys=3))
     for dset in comp.divergence_sets:
-        console.print(divergence_table(dset.items, dset.a, dset.b, compact=compact))
-    console.print(probes_table(comp.cards, comp.probes))
+        console.print(fit(console, divergence_table(dset.items, dset.a, dset.b, compact=compact)))
+    console.print(fit(console, probes_table(comp.cards, comp.probes)))
     if comp.prose.strip():
         console.print("[bold]Analysis[/]")
         console.print(comp.prose.strip(), highlight=False, markup=False)

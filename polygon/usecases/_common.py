@@ -92,11 +92,13 @@ def transcript_key(run_id: str, conversation_id: str) -> str:
     return f"runs/{run_id}/conversations/{conversation_id}.json"
 
 
-def plan_conversations(suite_path: str, seeds: Sequence[int] | None) -> list[tuple[str, int]]:
-    """(scenario id, seed) pairs for a run, in a stable order."""
+def plan_conversations(suite_path: str, seeds: Sequence[int] | None,
+                       scenarios: Sequence[str] | None = None) -> list[tuple[str, int]]:
+    """(scenario id, seed) pairs for a run, in a stable order; `scenarios` (exact ids) keeps only those."""
     suite = _suite(suite_path)
     use = list(seeds) if seeds is not None else list(suite.config.seeds)
-    return [(s.id, seed) for s in suite.scenarios for seed in use]
+    keep = None if scenarios is None else set(scenarios)
+    return [(s.id, seed) for s in suite.scenarios if keep is None or s.id in keep for seed in use]
 
 
 def _scenario(suite: Suite, scenario_id: str) -> Scenario:

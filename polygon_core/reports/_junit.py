@@ -1,17 +1,33 @@
-"""JUnit XML for any CI system: one test case per conversation.
+"""JUnit XML for any CI system: a test case per comparison verdict, per gate and per conversation.
 
-A case fails on a fail verdict or a fired gate; the failure message gives the reason (verdict and
-composite, gates, broken assertions with their turns) and, where the conversation has a counterpart
-in the comparison, its divergence turn and first consequential turn. Provider and simulator errors
-are `<error>` cases: they say nothing about the agent, so they are not failures.
+A CI job goes red for the reasons `polygon compare` exits 1 with (`ci_verdict`), and each reason
+is a failing test case, so a red job never shows every test green:
+
+* suite ``comparison``: one case per noise-aware difference (metric and scope, candidate against
+  the baseline); ``worse`` beyond noise is a ``<failure>`` naming the metric, the difference, its
+  95% interval, the pairs and the noise floor. A case per run says whether its judge judged it
+  (a judge that failed, or a candidate with nothing scored, fails that case).
+* suite ``gates``: one case per gate of the rubric in each candidate; a gate that fired is a
+  ``<failure>`` with how often and in which conversations.
+* one suite per configuration: a case per conversation, failing on a fail verdict or a fired gate
+  with the reason (verdict and composite, gates, broken assertions with their turns) and, where the
+  conversation has a counterpart, its divergence turn and first consequential turn. A judge error
+  is an ``<error>``. Provider and simulator faults are ``<skipped>`` with their reason: they say
+  nothing about the agent and never count against it.
+
+``time`` on a conversation case is the agent's measured reply time over the conversation, in
+seconds (the simulated call clock is not time spent); a suite's is the sum of its cases. A
+suite's ``timestamp`` is when its run was created (UTC, to the second); the comparison and gate
+suites take the newest run's. The output validates against the Jenkins xUnit ``junit-10.xsd``.
 """
 
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
+from collections.abc import Sequence
 
-from ..compare import Comparison, PairDivergence, ResultRow
-from ..models import UNSCORED_END_REASONS, Judgment
+from ..compare import Comparison, Difference, PairDivergence, ResultRow, Scorecard
+from ..models import UNSCORED_END_REASONS, Conversation, Judgment, Run
 
 _UNSCORED = {str(r.value) for r in UNSCORED_END_REASONS}
 
@@ -43,55 +59,158 @@ def failure_reason(row: ResultRow, judgment: Judgment | None) -> str:
     return "; ".join(parts)
 
 
-def junit_xml(comp: Comparison) -> str:
-    """The comparison as JUnit XML: a test suite per configuration, a case per conversation."""
-    root = ET.Element("testsuites", name="polygon compare")
-    totals = {"tests": 0, "failures": 0, "errors": 0}
+def difference_message(d: Difference) -> str:
+    """A difference in one line: metric, scope, Δ with its interval, pairs, noise floor, label."""
+    ci = "no interval (fewer than two pairs)" if d.ci_low is None or d.ci_high is None else \
+        f"95% CI [{d.ci_low:.2f}, {d.ci_high:.2f}]"
+    delta = "—" if d.delta is None else f"{d.delta:+.2f}"
+    return (f"{d.metric} ({d.scope}): {d.candidate} − {d.baseline} = {delta}, {ci}, over {d.pairs} pairs; "
+            f"noise floor {d.noise_floor:.2f}; {d.label} ({d.method})")
+
+
+def _timestamp(runs: Sequence[Run]) -> str:
+    stamps = sorted(r.created_at for r in runs if r.created_at)
+    return stamps[-1][:19] if stamps else "1970-01-01T00:00:00"
+
+
+def _seconds(conversation: Conversation | None) -> float:
+    if conversation is None:
+        return 0.0
+    return sum(t.latency_ms for t in conversation.turns if t.speaker == "agent") / 1000.0
+
+
+class _Suite:
+    """A <testsuite> being filled: counts and time kept as cases are added."""
+
+    def __init__(self, root: ET.Element, name: str, timestamp: str, props: dict[str, str]) -> None:
+        self.el = ET.SubElement(root, "testsuite", name=name, timestamp=timestamp)
+        self.counts = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
+        self.time = 0.0
+        holder = ET.SubElement(self.el, "properties")
+        for key, value in props.items():
+            ET.SubElement(holder, "property", name=key, value=value)
+
+    def case(self, classname: str, name: str, seconds: float = 0.0, *, outcome: str | None = None,
+             kind: str = "", message: str = "", text: str | None = None, out: str | None = None) -> None:
+        el = ET.SubElement(self.el, "testcase", classname=classname, name=name, time=f"{seconds:.3f}")
+        self.counts["tests"] += 1
+        self.time += seconds
+        if outcome is not None:  # failure | error | skipped
+            self.counts[{"failure": "failures", "error": "errors", "skipped": "skipped"}[outcome]] += 1
+            ET.SubElement(el, outcome, type=kind, message=message).text = text
+        if out:
+            ET.SubElement(el, "system-out").text = out
+
+    def close(self) -> None:
+        for key, value in self.counts.items():
+            self.el.set(key, str(value))
+        self.el.set("time", f"{self.time:.3f}")
+
+
+def _judged_case(suite: _Suite, card: Scorecard, baseline: str) -> None:
+    reason = None
+    if card.judge_errors:
+        reason = (f"judge {card.judge_model} failed on {card.judge_errors} of {card.conversations} "
+                  f"conversations: {card.judge_error_reason}")
+    elif card.label != baseline and card.scored == 0:
+        reason = f"no scored conversation ({card.conversations} conversations)"
+    suite.case(f"comparison.{card.label}", f"{card.label} is judged ({card.judge_model}, rubric {card.rubric_version})",
+               outcome="failure" if reason else None, kind="judge", message=reason or "", text=reason)
+
+
+def _comparison_suite(root: ET.Element, comp: Comparison) -> _Suite:
+    suite = _Suite(root, "comparison", _timestamp(comp.runs), {"baseline": comp.baseline})
     for card in comp.cards:
-        label = card.label
-        rows = comp.rows.get(label, [])
-        judgments = {j.conversation_id: j for j in comp.judgments.get(label, [])}
-        notes: dict[tuple[str, int], str] = {}
-        for dset in comp.divergence_sets:
-            if label not in (dset.a, dset.b):
-                continue
-            other = dset.b if label == dset.a else dset.a
-            for d in dset.items:
-                note = _divergence_note(d, other)
-                if note:
-                    notes.setdefault((d.scenario_id, d.seed), note)
-        suite = ET.SubElement(root, "testsuite", name=label)
-        props = ET.SubElement(suite, "properties")
-        for key, value in (("run_id", card.run_id), ("agent_version", card.agent_version),
-                           ("rubric_version", card.rubric_version), ("judge", card.judge_model)):
-            ET.SubElement(props, "property", name=key, value=value)
-        failures = errors = 0
-        for row in sorted(rows, key=lambda r: (r.scenario_id, r.seed)):
-            case = ET.SubElement(suite, "testcase", classname=f"{label}.{row.scenario_id}",
-                                 name=f"{row.scenario_id} seed={row.seed}")
-            note = notes.get((row.scenario_id, row.seed))
-            if row.end_reason in _UNSCORED:
-                errors += 1
-                ET.SubElement(case, "error", type=row.end_reason,
-                              message=f"{row.end_reason}: not scored").text = row.conversation_id
-            elif row.verdict == "fail" or row.gates:
-                failures += 1
-                reason = failure_reason(row, judgments.get(row.conversation_id))
-                message = reason + (f"; {note}" if note else "")
-                kind = "gate" if row.gates else "verdict"
-                ET.SubElement(case, "failure", type=kind, message=message).text = (
-                    f"conversation {row.conversation_id}\n{message}")
-            out = [f"conversation {row.conversation_id}", f"end {row.end_reason}"]
+        _judged_case(suite, card, comp.baseline)
+    for d in comp.differences:
+        message = difference_message(d)
+        suite.case(f"comparison.{d.candidate}", f"{d.metric} ({d.scope}) vs {d.baseline}",
+                   outcome="failure" if d.label == "worse" else None, kind="worse beyond noise",
+                   message=message, text=message, out=message)
+    return suite
+
+
+def _gate_names(card: Scorecard) -> list[str]:
+    from ..scoring import get_rubric
+
+    try:
+        known = list(get_rubric(card.rubric_version).gates)
+    except ValueError:  # a rubric this build does not bundle: the gates that fired are still listed
+        known = []
+    return [*known, *sorted(set(card.gates) - set(known))]
+
+
+def _gates_suite(root: ET.Element, comp: Comparison) -> _Suite:
+    suite = _Suite(root, "gates", _timestamp(comp.runs), {"baseline": comp.baseline})
+    for card in comp.cards:
+        if card.label == comp.baseline and len(comp.cards) > 1:
+            continue  # a gate blocks a change only in a candidate
+        rows = comp.rows.get(card.label, [])
+        for gate in _gate_names(card):
+            hit = sorted(r.conversation_id for r in rows if gate in r.gates)
+            message = (f"gate {gate} fired in {len(hit)} of {len(rows)} conversations of {card.label}: "
+                       + ", ".join(hit)) if hit else ""
+            suite.case(f"gates.{card.label}", f"gate {gate}", outcome="failure" if hit else None,
+                       kind="gate", message=message, text=message or None)
+    return suite
+
+
+def _notes(comp: Comparison, label: str) -> dict[tuple[str, int], str]:
+    notes: dict[tuple[str, int], str] = {}
+    for dset in comp.divergence_sets:
+        if label not in (dset.a, dset.b):
+            continue
+        other = dset.b if label == dset.a else dset.a
+        for d in dset.items:
+            note = _divergence_note(d, other)
             if note:
-                out.append(note)
-            ET.SubElement(case, "system-out").text = "\n".join(out)
-        suite.set("tests", str(len(rows)))
-        suite.set("failures", str(failures))
-        suite.set("errors", str(errors))
-        totals["tests"] += len(rows)
-        totals["failures"] += failures
-        totals["errors"] += errors
-    for key, value in totals.items():
-        root.set(key, str(value))
+                notes.setdefault((d.scenario_id, d.seed), note)
+    return notes
+
+
+def _conversation_case(suite: _Suite, label: str, row: ResultRow, conv: Conversation | None,
+                       judgment: Judgment | None, note: str | None) -> None:
+    out = "\n".join([f"conversation {row.conversation_id}", f"end {row.end_reason}", *([note] if note else [])])
+    name, classname, seconds = f"{row.scenario_id} seed={row.seed}", f"{label}.{row.scenario_id}", _seconds(conv)
+    if row.end_reason in _UNSCORED:
+        why = f"{row.end_reason}: not scored" + (f" ({conv.end_detail})" if conv and conv.end_detail else "")
+        suite.case(classname, name, seconds, outcome="skipped", kind=row.end_reason, message=why, out=out)
+    elif row.status == "judge_error":
+        why = f"judge_error: {row.reason or 'no reason recorded'}"
+        suite.case(classname, name, seconds, outcome="error", kind="judge_error", message=why,
+                   text=f"conversation {row.conversation_id}\n{why}", out=out)
+    elif row.verdict == "fail" or row.gates:
+        message = failure_reason(row, judgment) + (f"; {note}" if note else "")
+        suite.case(classname, name, seconds, outcome="failure", kind="gate" if row.gates else "verdict",
+                   message=message, text=f"conversation {row.conversation_id}\n{message}", out=out)
+    else:
+        suite.case(classname, name, seconds, out=out)
+
+
+def _configuration_suite(root: ET.Element, comp: Comparison, card: Scorecard) -> _Suite:
+    label = card.label
+    run = next((r for r in comp.runs if r.id == card.run_id), None)
+    suite = _Suite(root, label, _timestamp([run] if run else []),
+                   {"run_id": card.run_id, "agent_version": card.agent_version,
+                    "rubric_version": card.rubric_version, "judge": card.judge_model})
+    judgments = {j.conversation_id: j for j in comp.judgments.get(label, [])}
+    conversations = {c.id: c for c in comp.conversations.get(label, [])}
+    notes = _notes(comp, label)
+    for row in sorted(comp.rows.get(label, []), key=lambda r: (r.scenario_id, r.seed)):
+        _conversation_case(suite, label, row, conversations.get(row.conversation_id),
+                           judgments.get(row.conversation_id), notes.get((row.scenario_id, row.seed)))
+    return suite
+
+
+def junit_xml(comp: Comparison) -> str:
+    """The comparison as JUnit XML (see the module doc for the suites and what fails)."""
+    root = ET.Element("testsuites", name="polygon compare")
+    suites = [_comparison_suite(root, comp), _gates_suite(root, comp),
+              *(_configuration_suite(root, comp, card) for card in comp.cards)]
+    for suite in suites:
+        suite.close()
+    for key in ("tests", "failures", "errors"):
+        root.set(key, str(sum(s.counts[key] for s in suites)))
+    root.set("time", f"{sum(s.time for s in suites):.3f}")
     ET.indent(root)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"

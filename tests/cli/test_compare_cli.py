@@ -121,8 +121,9 @@ def test_junit_file_has_one_failed_case_per_failing_conversation(runs: dict[str,
     data = json.loads(out)
     failing = sum(1 for rows in data["rows"].values() for r in rows if r["verdict"] == "fail" or r["gates"])
     root = ET.parse(path).getroot()
-    assert len(root.findall("testsuite/testcase")) == 12
-    assert failing == 3 and len(root.findall(".//failure")) == failing == int(root.get("failures"))
+    suites = [s for s in root.findall("testsuite") if s.get("name") not in ("comparison", "gates")]
+    assert sum(len(s.findall("testcase")) for s in suites) == 12
+    assert failing == 3 and sum(len(s.findall(".//failure")) for s in suites) == failing
     billing = next(c for c in root.iter("testcase") if c.get("name") == "billing-dispute-v3 seed=0"
                    and c.find("failure") is not None)
     message = billing.find("failure").get("message")
@@ -177,3 +178,41 @@ def test_flow_published_the_matrix_artifact(runs: dict[str, str]) -> None:
     table = next(a for a in found if a.type == "table")
     rows = json.loads(table.data) if isinstance(table.data, str) else table.data
     assert rows[0]["scenario"] == "late-fee-demand"
+
+
+def test_worse_beyond_noise_fails_a_junit_case_and_the_file_validates(runs: dict[str, str], tmp_path: Path) -> None:
+    import xmlschema
+
+    path = tmp_path / "polygon.xml"
+    code, out, _ = compare(runs["v1"], runs["v2"], "--json", "-o", str(path))
+    assert code == 1
+    overall = next(d for d in json.loads(out)["differences"] if d["metric"] == "composite" and d["scope"] == "overall")
+    xmlschema.XMLSchema(str(Path(__file__).parents[1] / "fixtures" / "junit-10.xsd")).validate(str(path))
+    root = ET.parse(path).getroot()
+    case = next(c for c in root.find("testsuite[@name='comparison']").iter("testcase")
+                if c.get("name").startswith("composite (overall)"))
+    message = case.find("failure").get("message")
+    assert message.startswith(f"composite (overall): {overall['candidate']} − {overall['baseline']} = "
+                              f"{overall['delta']:+.2f}, 95% CI [{overall['ci_low']:.2f}, {overall['ci_high']:.2f}], "
+                              "over 6 pairs")
+    assert all(c.get("time") is not None for c in root.iter("testcase"))
+    assert all(s.get("timestamp", "").startswith("20") for s in root.findall("testsuite"))
+
+
+def test_output_format_follows_the_extension(runs: dict[str, str], tmp_path: Path) -> None:
+    files = [tmp_path / "c.json", tmp_path / "c.md", tmp_path / "c.html", tmp_path / "c.xml"]
+    code, out, _ = compare(runs["v1"], runs["v2"], *(a for f in files for a in ("-o", str(f))))
+    assert code == 1
+    assert json.loads(files[0].read_text(encoding="utf-8"))["exit_code"] == 1
+    assert files[1].read_text(encoding="utf-8").startswith("# Comparison (baseline ")
+    assert "How much was the charge?" in files[2].read_text(encoding="utf-8")
+    assert ET.parse(files[3]).getroot().get("name") == "polygon compare"
+    assert [line for line in out.splitlines() if line.endswith(tuple(str(f) for f in files))] == [
+        f"JSON report: {files[0]}", f"Markdown report: {files[1]}", f"HTML report: {files[2]}",
+        f"JUnit report: {files[3]}"]
+
+
+def test_unknown_output_extension_is_bad_input_before_comparing(runs: dict[str, str], tmp_path: Path) -> None:
+    code, _, err = compare(runs["v1"], runs["v2"], "-o", str(tmp_path / "report.pdf"))
+    assert code == 2 and "Traceback" not in err
+    assert "unknown extension '.pdf'" in err and not (tmp_path / "report.pdf").exists()

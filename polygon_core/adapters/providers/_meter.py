@@ -72,7 +72,9 @@ def run_usage(artifacts: ArtifactStore, run_id: str,
                     into[model] = prev.add(Usage.model_validate(usage)).model_dump()
     for conv in conversation_usage or []:
         for role, usage in conv.items():
-            if role in roles and roles[role]["models"]:
+            # A role with ledgers is counted from them; an offline role from every conversation
+            # (testing `models` here let only the first conversation count: 7 calls for any run).
+            if role in roles and not roles[role].get("offline"):
                 continue
             agg = roles.setdefault(f"{role}", {"models": {}, "retries": 0, "failures": 0, "offline": True})
             if agg.get("offline"):

@@ -1,0 +1,74 @@
+"""What every command shares: the two consoles, the bad-input wrapper and the quiet Prefect setup.
+
+Command modules import from here (never from `_app`, which imports them to register them).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import typer
+from rich.console import Console
+
+from ._infra import infrastructure_error, print_infrastructure_error
+from ._prefect import choose_api
+
+console = Console()
+err = Console(stderr=True)
+F = TypeVar("F", bound=Callable[..., Any])
+
+#: The `--json` option every command that prints results takes.
+JSON_HELP = "print one JSON object"
+
+
+def _user_errors() -> tuple[type[BaseException], ...]:
+    from polygon.usecases import ComparisonError
+    from polygon_core.adapters.agents import AgentConfigError
+    from polygon_core.files import FileErrors, PolygonFileError
+
+    return (PolygonFileError, FileErrors, AgentConfigError, ComparisonError, FileNotFoundError, ValueError)
+
+
+def friendly(fn: F) -> F:
+    """Bad input → one clear line on stderr and exit 2, never a traceback."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except typer.Exit:
+            raise
+        except _user_errors() as exc:
+            infra = infrastructure_error(exc)
+            if infra is not None:  # e.g. DatabaseNotReadyError is a ValueError, but not bad input
+                print_infrastructure_error(err, infra)
+                raise typer.Exit(1) from None
+            lines = [str(e) for e in getattr(exc, "errors", [])] or [str(exc)]
+            for line in lines:
+                err.print(f"[red]error:[/] {line}", markup=True, highlight=False, soft_wrap=True)
+            raise typer.Exit(2) from None
+        except Exception as exc:
+            infra = infrastructure_error(exc)
+            if infra is None:
+                raise
+            print_infrastructure_error(err, infra)
+            raise typer.Exit(1) from None
+
+    return wrapper  # type: ignore[return-value]
+
+
+def quiet_prefect() -> None:
+    """Before a command runs flows: quiet defaults (anything the user set wins), then a Prefect API
+    that answers (the configured one, a running local server, or a patient temporary one)."""
+    os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
+    os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+    os.environ.setdefault("DO_NOT_TRACK", "1")
+    os.environ.setdefault("PREFECT_LOGGING_TO_API_ENABLED", "false")
+    os.environ.setdefault("PREFECT_SERVER_LOGGING_LEVEL", "CRITICAL")
+    # A busy or restarting API answers 503 for a while: retry longer than Prefect's default 5 times
+    # (its client backs off exponentially) before a run is given up.
+    os.environ.setdefault("PREFECT_CLIENT_MAX_RETRIES", "10")
+    choose_api(err)

@@ -1,0 +1,47 @@
+"""`polygon validate`, `polygon schema` and `polygon db upgrade`: files and the database, nothing run."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ._base import console, err, friendly
+
+
+@friendly
+def validate(paths: Annotated[list[Path], typer.Argument(help="suite folders or YAML files")]) -> None:
+    """Check scenario, suite, tool-library and agent files without running anything."""
+    from polygon_core.files import validate_paths, validation_warnings
+
+    errors = validate_paths(paths)
+    for e in errors:
+        err.print(f"[red]error:[/] {e}", highlight=False, soft_wrap=True)
+    # Warnings never change the exit code: the files are valid, they just may not test what is meant.
+    for w in validation_warnings(paths):
+        err.print(f"[yellow]warning:[/] {w}", highlight=False, soft_wrap=True)
+    if errors:
+        raise typer.Exit(2)
+    console.print(f"ok: {len(paths)} path(s) valid")
+
+
+@friendly
+def schema(kind: Annotated[str, typer.Argument(help="scenario | agent | suite | tools")]) -> None:
+    """Print the JSON Schema of a file kind (for editors)."""
+    from polygon_core.files import json_schema
+
+    print(json.dumps(json_schema(kind), indent=2))
+
+
+@friendly
+def db_upgrade() -> None:
+    """Apply database migrations (Alembic) to the configured database."""
+    from polygon_core.adapters.settings import load_settings
+    from polygon_core.adapters.storage import Repository
+
+    url = load_settings().resolved_database_url()
+    Repository(url).upgrade()
+    console.print(f"database at head: {url.split('@')[-1]}")
+

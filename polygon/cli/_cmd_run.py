@@ -1,0 +1,164 @@
+"""`polygon run` and `polygon demo`: run a suite against agents, then compare them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from polygon_core.models import Run
+
+from . import _render
+from ._base import JSON_HELP, console, err, friendly
+from ._outputs import OUTPUT_HELP, check_outputs, needs_transcripts, write_outputs
+from ._running import execute
+
+_MODEL_HELP = ("model of the {}: offline | openai:<model> | anthropic:<model>, optionally @<base URL> "
+               "(default: the suite/agent config, then POLYGON_<ROLE>_MODEL)")
+_SCENARIO_HELP = "run only this scenario id or glob (repeatable), e.g. 'billing-*'"
+
+
+def _summary_json(stores: Any, runs: list[Run], cards: list[Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {"runs": []}
+    for run, card in zip(runs, cards, strict=True):
+        out["runs"].append({"run_id": run.id, "agent": run.agent_name, "agent_version": run.agent_version,
+                            "rubric_version": run.rubric_version, "conversations": card.conversations,
+                            "verdicts": card.verdicts, "mean_composite": card.mean_composite,
+                            "gates": card.gates, "models": run.models,
+                            "provider_errors": card.provider_errors,
+                            "agent_failures": card.agent_failures, "agent_failure_reason": card.agent_failure_reason,
+                            "judge_errors": card.judge_errors, "judge_error_reason": card.judge_error_reason,
+                            "probe_errors": card.probe_errors, "probe_error_reason": card.probe_error_reason,
+                            **usage(stores, run.id)})
+    return out
+
+
+def usage(stores: Any, run_id: str) -> dict[str, Any]:
+    """Usage, retries and estimated cost per role (see polygon_core.adapters.providers.run_usage)."""
+    from polygon_core.adapters.providers import run_usage
+
+    convs = [{k: (v.model_dump() if hasattr(v, "model_dump") else v) for k, v in (r.usage or {}).items()}
+             for r in stores.repo.list_conversations(run_id)]
+    u = run_usage(stores.artifacts, run_id, convs)
+    return {"usage": u["roles"], "retries": u["retries"], "cost_usd": u["cost_usd"],
+            "cost_estimated": u["cost_estimated"], "prices_read_on": u["prices_read_on"],
+            "unpriced_models": u["unpriced_models"], "batch_savings_usd": u["batch_savings_usd"]}
+
+
+def print_usage(stores: Any, runs: list[Run]) -> None:
+    """Per run, a table of model usage by role and the estimated cost."""
+    from rich import box
+    from rich.table import Table
+
+    for run in runs:
+        u = usage(stores, run.id)
+        table = Table(title=f"Model usage of {run.id} (estimated cost, prices read on {u['prices_read_on']})",
+                      box=box.SIMPLE_HEAD)  # fits an 80-column terminal
+        # The batch column only when a pass went by batch; numbers never wrap, model names fold.
+        batched = any(r["batch_calls"] for r in u["usage"].values())
+        cols = ["role", "model", "calls", *(["batch"] if batched else []), "input", "cached", "output",
+                "retries", "failed", "cost $"]
+        for col in cols:
+            table.add_column(col, overflow="fold", no_wrap=col != "model", min_width=7 if col == "model" else None)
+        for role, r in u["usage"].items():
+            est = "~" if r["tokens_estimated"] else ""
+            table.add_row(role, ", ".join(r["models"]), str(r["calls"]),
+                          *([str(r["batch_calls"])] if batched else []),
+                          f"{est}{r['input_tokens']}", str(r["cached_tokens"]), f"{est}{r['output_tokens']}",
+                          str(r["retries"]), str(r["failures"]), f"{r['cost_usd']:.4f}")
+        console.print(table)
+        note = f" (no price for {', '.join(u['unpriced_models'])})" if u["unpriced_models"] else ""
+        saved = (f"; batch discount saved ${u['batch_savings_usd']:.4f}" if u["batch_savings_usd"] else "")
+        console.print(f"estimated cost: ${u['cost_usd']:.4f}{note}{saved}; retries: {u['retries']}")
+
+
+def _stop_on_failures(stores: Any, runs: list[Run], cards: list[Any]) -> None:
+    """Lost, broken or unjudged conversations make the command fail (exit 1), with the reason."""
+    from polygon import usecases
+
+    from ._failures import stop_on_failures
+
+    lost = next(((r.id, c) for r in runs for c in stores.repo.list_conversations(r.id)
+                 if c.end_reason == "provider_error"), None) if any(c.provider_errors for c in cards) else None
+    detail = usecases.load_conversation(stores, lost[0], lost[1].conversation_id).end_detail if lost else None
+    stop_on_failures(err, cards, first_provider_detail=detail, agents=[r.agent_name for r in runs])
+
+
+def _where(stores: Any) -> str:
+    s = stores.settings
+    return f"database {s.resolved_database_url()}; artifacts {s.resolved_artifacts_url()}"
+
+
+def report(runs: list[Run], json_out: bool, outputs: list[Path] | None = None) -> None:
+    """After a run: one JSON object, or the comparison and where the results are; `outputs` are
+    files the comparison is also written to (`-o`)."""
+    from polygon import usecases
+
+    stores = usecases.open_stores()
+    comparison = usecases.compare_runs(stores, [r.id for r in runs], transcripts=needs_transcripts(outputs or [])) \
+        if (outputs or not json_out) else None
+    written = write_outputs(stores, comparison, outputs) if comparison is not None and outputs else []
+    if json_out:
+        cards = [usecases.scorecard(stores, r.id) for r in runs]
+        print(json.dumps(_summary_json(stores, runs, cards), indent=2))
+        _stop_on_failures(stores, runs, cards)
+        return
+    assert comparison is not None
+    # After a run, the short form: `polygon compare` lists every row and pair.
+    _render.print_comparison(console, comparison, compact=True)
+    print_usage(stores, runs)
+    console.print(f"\nResults: {_where(stores)}")
+    console.print(f"Runs: {', '.join(r.id for r in runs)}  (try `polygon show {runs[-1].id}`)")
+    for kind, path in written:
+        console.print(f"{kind} report: {path}", highlight=False)
+    _stop_on_failures(stores, runs, comparison.cards)  # the comparison's own scorecards, not new ones
+
+
+@friendly
+def demo(seeds: Annotated[int | None, typer.Option(help="seeds per scenario (default: the suite's)")] = None,
+         json_out: Annotated[bool, typer.Option("--json", help=JSON_HELP)] = False,
+         caller_model: Annotated[str | None, typer.Option(help=_MODEL_HELP.format("simulated caller"))] = None,
+         judge_model: Annotated[str | None, typer.Option(help=_MODEL_HELP.format("judge"))] = None,
+         probe_model: Annotated[str | None, typer.Option(help=_MODEL_HELP.format("probe answerer"))] = None,
+         output: Annotated[list[Path] | None, typer.Option("--output", "-o", help=OUTPUT_HELP)] = None,
+         ) -> None:
+    """Run the bundled demo suite with both demo agents (offline by default) and compare them.
+
+    The demo agents are Python callables; the caller, judge and probe answerer can be real models."""
+    from polygon_core.demo import demo_dir
+
+    check_outputs(output or [])
+    base = demo_dir()
+    agents = [base / "agents" / "agent_v1.yaml", base / "agents" / "agent_v2.yaml"]
+    flags = {"caller": caller_model, "judge": judge_model, "probe": probe_model}
+    report(execute(base / "suite", agents, seeds, None, None, not json_out, flags=flags), json_out, output)
+
+
+@friendly
+def run(suite: Annotated[Path, typer.Argument(help="suite folder")],
+        agent: Annotated[list[Path], typer.Option("--agent", "-a", help="agent YAML (repeat to compare)")],
+        seeds: Annotated[int | None, typer.Option(help="seeds 0..N-1 per scenario")] = None,
+        rubric: Annotated[str | None, typer.Option(help="rubric version (default: the suite's)")] = None,
+        run_id: Annotated[str | None, typer.Option(help="resume or name the run")] = None,
+        json_out: Annotated[bool, typer.Option("--json", help=JSON_HELP)] = False,
+        probes: Annotated[Path | None, typer.Option(help="probe library YAML (default: the bundled one)")] = None,
+        agent_model: Annotated[str | None, typer.Option(help=_MODEL_HELP.format("agent (model-backed)"))] = None,
+        caller_model: Annotated[str | None, typer.Option(help=_MODEL_HELP.format("simulated caller"))] = None,
+        judge_model: Annotated[str | None, typer.Option(help=_MODEL_HELP.format("judge"))] = None,
+        probe_model: Annotated[str | None, typer.Option(help=_MODEL_HELP.format("probe answerer"))] = None,
+        personas: Annotated[bool, typer.Option("--personas", help="run the agent's generated personas")] = False,
+        allow_stale: Annotated[bool, typer.Option("--allow-stale", help="with --personas: use stale ones")] = False,
+        batch_judging: Annotated[bool, typer.Option(
+            "--batch-judging", help="judge and probe through the provider's batch API (half price; "
+            "waits for the batch, polling every POLYGON_BATCH_POLL_SECONDS)")] = False,
+        scenario: Annotated[list[str] | None, typer.Option("--scenario", help=_SCENARIO_HELP)] = None,
+        output: Annotated[list[Path] | None, typer.Option("--output", "-o", help=OUTPUT_HELP)] = None,
+        ) -> None:
+    """Run a suite against one or more agents."""
+    check_outputs(output or [])
+    flags = {"agent": agent_model, "caller": caller_model, "judge": judge_model, "probe": probe_model}
+    report(execute(suite, agent, seeds, rubric, run_id, not json_out, probes=probes, flags=flags,
+                   personas=personas, allow_stale=allow_stale, batch_judging=batch_judging,
+                   scenarios=scenario or ()), json_out, output)

@@ -1,0 +1,76 @@
+"""`-o FILE`: a comparison written in the format its extension names.
+
+    .json  the comparison as one JSON object (what `--json` prints)
+    .html  the self-contained HTML report (opens offline)
+    .xml   JUnit XML for CI (polygon_core.reports.junit_xml)
+    .md    Markdown (the Prefect artifact's text)
+
+The extensions are checked before anything runs (`check_outputs`), so a typo costs no run.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from polygon_core.compare import Comparison
+
+FORMATS: dict[str, str] = {".json": "JSON", ".html": "HTML", ".htm": "HTML", ".xml": "JUnit",
+                           ".md": "Markdown", ".markdown": "Markdown"}
+OUTPUT_HELP = "write the comparison to FILE: .json, .html, .xml (JUnit) or .md, by extension (repeatable)"
+
+
+def check_outputs(paths: Sequence[Path]) -> None:
+    """Bad input (exit 2) naming the first path whose extension picks no format."""
+    for path in paths:
+        if path.suffix.lower() not in FORMATS:
+            raise ValueError(f"-o {path}: unknown extension {path.suffix or '(none)'!r}; expected one of "
+                             f"{', '.join(sorted(FORMATS))} (JSON, HTML, JUnit XML, Markdown)")
+
+
+def needs_transcripts(paths: Sequence[Path], *kinds: str) -> bool:
+    """Whether a format asked for shows transcripts (HTML) or reads them (JUnit: each case's time,
+    a fault's reason, a gate's detail), so the comparison must keep them (`transcripts=True`)."""
+    asked = {FORMATS.get(p.suffix.lower()) for p in paths} | set(kinds)
+    return bool(asked & {"HTML", "JUnit"})
+
+
+def _html(stores: Any, comp: Comparison) -> str:
+    from polygon.usecases import analysis_for_run
+    from polygon_core.reports import comparison_html
+
+    from ._render import calibration_lines
+
+    # The candidate's (last run's) prompt analysis, with its highlights, beside the results.
+    found = analysis_for_run(stores, comp.cards[-1].run_id)
+    lines = dict(zip((c.run_id for c in comp.cards), calibration_lines(comp.cards), strict=True))
+    return comparison_html(comp, analysis=found.to_json() if found else None,
+                           prompt=found.prompt if found else None, calibrations=lines)
+
+
+def _renderers(stores: Any) -> dict[str, Callable[[Comparison], str]]:
+    from polygon_core.reports import comparison_markdown, junit_xml
+
+    return {"JSON": lambda c: json.dumps({**c.report_json(), "exit_code": c.ci.exit_code}, indent=2) + "\n",
+            "HTML": lambda c: _html(stores, c), "JUnit": junit_xml, "Markdown": comparison_markdown}
+
+
+def write_outputs(stores: Any, comp: Comparison, paths: Sequence[Path], *,
+                  kind: str | None = None) -> list[tuple[str, Path]]:
+    """Write each file in the format its extension names, or in `kind` (one of FORMATS' values)
+    whatever its name; folders are made as needed. (format, path) for each, in order."""
+    if kind is None:
+        check_outputs(paths)
+    renderers = _renderers(stores)
+    written = []
+    for path in paths:
+        chosen = kind or FORMATS[path.suffix.lower()]
+        path.parent.mkdir(parents=True, exist_ok=True)
+        # Written beside, then renamed: a CI step never reads half a report.
+        tmp = path.with_name(f".{path.name}.partial")
+        tmp.write_text(renderers[chosen](comp), encoding="utf-8")
+        tmp.replace(path)
+        written.append((chosen, path))
+    return written

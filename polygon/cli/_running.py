@@ -1,0 +1,112 @@
+"""`polygon run` and `demo` underneath: check the inputs, create the runs, run the evaluate flow.
+
+Everything that can be refused is refused before a run row exists (the files, the rubric, the
+probe file, the stores, the scenario selection), so a refusal never leaves a run `running`.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from polygon_core.models import Run
+
+from . import _progress
+from ._base import err, quiet_prefect
+
+
+def select_scenarios(suite: Path, patterns: Sequence[str]) -> list[str] | None:
+    """The suite's scenario ids matching any of `patterns` (exact ids or globs), in suite order.
+
+    None without patterns (the whole suite). A pattern that matches nothing is bad input naming it
+    and the suite's ids, so a typo never runs an empty or partial suite silently.
+    """
+    if not patterns:
+        return None
+    from polygon_core.files import load_suite
+
+    ids = [s.id for s in load_suite(suite).scenarios]
+    unmatched = [p for p in patterns if not fnmatch.filter(ids, p)]
+    if unmatched:
+        kind = "glob" if any(ch in unmatched[0] for ch in "*?[") else "scenario id"
+        raise ValueError(f"--scenario {unmatched[0]!r}: no {kind} of suite {suite} matches "
+                         f"(its scenarios: {', '.join(ids)})")
+    return [i for i in ids if any(fnmatch.fnmatchcase(i, p) for p in patterns)]
+
+
+def _check_inputs(suite: Path, agents: list[Path], rubric: str | None, probes: Path | None,
+                  flags: dict[str, str | None]) -> tuple[Any, str]:
+    """The loaded suite and the rubric version, once every input has been checked."""
+    from polygon_core.files import load_agent, load_suite
+    from polygon_core.scoring import get_rubric
+
+    from ._preflight import check_run_inputs
+
+    check_run_inputs(suite, agents)  # validate's checks, before any run row exists
+    loaded = load_suite(suite)
+    for agent in agents:
+        config = load_agent(agent).config
+        if flags.get("agent") and config.kind != "model":
+            # Refuse rather than silently ignore: a callable or HTTP agent brings its own model.
+            raise ValueError(f"{agent}: --agent-model applies to model-backed agents; agent "
+                             f"{config.name!r} is a {config.kind} agent")
+    rubric = rubric or loaded.config.rubric
+    get_rubric(rubric)
+    if probes is not None:
+        from polygon_core.probes import load_probes
+
+        load_probes(probes)  # a bad probe file fails before anything runs
+    return loaded, rubric
+
+
+def execute(suite: Path, agents: list[Path], seeds: int | None, rubric: str | None,
+            run_id: str | None, show_progress: bool, probes: Path | None = None,
+            flags: dict[str, str | None] | None = None, personas: bool = False,
+            allow_stale: bool = False, batch_judging: bool = False,
+            scenarios: Sequence[str] = ()) -> list[Run]:
+    """Validate inputs, then run the evaluate_suite flow, showing progress on stderr."""
+    from polygon import usecases
+    from polygon_core.files import load_agent
+
+    flags = flags or {}
+    if personas:  # the agent's generated personas, bound into this suite's scenarios
+        from ._cmd_personas import persona_run_suite
+
+        suite = persona_run_suite(suite, agents, allow_stale=allow_stale)
+    loaded, rubric = _check_inputs(suite, agents, rubric, probes, flags)
+    chosen = select_scenarios(suite, scenarios)
+    seed_list = list(range(seeds)) if seeds else list(loaded.config.seeds)
+    stores = usecases.open_stores()
+    # The stores answer before anything is recorded: a missing bucket is one line, not a run left
+    # `running` and a traceback per task.
+    stores.artifacts.exists("runs/.preflight")
+    runs = []
+    for i, agent in enumerate(agents):
+        rid = f"{run_id}-{i + 1}" if run_id and len(agents) > 1 else run_id
+        roles = usecases.role_models(stores.settings, loaded.config, load_agent(agent).config, flags)
+        runs.append(usecases.new_run(str(agent.resolve()), str(suite.resolve()), seeds=seed_list, rubric=rubric,
+                                     run_id=rid, roles=roles))
+    # From the suite config, batch judging applies to whichever roles are model-backed; asked for
+    # on the command line with nothing to send, it is an error rather than a quiet live pass.
+    if batch_judging and not any(usecases.batch_passes(r, suite_path="", agent_path="", rubric_version=rubric,
+                                                       enabled=True) for r in runs):
+        raise ValueError("batch judging needs a model judge or probe answerer (--judge-model / "
+                         "--probe-model openai:… or anthropic:…); the offline ones have nothing to batch")
+    total = len(usecases.plan_conversations(str(suite.resolve()), seed_list, chosen)) * len(runs)
+    quiet_prefect()
+    from prefect.task_runners import ThreadPoolTaskRunner
+
+    from polygon.flows import evaluate_suite
+
+    def stored() -> int:
+        return sum(len(stores.repo.conversation_ids(r.id)) for r in runs)
+
+    with _progress.watch(err, total, stored, enabled=show_progress):
+        # Concurrency is a setting (POLYGON_CONCURRENCY), read here at the edge.
+        flow = evaluate_suite.with_options(task_runner=ThreadPoolTaskRunner(max_workers=stores.settings.concurrency))
+        flow(suite_path=str(suite.resolve()), runs=runs, agent_paths=[str(a.resolve()) for a in agents],
+             seeds=seed_list, rubric_version=rubric, batch_judging=batch_judging or None,
+             probes_path=str(probes.resolve()) if probes else None, scenarios=chosen)
+    return runs
