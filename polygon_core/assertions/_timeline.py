@@ -90,9 +90,7 @@ def declared_names(tools: Mapping[str, ToolDef] | None) -> tuple[set[str], set[s
         return set(), set()
     events: set[str] = set()
     for tool in tools.values():
-        events.update(tool.events)
-        for rule in tool.rules:
-            events.update(rule.events)
+        events.update(tool.event_names())
     return set(tools), events
 
 

@@ -58,7 +58,5 @@ def known_assertion_names(scenario: Scenario, catalog: ToolCatalog | None) -> fr
         for tool_name in scenario.tools:
             tool = catalog.tools.get(tool_name)
             if tool is not None:
-                names.update(tool.events)
-                for rule in tool.rules:
-                    names.update(rule.events)
+                names.update(tool.event_names())
     return frozenset(names)

@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from ..models import AgentConfig, Scenario, ToolLibrary
+from ..models import TOOL_KINDS, AgentConfig, Scenario, ToolLibrary
 from ..sweeps import SweepSpec
 from ._models import SuiteConfig
 
@@ -48,11 +48,12 @@ def _scenario_tool_entries(schema: dict[str, Any]) -> None:
 
 def _tool_names_from_keys(schema: dict[str, Any]) -> None:
     # In tools.yaml a tool's name is its key: ToolLibrary fills `name` in before validation.
-    tool = schema["$defs"]["ToolDef"]
-    tool["required"] = [r for r in tool.get("required", []) if r != "name"]
-    if not tool["required"]:
-        del tool["required"]
-    tool["properties"]["name"]["description"] = "defaults to the tool's key under `tools`"
+    for kind in TOOL_KINDS.values():
+        tool = schema["$defs"][kind.__name__]
+        tool["required"] = [r for r in tool.get("required", []) if r != "name"]
+        if not tool["required"]:
+            del tool["required"]
+        tool["properties"]["name"]["description"] = "defaults to the tool's key under `tools`"
 
 
 def _sweep_shorthand(schema: dict[str, Any]) -> None:

@@ -23,10 +23,10 @@ def stub_errors(doc: YamlDocument, name: str, tool: ToolDef) -> list[PolygonFile
     """Problems of tool `name`'s rules and templates, each at its own line in `doc`."""
     base: _Path = ("tools", name)
     errors: list[PolygonFileError] = []
-    for index, rule in enumerate(tool.rules):
-        problem = check_rule_expression(rule.when)
+    for where, condition in tool.conditions():
+        problem = check_rule_expression(condition)
         if problem:
-            errors.append(doc.error((*base, "rules", index, "when"), f"rule condition: {problem}"))
+            errors.append(doc.error((*base, *where), f"rule condition: {problem}"))
     for path, text in _templates(base, tool):
         problem = _template_problem(text)
         if problem:
@@ -42,15 +42,14 @@ def _template_problem(text: str) -> str | None:
 
 
 def _templates(base: _Path, tool: ToolDef) -> Iterator[tuple[_Path, str]]:
-    # The values the stub renders: a template tool's response, rule responses, state records and
-    # matches. A fixed response is returned as written, so braces in it are not a template.
-    if tool.kind == "template" and isinstance(tool.response, str):
-        yield (*base, "response"), tool.response
-    for index, rule in enumerate(tool.rules):
-        yield from _strings((*base, "rules", index, "response"), rule.response)
-    if tool.state is not None:
-        yield from _strings((*base, "state", "record"), tool.state.record)
-        yield from _strings((*base, "state", "match"), tool.state.match)
+    # The values the stub renders (its kind says which: a template tool's response, rule
+    # responses, state records and matches). A fixed response is returned as written, so braces
+    # in it are not a template.
+    for body in tool.rendered():
+        if body.template and isinstance(body.value, str):
+            yield (*base, *body.path), body.value
+        else:
+            yield from _strings((*base, *body.path), body.value)
 
 
 def _strings(path: _Path, value: Any) -> Iterator[tuple[_Path, str]]:

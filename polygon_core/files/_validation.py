@@ -9,8 +9,9 @@ import typing
 from collections.abc import Mapping, Sequence
 from typing import Any, TypeVar, Union
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, Tag, ValidationError
 
+from ..models._tools import TAG_PREFIX
 from ._errors import FileErrors, PathPart, PolygonFileError
 from ._yaml import YamlDocument, describe
 
@@ -83,7 +84,8 @@ def errors_from_validation(
 def _data_path(data: Any, error: Mapping[str, Any]) -> tuple[tuple[PathPart, ...], bool]:
     # pydantic's loc mixes data keys with schema labels (union member names such as 'str' or
     # 'function-after[...]', and '[key]' for a bad dict key); keep the prefix present in the data.
-    loc = tuple(error["loc"])
+    # A tagged union's member tag (a tool's `kind=rules`) is no key of the file: it is skipped.
+    loc = tuple(part for part in error["loc"] if not _is_tag(part))
     path: list[PathPart] = []
     current = data
     for i, part in enumerate(loc):
@@ -102,13 +104,17 @@ def _data_path(data: Any, error: Mapping[str, Any]) -> tuple[tuple[PathPart, ...
     return tuple(path), False
 
 
+def _is_tag(part: Any) -> bool:
+    return isinstance(part, str) and part.startswith(TAG_PREFIX)
+
+
 def _one_error(
     doc: YamlDocument, path: tuple[PathPart, ...], error: dict[str, Any], model: type[BaseModel]
 ) -> PolygonFileError:
     kind = error["type"]
     value = error.get("input")
     ctx = error.get("ctx") or {}
-    loc = tuple(error["loc"])
+    loc = tuple(error["loc"])  # tags kept: `_allowed_fields` picks the tagged member by them
 
     if kind == "missing":
         return doc.error(path, f"missing required field {loc[-1]!r}")
@@ -223,7 +229,9 @@ def _type_at(annotation: Any, loc: Sequence[PathPart]) -> Any:
         annotation = _strip_optional(annotation)
         origin = typing.get_origin(annotation)
         args = typing.get_args(annotation)
-        if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        if _is_tag(part):
+            annotation = _tagged_member(annotation, str(part))
+        elif isinstance(annotation, type) and issubclass(annotation, BaseModel):
             info = annotation.model_fields.get(str(part))
             if info is None:
                 return None
@@ -235,6 +243,16 @@ def _type_at(annotation: Any, loc: Sequence[PathPart]) -> Any:
         else:
             return None
     return _strip_optional(annotation)
+
+
+def _tagged_member(union: Any, tag: str) -> Any:
+    """The member of a tagged union (`Annotated[X, Tag(tag)] | ...`) carrying `tag`, else None."""
+    for member in typing.get_args(union):
+        if typing.get_origin(member) is typing.Annotated and any(
+            isinstance(meta, Tag) and meta.tag == tag for meta in typing.get_args(member)[1:]
+        ):
+            return typing.get_args(member)[0]
+    return None
 
 
 def _strip_optional(annotation: Any) -> Any:

@@ -1,82 +1,72 @@
-"""Tool definitions: the stubs a suite's tool library declares."""
+"""Tool definitions: the stubs a suite's tool library declares.
+
+`ToolDef` is a discriminated union on `kind` (absent = `fixed`): the table below is the one place
+a stub kind is registered. A new kind is one `ToolBase` subclass (its fields, checks and `respond`)
+in its own module, plus its line in `ToolDef`.
+"""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+import typing
+from typing import Annotated, Any
 
-from pydantic import Field, model_validator
+from pydantic import Discriminator, Tag, TypeAdapter, model_validator
 
 from ._base import FileModel
+from ._tool_base import ErrorSpec, LatencySpec, Rendered, Rule, StateOp, StubContext, ToolBase
+from ._tool_kinds import FixedTool, RulesTool, StateTool, TemplateTool
+
+__all__ = [
+    "TOOL_KINDS",
+    "ErrorSpec",
+    "FixedTool",
+    "LatencySpec",
+    "Rendered",
+    "Rule",
+    "RulesTool",
+    "StateOp",
+    "StateTool",
+    "StubContext",
+    "TemplateTool",
+    "ToolBase",
+    "ToolDef",
+    "ToolLibrary",
+    "tool_def",
+]
+
+# A union member's tag appears in a validation error's location; the `kind=` prefix keeps it from
+# being read as a key of the file (files/_validation.py skips it).
+TAG_PREFIX = "kind="
 
 
-class LatencySpec(FileModel):
-    """Simulated latency of one tool call, on the conversation clock unless `real_sleep`."""
-
-    fixed_ms: float | None = Field(None, ge=0)
-    distribution: Literal["uniform", "normal", "lognormal"] | None = None
-    mean_ms: float | None = Field(None, ge=0)
-    spread_ms: float | None = Field(None, ge=0)
-    real_sleep: bool = False
+def _kind_tag(value: Any) -> str:
+    # An unknown kind (or a value that is not a mapping) goes to the default kind, whose checks
+    # then say what is wrong: the kinds expected, or that a tool is a mapping.
+    kind = value.get("kind", "fixed") if isinstance(value, dict) else getattr(value, "kind", "fixed")
+    return TAG_PREFIX + (kind if kind in ToolBase.kinds else "fixed")
 
 
-class ErrorSpec(FileModel):
-    """Seeded fault injection for a stub."""
+ToolDef = Annotated[
+    Annotated[FixedTool, Tag("kind=fixed")]
+    | Annotated[TemplateTool, Tag("kind=template")]
+    | Annotated[RulesTool, Tag("kind=rules")]
+    | Annotated[StateTool, Tag("kind=state")],
+    Discriminator(_kind_tag),
+]
 
-    rate: float = Field(0.0, ge=0.0, le=1.0)
-    kind: Literal["timeout", "server_error", "custom"] = "server_error"
-    payload: Any = None
+# Each kind's class, by the name files use.
+TOOL_KINDS: dict[str, type[ToolBase]] = {
+    typing.get_args(member)[1].tag.removeprefix(TAG_PREFIX): typing.get_args(member)[0]
+    for member in typing.get_args(typing.get_args(ToolDef)[0])
+}
+ToolBase.kinds = tuple(TOOL_KINDS)
 
-
-class Rule(FileModel):
-    """One ordered rule: the first whose `when` holds answers the call."""
-
-    when: str = Field("True", description="expression over `args` and `state`")
-    response: Any = None
-    events: list[str] = Field(default_factory=list)
-
-
-class StateOp(FileModel):
-    """A stateful stub's effect on the environment state."""
-
-    op: Literal["read", "append", "update"]
-    path: str = Field(..., description="dotted key into the environment state, e.g. `refunds`")
-    record: dict[str, Any] | None = Field(
-        None, description="for append/update: values; strings may be Jinja2 templates over args"
-    )
-    match: dict[str, str] | None = Field(None, description="for update/read: field → template")
+_ADAPTER: TypeAdapter[ToolDef] = TypeAdapter(ToolDef)
 
 
-class ToolDef(FileModel):
-    """A tool the agent may call, and how its stub answers."""
-
-    name: str
-    description: str = ""
-    parameters: dict[str, Any] = Field(
-        default_factory=lambda: {"type": "object", "properties": {}},
-        description="JSON Schema of the arguments",
-    )
-    kind: Literal["fixed", "template", "rules", "state"] = "fixed"
-    response: Any = Field(None, description="fixed answer, or a Jinja2 template (kind=template)")
-    rules: list[Rule] = Field(default_factory=list)
-    state: StateOp | None = None
-    events: list[str] = Field(
-        default_factory=list, description="domain events emitted on every valid, successful call"
-    )
-    latency: LatencySpec | None = None
-    errors: ErrorSpec | None = None
-    ends_call: Literal["transfer", "callback"] | None = Field(
-        None, description="calling this tool transfers the call or books a callback"
-    )
-
-    @model_validator(mode="after")
-    def _kind_has_body(self) -> ToolDef:
-        if self.kind == "rules" and not self.rules:
-            raise ValueError("kind 'rules' needs at least one entry in `rules`")
-        if self.kind == "state" and self.state is None:
-            raise ValueError("kind 'state' needs a `state` block")
-        if self.kind == "template" and not isinstance(self.response, str):
-            raise ValueError("kind 'template' needs `response` as a template string")
-        return self
+def tool_def(**fields: Any) -> ToolDef:
+    """The stub of the kind `fields` name (`kind`, default `fixed`), validated like a file's."""
+    return _ADAPTER.validate_python(fields)
 
 
 class ToolLibrary(FileModel):

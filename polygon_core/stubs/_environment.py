@@ -14,7 +14,7 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError, best_match
 
 from .._hashing import canonical_json
-from ..models import DomainEvent, ToolCall, ToolDef
+from ..models import DomainEvent, Rule, StateOp, ToolCall, ToolDef
 from ._errors import StubError
 from ._faults import draw_fault, draw_latency, fault_seed, latency_seed
 from ._patterns import pattern_problems, tool_validator
@@ -58,34 +58,52 @@ def check_tool(tool: ToolDef) -> list[str]:
     if schema_problem:
         problems.append(schema_problem)
     renderer = TemplateRenderer()
-
-    def templates(value: Any) -> Iterable[str]:
-        if isinstance(value, str):
-            if has_template(value):
-                yield value
-        elif isinstance(value, Mapping):
-            for item in value.values():
-                yield from templates(item)
-        elif isinstance(value, (list, tuple)):
-            for item in value:
-                yield from templates(item)
-
-    bodies: list[Any] = []
-    if tool.kind == "template":
-        bodies.append(tool.response)
-    for rule in tool.rules:
-        problem = check_rule_expression(rule.when)
+    for _where, condition in tool.conditions():
+        problem = check_rule_expression(condition)
         if problem:
             problems.append(f"tool {tool.name!r}: {problem}")
-        bodies.append(rule.response)
-    if tool.state is not None:
-        bodies.extend([tool.state.record, tool.state.match])
-    for body in bodies:
-        for text in templates(body):
+    for body in tool.rendered():
+        for text in template_strings(body.value):
             problem = renderer.check(text)
             if problem:
                 problems.append(f"tool {tool.name!r}: {problem}")
     return problems
+
+
+def template_strings(value: Any) -> Iterable[str]:
+    """Every string inside `value` (mappings and lists included) that holds a template."""
+    if isinstance(value, str):
+        if has_template(value):
+            yield value
+    elif isinstance(value, Mapping):
+        for item in value.values():
+            yield from template_strings(item)
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            yield from template_strings(item)
+
+
+class _Call:
+    """One valid call as a stub kind sees it (`StubContext`): its arguments over the shared state."""
+
+    def __init__(self, env: ToolEnvironment, args: dict[str, Any]) -> None:
+        self._env, self._args = env, args
+        self._context = {"args": args, "state": env._state}
+
+    def render(self, value: Any) -> Any:
+        return self._env._renderer.render_deep(value, self._context)
+
+    def render_json(self, text: str) -> Any:
+        return self._env._renderer.render_json(text, self._context)
+
+    def first_rule(self, rules: list[Rule]) -> Rule | None:
+        return self._env._rules.first_match(rules, self._args, self._env._state)
+
+    def apply_state(self, op: StateOp) -> Any:
+        return self._env._state_engine.apply(op, self._env._state, self._args)
+
+    def no_rule_matched(self) -> Any:
+        return dict(NO_RULE_MATCHED)
 
 
 def _validation_message(validator: Draft202012Validator, arguments: Any) -> str | None:
@@ -286,18 +304,6 @@ class ToolEnvironment:
         )
 
     def _respond(self, tool: ToolDef, args: dict[str, Any]) -> tuple[Any, list[str]]:
-        """The stub's answer and the events the call emits."""
-        context = {"args": args, "state": self._state}
-        if tool.kind == "fixed":
-            return copy.deepcopy(tool.response), _unique(tool.events)
-        if tool.kind == "template":
-            return self._renderer.render_json(str(tool.response), context), _unique(tool.events)
-        if tool.kind == "rules":
-            rule = self._rules.first_match(tool.rules, args, self._state)
-            if rule is None:
-                return dict(NO_RULE_MATCHED), []
-            response = self._renderer.render_deep(rule.response, context)
-            return response, _unique([*tool.events, *rule.events])
-        assert tool.state is not None  # guaranteed by ToolDef's validator
-        result = self._state_engine.apply(tool.state, self._state, args)
-        return result, _unique(tool.events)
+        """The stub's answer and the events the call emits (each kind answers for itself)."""
+        result, events = tool.respond(_Call(self, args))
+        return result, _unique(events)

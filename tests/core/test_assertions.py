@@ -22,6 +22,7 @@ from polygon_core.models import (
     ToolCall,
     ToolDef,
     Turn,
+    tool_def,
 )
 
 ARENA_ASSERTIONS = {
@@ -42,8 +43,8 @@ LEDGER = [
 ]
 
 TOOLS: dict[str, ToolDef] = {
-    "lookup_account": ToolDef(name="lookup_account", response={"status": "verified"}),
-    "verify_identity": ToolDef(
+    "lookup_account": tool_def(name="lookup_account", response={"status": "verified"}),
+    "verify_identity": tool_def(
         name="verify_identity",
         kind="rules",
         rules=[
@@ -54,8 +55,8 @@ TOOLS: dict[str, ToolDef] = {
             )
         ],
     ),
-    "issue_refund": ToolDef(name="issue_refund", response={"ok": True}, events=["refund_issued"]),
-    "escalate_to_human": ToolDef(name="escalate_to_human", ends_call="transfer"),
+    "issue_refund": tool_def(name="issue_refund", response={"ok": True}, events=["refund_issued"]),
+    "escalate_to_human": tool_def(name="escalate_to_human", ends_call="transfer"),
 }
 
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from polygon_core.models import ErrorSpec, LatencySpec, Rule, StateOp, ToolDef
+from polygon_core.models import ErrorSpec, LatencySpec, Rule, StateOp, ToolDef, tool_def
 from polygon_core.stubs import StubError, ToolEnvironment, check_tool
 
 ARENA_STATE: dict[str, Any] = {
@@ -44,7 +44,7 @@ def env_of(*tools: ToolDef, state: dict[str, Any] | None = None, seed: int = 41)
 
 
 def test_fixed_returns_a_copy_of_the_response() -> None:
-    tool = ToolDef(name="lookup_account", response={"status": "verified", "tags": ["gold"]})
+    tool = tool_def(name="lookup_account", response={"status": "verified", "tags": ["gold"]})
     env = env_of(tool)
     first = env.call("lookup_account", {}, turn=1)
     first.result["tags"].append("mutated")
@@ -55,7 +55,7 @@ def test_fixed_returns_a_copy_of_the_response() -> None:
 
 
 def test_template_renders_args_and_state_and_parses_json() -> None:
-    tool = ToolDef(
+    tool = tool_def(
         name="lookup_account",
         kind="template",
         parameters={"type": "object", "properties": {"account_id": {"type": "string"}}},
@@ -67,7 +67,7 @@ def test_template_renders_args_and_state_and_parses_json() -> None:
 
 
 def test_template_that_is_not_json_stays_text() -> None:
-    tool = ToolDef(
+    tool = tool_def(
         name="greet", kind="template", response="Hello {{ args.name }}, you have {{ state.n }}."
     )
     call = env_of(tool, state={"n": 3}).call("greet", {"name": "Ann"}, turn=0)
@@ -75,17 +75,17 @@ def test_template_that_is_not_json_stays_text() -> None:
 
 
 def test_template_sandbox_cannot_mutate_state_or_reach_private_attributes() -> None:
-    mutate = ToolDef(name="m", kind="template", response="{{ state.ledger.append(1) }}")
+    mutate = tool_def(name="m", kind="template", response="{{ state.ledger.append(1) }}")
     env = env_of(mutate)
     with pytest.raises(StubError):
         env.call("m", {}, turn=0)
     assert len(env.state["ledger"]) == 2
-    escape = ToolDef(name="e", kind="template", response="<{{ ().__class__.__mro__ }}>")
+    escape = tool_def(name="e", kind="template", response="<{{ ().__class__.__mro__ }}>")
     assert env_of(escape).call("e", {}, turn=0).result == "<>"
 
 
 def test_rules_first_match_wins_and_responses_are_templated() -> None:
-    tool = ToolDef(
+    tool = tool_def(
         name="issue_refund",
         kind="rules",
         parameters=REFUND_PARAMS,
@@ -127,7 +127,7 @@ def test_rules_first_match_wins_and_responses_are_templated() -> None:
 
 
 def test_rules_without_a_match_answer_no_rule_matched_and_emit_nothing() -> None:
-    tool = ToolDef(
+    tool = tool_def(
         name="check",
         kind="rules",
         events=["checked"],
@@ -142,7 +142,7 @@ def test_rules_without_a_match_answer_no_rule_matched_and_emit_nothing() -> None
 
 
 def test_broken_rule_condition_is_a_stub_error() -> None:
-    tool = ToolDef(name="bad", kind="rules", rules=[Rule(when="amount > 1", response=1)])
+    tool = tool_def(name="bad", kind="rules", rules=[Rule(when="amount > 1", response=1)])
     with pytest.raises(StubError, match="amount"):
         env_of(tool).call("bad", {"amount": 2}, turn=0)
     assert any("unknown name 'amount'" in p for p in check_tool(tool))
@@ -153,18 +153,18 @@ def test_broken_rule_condition_is_a_stub_error() -> None:
 
 def ledger_tools() -> list[ToolDef]:
     return [
-        ToolDef(
+        tool_def(
             name="lookup_charges",
             kind="state",
             parameters={"type": "object", "properties": {"kind": {"type": "string"}}},
             state=StateOp(op="read", path="ledger", match={"kind": "{{ args.kind }}"}),
         ),
-        ToolDef(
+        tool_def(
             name="read_refunds",
             kind="state",
             state=StateOp(op="read", path="billing.refunds"),
         ),
-        ToolDef(
+        tool_def(
             name="issue_refund",
             kind="state",
             parameters=REFUND_PARAMS,
@@ -179,7 +179,7 @@ def ledger_tools() -> list[ToolDef]:
                 },
             ),
         ),
-        ToolDef(
+        tool_def(
             name="mark_refunded",
             kind="state",
             parameters={
@@ -226,7 +226,7 @@ def test_state_read_append_update_over_a_ledger() -> None:
 
 
 def test_append_to_a_non_list_is_a_stub_error() -> None:
-    tool = ToolDef(
+    tool = tool_def(
         name="t", kind="state", state=StateOp(op="append", path="account_status", record={})
     )
     with pytest.raises(StubError, match="not a list"):
@@ -237,7 +237,7 @@ def test_append_to_a_non_list_is_a_stub_error() -> None:
 
 
 def test_invalid_arguments_name_the_field_and_emit_nothing() -> None:
-    tool = ToolDef(
+    tool = tool_def(
         name="issue_refund",
         parameters=REFUND_PARAMS,
         response={"ok": True},
@@ -269,7 +269,7 @@ def test_invalid_arguments_name_the_field_and_emit_nothing() -> None:
 
 
 def test_unknown_tool_is_an_invalid_call() -> None:
-    env = env_of(ToolDef(name="known"))
+    env = env_of(tool_def(name="known"))
     call = env.call("made_up", {"x": 1}, turn=0)
     assert call.valid is False
     assert call.validation_error == "unknown tool 'made_up'"
@@ -279,14 +279,14 @@ def test_unknown_tool_is_an_invalid_call() -> None:
 
 def test_broken_parameter_schema_fails_at_construction() -> None:
     with pytest.raises(StubError, match="JSON Schema"):
-        env_of(ToolDef(name="t", parameters={"type": "objekt"}))
+        env_of(tool_def(name="t", parameters={"type": "objekt"}))
 
 
 # -- faults and latency --------------------------------------------------------------------------
 
 
 def flaky() -> ToolDef:
-    return ToolDef(
+    return tool_def(
         name="lookup_account",
         response={"status": "verified"},
         events=["account_looked_up"],
@@ -323,7 +323,7 @@ def test_seeded_faults_repeat_exactly_and_latency_is_simulated() -> None:
 
 def test_fault_kinds() -> None:
     def one(spec: ErrorSpec) -> Any:
-        tool = ToolDef(name="t", response="fine", errors=spec)
+        tool = tool_def(name="t", response="fine", errors=spec)
         call = env_of(tool).call("t", {}, turn=0)
         return call.error, call.result
 
@@ -352,7 +352,7 @@ def test_invalid_calls_do_not_shift_the_fault_sequence() -> None:
 @pytest.mark.parametrize("distribution", ["uniform", "normal", "lognormal"])
 def test_distribution_latency_is_seeded_and_never_negative(distribution: str) -> None:
     spec = LatencySpec(distribution=distribution, mean_ms=300, spread_ms=400)
-    tool = ToolDef(name="t", response=1, latency=spec)
+    tool = tool_def(name="t", response=1, latency=spec)
     runs = []
     for _ in range(2):
         env = env_of(tool)
@@ -365,8 +365,8 @@ def test_distribution_latency_is_seeded_and_never_negative(distribution: str) ->
 
 
 def test_acall_sleeps_only_with_real_sleep() -> None:
-    simulated = ToolDef(name="slow", response=1, latency=LatencySpec(fixed_ms=5000))
-    real = ToolDef(name="real", response=1, latency=LatencySpec(fixed_ms=30, real_sleep=True))
+    simulated = tool_def(name="slow", response=1, latency=LatencySpec(fixed_ms=5000))
+    real = tool_def(name="real", response=1, latency=LatencySpec(fixed_ms=30, real_sleep=True))
     env = env_of(simulated, real)
 
     async def run() -> tuple[float, float]:
@@ -386,8 +386,8 @@ def test_acall_sleeps_only_with_real_sleep() -> None:
 
 
 def test_schemas_and_ends_call() -> None:
-    refund = ToolDef(name="issue_refund", description="Refund a charge", parameters=REFUND_PARAMS)
-    transfer = ToolDef(name="escalate_to_human", description="Transfer", ends_call="transfer")
+    refund = tool_def(name="issue_refund", description="Refund a charge", parameters=REFUND_PARAMS)
+    transfer = tool_def(name="escalate_to_human", description="Transfer", ends_call="transfer")
     env = env_of(refund, transfer)
     assert env.schemas() == [
         {"name": "issue_refund", "description": "Refund a charge", "parameters": REFUND_PARAMS},
@@ -406,7 +406,7 @@ def test_schemas_and_ends_call() -> None:
 
 
 def test_check_tool_reports_template_errors() -> None:
-    tool = ToolDef(name="t", kind="template", response="{{ args.x ")
+    tool = tool_def(name="t", kind="template", response="{{ args.x ")
     problems = check_tool(tool)
     assert problems and "does not compile" in problems[0]
     assert check_tool(ledger_tools()[2]) == []

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from polygon_core.imports import check_imported_tool_calls
-from polygon_core.models import Conversation, EndReason, ToolCall, ToolDef, Turn
+from polygon_core.models import Conversation, EndReason, ToolCall, ToolDef, Turn, tool_def
 from polygon_core.stubs import StubError, ToolEnvironment, UnsupportedPatternError, pattern_problems, tool_validator
 
 EVIL = "^(a+)+$"
@@ -23,7 +23,7 @@ def _tool(pattern: str = EVIL, where: str = "pattern") -> ToolDef:
         schema: dict[str, Any] = {"type": "object", "properties": {"code": {"type": "string", "pattern": pattern}}}
     else:
         schema = {"type": "object", "patternProperties": {pattern: {"type": "integer"}}}
-    return ToolDef(name="lookup", parameters=schema, response={"ok": True})
+    return tool_def(name="lookup", parameters=schema, response={"ok": True})
 
 
 def test_a_simulated_call_against_a_backtracking_pattern_is_invalid_at_once() -> None:

@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from polygon_core.models import ToolDef
+from polygon_core.models import tool_def
 from polygon_core.stubs import StubError, ToolEnvironment, check_tool
 
 HOSTILE: dict[str, tuple[str, str]] = {
@@ -37,7 +37,7 @@ HOSTILE: dict[str, tuple[str, str]] = {
 
 
 def _call(template: str, arguments: dict[str, object] | None = None) -> object:
-    tool = ToolDef(name="quote", kind="template", response=template)
+    tool = tool_def(name="quote", kind="template", response=template)
     env = ToolEnvironment({"quote": tool}, {"n": 2}, conversation_id="c", seed=0)
     return env.call("quote", arguments or {}, turn=0).result
 
@@ -54,7 +54,7 @@ def test_hostile_template_is_a_stub_error_naming_the_tool(case: str) -> None:
 
 
 def test_constant_amplifiers_are_refused_by_validation() -> None:
-    tool = ToolDef(name="quote", kind="template", response="{{ 'a' * 3000000000 }}")
+    tool = tool_def(name="quote", kind="template", response="{{ 'a' * 3000000000 }}")
     assert check_tool(tool) == [
         "tool 'quote': template \"{{ 'a' * 3000000000 }}\": the repeated value exceeds the template "
         "limit of 100,000"
