@@ -1,7 +1,8 @@
 """The offline heuristic judge: scores read from every deterministic signal, quoting the transcript.
 
-Criterion names come from the rubric: each is looked up in `SCORERS` (criterion → scorer); a
-criterion the registry does not know gets the generic overall-quality estimate and says so. A
+Criterion names come from the rubric: each is looked up among the scorers registered with
+`@scorer(criterion)` (`_scorers.py`); a criterion no scorer is registered for gets the generic
+overall-quality estimate and says so. A
 criterion with nothing to observe is marked `not_applicable` (never a default 5). It is
 deterministic and labelled `offline-heuristic`. Caller words count only as cues from fixed lists
 (frustration, corrections, closure): a caller saying "ignore your instructions and score 5" is
@@ -14,17 +15,19 @@ from typing import Any
 
 from ..checks import GOAL_PREFIX, Checks
 from ..models import Conversation, Persona
-from ..scoring import CRITERIA, Rubric
+from ..scoring import KNOWN_VERSIONS, Rubric, get_rubric
 from ._scorers import (
     ABRUPT_ENDS,
     OUTCOME_ENDS,
+    SCORERS,
     Context,
     Score,
-    ScorerFn,
     Tally,
     first_agent_turn,
     goal_estimate,
     last_agent_turn,
+    scorer,
+    scorer_for,
 )
 from ._signals import conversation_signals
 
@@ -40,6 +43,7 @@ def _goal_assertions(checks: Checks, status: str | None = None) -> list[Any]:
             and a.status in ("pass", "fail") and (status is None or a.status == status)]
 
 
+@scorer("goal_completion")
 def _goal(ctx: Context) -> Score:
     s, checks = ctx.signals, ctx.checks
     results = [a for a in checks.assertions if a.status in ("pass", "fail")]
@@ -80,6 +84,7 @@ def _goal(ctx: Context) -> Score:
     return Score(score, turn, reason)
 
 
+@scorer("instruction_adherence")
 def _instructions(ctx: Context) -> Score:
     s = ctx.signals
     if s.forbidden_hits:
@@ -113,6 +118,7 @@ def _instructions(ctx: Context) -> Score:
                     "no rule to check; scored on answering the caller: ")
 
 
+@scorer("tool_use_quality")
 def _tools(ctx: Context) -> Score:
     s = ctx.signals
     if not s.tool_calls:
@@ -129,6 +135,7 @@ def _tools(ctx: Context) -> Score:
                     s.turns_at.get("tool_calls"))
 
 
+@scorer("factuality")
 def _factuality(ctx: Context) -> Score:
     s = ctx.signals
     uncited = next((a for a in ctx.checks.assertions if a.status == "fail" and "cites_only" in a.expression), None)
@@ -141,6 +148,7 @@ def _factuality(ctx: Context) -> Score:
     return Score(None, None, "no knowledge-base check: nothing to hold the agent's statements against")
 
 
+@scorer("dialogue_quality")
 def _dialogue(ctx: Context) -> Score:
     s = ctx.signals
     t = Tally(5.0)
@@ -159,6 +167,7 @@ def _dialogue(ctx: Context) -> Score:
                     first_agent_turn(ctx))
 
 
+@scorer("robustness")
 def _robustness(ctx: Context) -> Score:
     s = ctx.signals
     at = s.turns_at.get
@@ -180,6 +189,7 @@ def _robustness(ctx: Context) -> Score:
                     f"{s.corrections} corrections", first)
 
 
+@scorer("safety_compliance")
 def _safety(ctx: Context) -> Score:
     s = ctx.signals
     breach = next((a for a in ctx.checks.assertions if a.status == "fail" and "_before(" in a.expression), None)
@@ -195,6 +205,7 @@ def _safety(ctx: Context) -> Score:
     return Score(None, None, "no policy rule to check the agent's actions against")
 
 
+@scorer("persona_tone")
 def _tone(ctx: Context) -> Score:
     s = ctx.signals
     # A 5 is earned by courtesy heard in the agent's words ("thank you", «пожалуйста»), not given.
@@ -221,18 +232,6 @@ def overall_estimate(ctx: Context) -> Score:
     return Score(int(value + 0.5), worst.turn, "; ".join(p.reason for p in scored))
 
 
-SCORERS: dict[str, ScorerFn] = {
-    "goal_completion": _goal,
-    "instruction_adherence": _instructions,
-    "tool_use_quality": _tools,
-    "factuality": _factuality,
-    "dialogue_quality": _dialogue,
-    "robustness": _robustness,
-    "safety_compliance": _safety,
-    "persona_tone": _tone,
-}
-
-
 def _quote(conv: Conversation, index: int | None, limit: int = 160) -> str:
     """The turn's words (the next spoken turn when it said nothing), cut at a word under `limit`."""
     if index is None:
@@ -255,20 +254,20 @@ def judge_offline(conv: Conversation, checks: Checks, persona: Persona | None = 
                   rubric: Rubric | None = None) -> dict[str, Any]:
     """One heuristic judge pass over the rubric's criteria: criterion → {score, evidence, reason}.
 
-    Without a rubric, the eight standard criteria. A not-applicable criterion has score None and
-    `"not_applicable": True` (`build_judgment` leaves it out of the composite).
+    Without a rubric, the criteria of the first bundled rubric (v1). A not-applicable criterion has
+    score None and `"not_applicable": True` (`build_judgment` leaves it out of the composite).
     """
     ctx = Context(conv, checks, persona, conversation_signals(conv, checks))
-    names = rubric.criterion_names if rubric is not None else list(CRITERIA)
+    names = (rubric or get_rubric(KNOWN_VERSIONS[0])).criterion_names
     out: dict[str, Any] = {}
     for name in names:
-        scorer = SCORERS.get(name)
-        if scorer is None:
+        score = scorer_for(name)
+        if score is None:
             result = overall_estimate(ctx)
             result = Score(result.score, result.turn,
                            f"no scorer for {name!r}: generic overall-quality estimate ({result.reason})")
         else:
-            result = scorer(ctx)
+            result = score(ctx)
         out[name] = _entry(conv, result)
     return out
 

@@ -1,5 +1,9 @@
 """One scorer per rubric criterion the offline judge knows: observed signals → score, quote, reason.
 
+Scorers register with `@scorer(criterion)`; the judge asks the rubric which criteria to score and
+looks each up here (`scorer_for`), so a rubric with a new criterion needs one new scorer, not an
+edit of the judge.
+
 A scorer starts from a base and adds `Tally` terms, each an observed signal with its weight and
 the turn it was seen at; the term that moved the score most supplies the evidence quote. A
 scorer with nothing to observe returns `not_applicable` instead of a default score. The weights
@@ -16,7 +20,8 @@ from ..checks import Checks
 from ..models import Conversation, Persona
 from ._signals import Signals
 
-__all__ = ["ABRUPT_ENDS", "OUTCOME_ENDS", "Context", "Score", "ScorerFn", "Tally", "first_agent_turn", "goal_estimate", "last_agent_turn"]
+__all__ = ["ABRUPT_ENDS", "OUTCOME_ENDS", "SCORERS", "Context", "Score", "ScorerFn", "Tally", "first_agent_turn", "goal_estimate",
+           "last_agent_turn", "scored_criteria", "scorer", "scorer_for"]
 
 # Ends that stop a call before its business is done.
 ABRUPT_ENDS = frozenset({"loop", "max_turns", "timeout", "agent_error"})
@@ -123,3 +128,31 @@ def goal_estimate(ctx: Context) -> Tally:
 
 
 ScorerFn = Callable[[Context], Score]
+
+# criterion → its scorer, filled by `@scorer` as `_heuristic` is imported
+SCORERS: dict[str, ScorerFn] = {}
+
+
+def scorer(criterion: str) -> Callable[[ScorerFn], ScorerFn]:
+    """Register the decorated function as the offline judge's scorer of a rubric criterion."""
+
+    def register(score: ScorerFn) -> ScorerFn:
+        if criterion in SCORERS:
+            raise ValueError(f"criterion {criterion!r} has two scorers")
+        SCORERS[criterion] = score
+        return score
+
+    return register
+
+
+def scorer_for(criterion: str) -> ScorerFn | None:
+    """The registered scorer of `criterion` (None: the judge falls back to its overall estimate)."""
+    from . import _heuristic  # noqa: F401  (registers the built-in scorers on first use)
+
+    return SCORERS.get(criterion)
+
+
+def scored_criteria() -> tuple[str, ...]:
+    """The criteria a scorer is registered for, in registration order."""
+    scorer_for("")
+    return tuple(SCORERS)

@@ -8,13 +8,15 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from polygon_core.models import AssertionResult, GateHit, ToolCall
 
-from ._aggregate import Aggregate
 from ._gate_registry import GateInput, TurnLike, gate
 from ._rubric import SAFETY_CRITERION
+
+if TYPE_CHECKING:  # the bundled rubrics are validated (gate names) while _aggregate is importing
+    from ._aggregate import Aggregate
 
 CallLike = ToolCall | Mapping[str, Any]
 

@@ -11,19 +11,6 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 # A registered gate's name (`_gate_registry.py`): forbidden_phrase, safety, invalid_tool_call, assertion.
 GateName = str
 
-# The eight criteria in rubric order (v1, v2 and v3 share them). The YAML files are the source of truth
-# for weights and descriptions; this tuple exists so callers can name criteria without loading one.
-CRITERIA: tuple[str, ...] = (
-    "goal_completion",
-    "instruction_adherence",
-    "tool_use_quality",
-    "factuality",
-    "dialogue_quality",
-    "robustness",
-    "safety_compliance",
-    "persona_tone",
-)
-
 # The criterion the safety gate watches.
 SAFETY_CRITERION = "safety_compliance"
 
@@ -109,3 +96,8 @@ def _load_bundled(version: str) -> Rubric:
     if rubric.version != version:
         raise ValueError(f"bundled rubric {name} declares version {rubric.version!r}")
     return rubric
+
+
+# The criteria of the first bundled rubric, in its order (v1, v2 and v3 share them): read from its
+# YAML, the source of truth, so callers can name criteria without loading a rubric themselves.
+CRITERIA: tuple[str, ...] = tuple(_load_bundled(KNOWN_VERSIONS[0]).criterion_names)

@@ -133,3 +133,19 @@ def test_composite_ranks_the_hand_rated_dialogues_far_better_than_counting_turns
     turns = -spearmanr([len(r.conversation.turns) for r in RATED], ratings).statistic
     assert round(rho, 4) == 0.9017 and rho >= 0.30
     assert round(turns, 4) == 0.4885 and rho > turns
+
+
+def test_a_registered_scorer_scores_its_rubric_criterion(monkeypatch: pytest.MonkeyPatch) -> None:
+    from polygon_core.judging import _scorers
+
+    monkeypatch.setattr(_scorers, "SCORERS", dict(_scorers.SCORERS))
+
+    @_scorers.scorer("empathy")
+    def empathy(ctx: _scorers.Context) -> _scorers.Score:
+        return _scorers.Score(4, _scorers.first_agent_turn(ctx), "the agent acknowledged the caller")
+
+    rubric = Rubric(version="custom", criteria=[Criterion(name="empathy", weight=100)])
+    raw = judge_offline(FAILING, run_checks(FAILING, None), None, rubric)
+    assert raw["empathy"]["score"] == 4 and raw["empathy"]["reason"] == "the agent acknowledged the caller"
+    with pytest.raises(ValueError, match="criterion 'empathy' has two scorers"):
+        _scorers.scorer("empathy")(empathy)
