@@ -21,22 +21,24 @@ from ._heuristic import HEURISTIC_JUDGE, SCORERS, judge_offline, scores_only
 from ._heuristic_version import HEURISTIC_VERSION
 from ._identity import FITTED_JUDGE_PREFIX, judge_prompt_hash
 from ._model import judge_with_model, probe_with_model
-from ._probes_offline import SIGNALS, answer_probes_offline
-from ._prompt import (
+from ._probe_prompt import (
     PROBE_FLAG_MISSING,
     PROBE_FLAG_UNPARSEABLE,
     PROBE_FLAG_UNREADABLE,
+    probe_request,
+    probe_response_schema,
+    read_probe_reply,
+    to_probe_answers,
+)
+from ._probes_offline import SIGNALS, answer_probes_offline
+from ._prompt import (
     UNPARSEABLE_REPLY,
     escape_data,
     judge_request,
     judge_response_schema,
     judge_system_prompt,
-    probe_request,
-    probe_response_schema,
     read_judge_reply,
-    read_probe_reply,
     reply_problem,
-    to_probe_answers,
     transcript_block,
 )
 from ._signals import END_REASONS, Signals, conversation_signals

@@ -10,13 +10,8 @@ from ..models import Conversation, Persona, ProbeAnswer
 from ..probes import Probe
 from ..providers import ChatModel
 from ..scoring import Rubric
-from ._prompt import (
-    judge_request,
-    probe_request,
-    read_judge_reply,
-    read_probe_reply,
-    to_probe_answers,
-)
+from ._probe_prompt import probe_request, read_probe_reply, to_probe_answers
+from ._prompt import judge_request, read_judge_reply
 
 
 async def judge_with_model(
