@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.table import Table
@@ -49,11 +49,28 @@ def generate(agent: Annotated[Path, typer.Option("--agent", "-a", help="agent YA
         raise typer.Exit(1)
 
 
+def _agent_name(store: Any, agent: str | None) -> str | None:
+    """An agent name as given, or the name in an agent file: its personas of another prompt are
+    marked stale first, so `--stale` shows what a run would refuse before any run refuses it."""
+    if agent is None or not Path(agent).is_file():
+        return agent
+    from polygon_core.adapters.persona_generation import agent_prompt
+
+    name, _prompt, current = agent_prompt(agent)
+    marked = store.mark_stale(name, current)
+    if marked:
+        err.print(f"agent {name}: prompt is now {current}: marked {len(marked)} persona(s) stale: "
+                  f"{', '.join(r.id for r in marked)}", highlight=False, soft_wrap=True)
+    return name
+
+
 @friendly
-def list_personas(agent: Annotated[str | None, typer.Option(help="agent name")] = None,
+def list_personas(agent: Annotated[str | None, typer.Option(
+                      help="agent name, or the agent YAML (then personas of an older prompt show as stale)")] = None,
                   stale: Annotated[bool, typer.Option("--stale", help="only stale personas")] = False) -> None:
     """List stored personas (status, prompt hash, type, outcome, difficulty, goal)."""
-    records = _store().list(agent, statuses=["stale"] if stale else None)
+    store = _store()
+    records = store.list(_agent_name(store, agent), statuses=["stale"] if stale else None)
     table = Table(title="Personas")
     table.add_column("id", no_wrap=True)
     for col in ("agent", "prompt", "status", "type", "outcome", "diff", "goal"):

@@ -9,8 +9,9 @@ from typing import Annotated, Any
 import typer
 
 from . import _render
-from ._base import console, err, friendly, quiet_prefect
+from ._base import JSON_HELP, console, err, friendly, quiet_prefect
 from ._failures import failure_line, stop_on_failures
+from ._fit import fit
 
 _BATCH_HELP = ("send the pass through the provider's batch API (OpenAI Batch, Anthropic Message Batches): "
                "half the price; waits for the batch, polling every POLYGON_BATCH_POLL_SECONDS")
@@ -39,7 +40,7 @@ def rescore(
     repeats: Annotated[int, typer.Option(help="judge calls per conversation; median of k")] = 1,
     suite: Annotated[Path | None, typer.Option(help="suite folder (default: the run's manifest)")] = None,
     agent: Annotated[Path | None, typer.Option(help="agent YAML (default: the run's manifest)")] = None,
-    json_out: Annotated[bool, typer.Option("--json", help="print one JSON object")] = False,
+    json_out: Annotated[bool, typer.Option("--json", help=JSON_HELP)] = False,
     batch: Annotated[bool, typer.Option("--batch", help=_BATCH_HELP)] = False,
 ) -> None:
     """Add judgments under a rubric version to a stored run; earlier judgments stay as they are."""
@@ -78,7 +79,7 @@ def rescore(
                      if result.agent_failures else "")
                   + (f"; {len(result.failed)} not judged: the judge failed"
                      if result.failed else ""), highlight=False)
-    console.print(_render.scorecards_table([card]))
+    console.print(fit(console, _render.scorecards_table([card])))
     console.print(f"See `polygon show {result.run_id} --rubric {result.rubric_version} "
                   f"--judge {result.judge_model}`.", highlight=False)
     stop_on_failures(err, [card])
@@ -94,6 +95,7 @@ def probe(
     suite: Annotated[Path | None, typer.Option(help="suite folder (default: the run's manifest)")] = None,
     agent: Annotated[Path | None, typer.Option(help="agent YAML (default: the run's manifest)")] = None,
     batch: Annotated[bool, typer.Option("--batch", help=_BATCH_HELP)] = False,
+    json_out: Annotated[bool, typer.Option("--json", help=JSON_HELP)] = False,
 ) -> None:
     """Answer behaviour probes on a stored run (own pass; composites and verdicts untouched)."""
     from polygon import usecases
@@ -110,11 +112,18 @@ def probe(
             stores, run_id, kind="probe", model=probe_model, probes_path=probes_path, **paths))
     else:
         result = usecases.probe_run(stores, run_id, probes_path=probes_path, probe_model=probe_model, **paths)
-    console.print(f"{result.run_id}: {result.added} probe answer(s) by {result.judge_model}",
-                  highlight=False)
-    console.print(_render.probes_table([usecases.scorecard(stores, result.run_id)]))
+    card = usecases.scorecard(stores, result.run_id)
+    total = len(stores.repo.list_conversations(result.run_id))
+    if json_out:
+        print(json.dumps({"run_id": result.run_id, "probe_model": result.judge_model, "added": result.added,
+                          "failed": result.failed, "probe_errors": result.errors, "conversations": total,
+                          "probes": [p.model_dump(mode="json") for p in card.probes],
+                          "exit_code": 1 if result.failed else 0}, indent=2))
+    else:
+        console.print(f"{result.run_id}: {result.added} probe answer(s) by {result.judge_model}",
+                      highlight=False)
+        console.print(fit(console, _render.probes_table([card])))
     if result.failed:
-        total = len(stores.repo.list_conversations(result.run_id))
         first = result.errors.get(result.failed[0], "no reason recorded")
         err.print(f"[red]error:[/] probe answerer {result.judge_model} failed on {len(result.failed)} of "
                   f"{total} conversations: {first}", markup=True, highlight=False, soft_wrap=True)
