@@ -1,7 +1,8 @@
 """Importing real (production) transcripts: pure, streaming parsers and their conversion.
 
 ``read_calls(stream, fmt)`` yields one ``ImportedCall`` or ``ImportProblem`` at a time, so any file
-size imports in constant memory. Formats: see ``FORMATS`` and docs/import-formats.md. What cannot
+size imports in constant memory. Formats are registered with ``@import_format`` (see ``FORMATS``,
+``_format`` and docs/import-formats.md); every format builds its turns with ``TurnBuilder``. What cannot
 be graded on a real call (and why) is in ``NOT_APPLICABLE_CRITERIA``/``_CHECKS``/``_PROBES``.
 """
 
@@ -15,6 +16,7 @@ from ._applicability import (
     mark_probes_not_applicable,
     not_applicable_assertions,
 )
+from ._builder import TurnBuilder
 from ._common import format_time, iso_time
 from ._convert import (
     PRODUCTION_CALLER,
@@ -22,7 +24,8 @@ from ._convert import (
     conversation_id_for,
     to_conversation,
 )
-from ._registry import FORMATS, is_lines_file, read_calls
+from ._format import ImportFormat, import_format, unregister_format
+from ._registry import DEFAULT_FORMAT, FORMATS, format_for, get_format, is_lines_file, read_calls
 from ._tool_checks import check_imported_tool_calls
 from ._types import (
     ImportedCall,
@@ -36,12 +39,14 @@ from ._types import (
 )
 
 __all__ = [
+    "DEFAULT_FORMAT",
     "FORMATS",
     "NOT_APPLICABLE_CHECKS",
     "NOT_APPLICABLE_CRITERIA",
     "NOT_APPLICABLE_PROBES",
     "PRODUCTION_CALLER",
     "PRODUCTION_SCENARIO",
+    "ImportFormat",
     "ImportProblem",
     "ImportedCall",
     "ImportedToolCall",
@@ -49,9 +54,13 @@ __all__ = [
     "ParseItem",
     "SpeakerError",
     "SpeakerMap",
+    "TurnBuilder",
     "check_imported_tool_calls",
     "conversation_id_for",
+    "format_for",
     "format_time",
+    "get_format",
+    "import_format",
     "is_lines_file",
     "iso_time",
     "mark_probes_not_applicable",
@@ -60,12 +69,12 @@ __all__ = [
     "read_calls",
     "sample_path",
     "to_conversation",
+    "unregister_format",
 ]
 
-SAMPLES = {"polygon": "polygon.jsonl", "openai": "openai.jsonl", "csv": "calls.csv",
-           "vapi": "vapi_calls.json", "retell": "retell_calls.json"}
-
-
 def sample_path(fmt: str) -> Path:
-    """The bundled sample file of an import format."""
-    return Path(str(resources.files("polygon_core.imports").joinpath("samples", SAMPLES[fmt])))
+    """The bundled sample file of a registered import format."""
+    sample = get_format(fmt).sample
+    if sample is None:
+        raise ValueError(f"import format {fmt!r} has no bundled sample")
+    return Path(str(resources.files("polygon_core.imports").joinpath("samples", sample)))

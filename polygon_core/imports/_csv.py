@@ -20,18 +20,11 @@ from collections.abc import Iterator, Mapping
 from typing import Any, TextIO
 
 from ..models import Speaker
+from ._builder import TurnBuilder
 from ._common import BadRecord, arguments, iso_time, result_value
+from ._format import import_format
 from ._lines import Line, numbered_lines
-from ._types import (
-    AGENT,
-    CALLER,
-    ImportedCall,
-    ImportedToolCall,
-    ImportedTurn,
-    ImportProblem,
-    ParseItem,
-    SpeakerMap,
-)
+from ._types import AGENT, CALLER, ImportedCall, ImportProblem, ParseItem, SpeakerMap
 
 __all__ = ["REQUIRED_COLUMNS", "parse_csv"]
 
@@ -65,8 +58,7 @@ def _turn_number(text: str) -> int:
 def _finish(group: _Group, speakers: SpeakerMap) -> ParseItem:
     if group.problem is not None:
         return group.problem
-    turns: list[ImportedTurn] = []
-    pending: list[ImportedToolCall] = []
+    built = TurnBuilder()
     first: dict[str, str] = group.rows[0][2] if group.rows else {}
     for number, line, row in sorted(group.rows, key=lambda r: (r[0], r[1])):
         try:
@@ -78,17 +70,10 @@ def _finish(group: _Group, speakers: SpeakerMap) -> ParseItem:
         if name:
             if side != AGENT:
                 return ImportProblem(line, "a tool call on a caller row", group.ident)
-            pending.append(ImportedToolCall(
-                (row.get("tool_call_id") or "").strip() or f"{group.ident}-{number}",
-                name, arguments(row.get("tool_arguments")), result_value(row.get("tool_result") or None)))
-        text = row.get("text") or ""
-        if side == AGENT and not text and name:
-            continue
-        turns.append(ImportedTurn(side, text, at, pending if side == AGENT else []))
-        if side == AGENT:
-            pending = []
-    if pending:
-        turns.append(ImportedTurn(AGENT, "", None, pending))
+            built.call((row.get("tool_call_id") or "").strip() or f"{group.ident}-{number}", name,
+                       arguments(row.get("tool_arguments")), result=result_value(row.get("tool_result") or None))
+        built.say(side, row.get("text") or "", at)
+    turns = built.turns()
     try:
         started = iso_time(_number_or_text(first.get("started_at"))) or next(
             (t.at for t in turns if t.at), None)
@@ -148,8 +133,11 @@ def _guess_ident(source: _Source, line: int, header: list[str]) -> str:
     return values[index].strip() if index < len(values) else ""
 
 
-def parse_csv(stream: TextIO, speaker_map: Mapping[str, Speaker] | None = None) -> Iterator[ParseItem]:
-    """CSV rows grouped into conversations, one conversation in memory at a time."""
+@import_format("csv", "CSV: conversation_id,turn,speaker,text [,timestamp, tool_name, tool_arguments, tool_result]",
+               sample="calls.csv", suffixes=(".csv",))
+def parse_csv(stream: TextIO, speaker_map: Mapping[str, Speaker] | None = None, *,
+              lines: bool = True) -> Iterator[ParseItem]:
+    """CSV rows grouped into conversations, one conversation in memory at a time (`lines`: unused)."""
     speakers = SpeakerMap(DEFAULT_SPEAKERS, speaker_map)
     source = _Source(stream)
     reader = csv.reader(source)

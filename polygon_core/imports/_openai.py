@@ -19,6 +19,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any, TextIO
 
 from ..models import Speaker
+from ._builder import TurnBuilder
 from ._common import (
     BadRecord,
     arguments,
@@ -28,15 +29,8 @@ from ._common import (
     require_object,
     result_value,
 )
-from ._types import (
-    AGENT,
-    CALLER,
-    ImportedCall,
-    ImportedToolCall,
-    ImportedTurn,
-    ParseItem,
-    SpeakerMap,
-)
+from ._format import import_format
+from ._types import AGENT, CALLER, ImportedCall, ParseItem, SpeakerMap
 
 __all__ = ["parse_openai"]
 
@@ -60,9 +54,7 @@ def _convert(value: Any, line: int, speakers: SpeakerMap) -> ImportedCall:
     messages = record.get("messages")
     if not isinstance(messages, list):
         raise BadRecord("`messages` must be a list of messages", ident)
-    turns: list[ImportedTurn] = []
-    pending: list[ImportedToolCall] = []  # the agent's calls waiting for the text it then speaks
-    by_id: dict[str, int] = {}
+    built = TurnBuilder()
     for i, message in enumerate(messages):
         if not isinstance(message, dict):
             raise BadRecord(f"messages.{i} is not an object", ident)
@@ -71,12 +63,8 @@ def _convert(value: Any, line: int, speakers: SpeakerMap) -> ImportedCall:
             continue
         if role == "tool":
             cid = str(message.get("tool_call_id") or "")
-            if cid not in by_id:
+            if not cid or not built.result(cid, result_value(_text(message.get("content")))):
                 raise BadRecord(f"messages.{i}: tool result for unknown tool_call_id {cid!r}", ident)
-            j = by_id[cid]
-            old = pending[j]
-            pending[j] = ImportedToolCall(old.id, old.name, old.arguments,
-                                          result_value(_text(message.get("content"))), old.error)
             continue
         try:
             side = speakers(role)
@@ -87,18 +75,12 @@ def _convert(value: Any, line: int, speakers: SpeakerMap) -> ImportedCall:
             if side != AGENT or not fn.get("name"):
                 raise BadRecord(f"messages.{i}.tool_calls.{k}: needs function.name on an agent message",
                                 ident)
-            cid = str(call.get("id") or f"{ident}-m{i}-c{k}")
-            by_id[cid] = len(pending)
-            pending.append(ImportedToolCall(cid, fn["name"], arguments(fn.get("arguments"))))
+            built.call(str(call.get("id") or f"{ident}-m{i}-c{k}"), fn["name"], arguments(fn.get("arguments")))
         text = _text(message.get("content"))
         if side == AGENT and not text:
-            continue  # a tool-calling step: its calls go with the agent's next words
-        turns.append(ImportedTurn(side, text, iso_time(message.get("timestamp")),
-                                  pending if side == AGENT else []))
-        if side == AGENT:
-            pending, by_id = [], {}
-    if pending:  # calls after the agent's last words
-        turns.append(ImportedTurn(AGENT, "", None, pending))
+            continue  # a tool-calling step (or nothing said): its calls go with the agent's next words
+        built.say(side, text, iso_time(message.get("timestamp")))
+    turns = built.turns()
     meta = record.get("metadata") if isinstance(record.get("metadata"), dict) else {}
     return ImportedCall(external_id=ident, line=line, turns=turns,
                         started_at=iso_time(record.get("started_at")),
@@ -107,7 +89,10 @@ def _convert(value: Any, line: int, speakers: SpeakerMap) -> ImportedCall:
                         language=str(record.get("language") or "en"), metadata=dict(meta))
 
 
-def parse_openai(stream: TextIO, speaker_map: Mapping[str, Speaker] | None = None) -> Iterator[ParseItem]:
-    """OpenAI-style message lists, one conversation per JSON line."""
+@import_format("openai", "OpenAI-style message lists with tool calls and tool results, JSON Lines",
+               sample="openai.jsonl", name_hints=("openai",))
+def parse_openai(stream: TextIO, speaker_map: Mapping[str, Speaker] | None = None, *,
+                 lines: bool = True) -> Iterator[ParseItem]:
+    """OpenAI-style message lists, one conversation per JSON line (`lines` is always true)."""
     speakers = SpeakerMap(DEFAULT_SPEAKERS, speaker_map)
     return parse_values(stream, lambda v, n: _convert(v, n, speakers), lines=True)

@@ -9,6 +9,7 @@ from pydantic import Field, ValidationError
 
 from ..models import FileModel, Speaker
 from ._common import BadRecord, arguments, iso_time, parse_values
+from ._format import import_format
 from ._types import (
     AGENT,
     CALLER,
@@ -80,6 +81,8 @@ def _convert(value: Any, line: int, speakers: SpeakerMap) -> ImportedCall:
                         metadata=call.metadata)
 
 
+@import_format("polygon", "Polygon's own format: JSON Lines (.jsonl) or a JSON array (.json)",
+               sample="polygon.jsonl")
 def parse_polygon(stream: TextIO, speaker_map: Mapping[str, Speaker] | None = None, *,
                   lines: bool = True) -> Iterator[ParseItem]:
     """Polygon's format: JSON Lines (`lines=True`) or a JSON array of conversations."""

@@ -1,43 +1,68 @@
-"""The import formats by name, and the checks every format shares (empty conversations)."""
+"""The built-in import formats (one import line each), and what reads the registry.
+
+The table itself is `_format.REGISTRY`; each format module registers its parser there with
+``@import_format``. A new built-in format is its module plus one line below (and its test); a
+format kept outside Polygon registers itself the same way when its module is imported.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
+from pathlib import Path
 from typing import TextIO
 
 from ..models import EndReason, Speaker
-from ._csv import parse_csv
-from ._openai import parse_openai
-from ._polygon import parse_polygon
-from ._retell import parse_retell
+from . import _csv, _openai, _polygon, _retell, _vapi  # noqa: F401  (registered on import)
+from ._format import REGISTRY, ImportFormat
 from ._types import ImportedCall, ImportProblem, ParseItem
-from ._vapi import parse_vapi
 
-__all__ = ["FORMATS", "is_lines_file", "read_calls"]
+__all__ = ["DEFAULT_FORMAT", "FORMATS", "format_for", "get_format", "is_lines_file", "read_calls"]
 
-Parser = Callable[[TextIO, Mapping[str, Speaker] | None, bool], Iterator[ParseItem]]
-
-FORMATS: dict[str, str] = {
-    "polygon": "Polygon's own format: JSON Lines (.jsonl) or a JSON array (.json)",
-    "openai": "OpenAI-style message lists with tool calls and tool results, JSON Lines",
-    "csv": "CSV: conversation_id,turn,speaker,text [,timestamp, tool_name, tool_arguments, tool_result]",
-    "vapi": "Vapi call objects: a JSON array (GET /call) or JSON Lines",
-    "retell": "Retell AI call objects: a JSON array (list-calls) or JSON Lines",
-}
-
-_PARSERS: dict[str, Parser] = {
-    "polygon": lambda s, m, lines: parse_polygon(s, m, lines=lines),
-    "openai": lambda s, m, _lines: parse_openai(s, m),
-    "csv": lambda s, m, _lines: parse_csv(s, m),
-    "vapi": lambda s, m, lines: parse_vapi(s, m, lines=lines),
-    "retell": lambda s, m, lines: parse_retell(s, m, lines=lines),
-}
-
+DEFAULT_FORMAT = "polygon"
 _END_REASONS = {e.value for e in EndReason}
 
 
+class _Descriptions(Mapping[str, str]):
+    """Format name → description, read live from the registry (formats registered later show)."""
+
+    def __getitem__(self, name: str) -> str:
+        return REGISTRY[name].description
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(list(REGISTRY))
+
+    def __len__(self) -> int:
+        return len(REGISTRY)
+
+
+FORMATS: Mapping[str, str] = _Descriptions()
+
+
+def get_format(name: str) -> ImportFormat:
+    """The registered format `name`; ValueError naming the known ones otherwise."""
+    try:
+        return REGISTRY[name]
+    except KeyError:
+        raise ValueError(f"unknown import format {name!r}; expected one of: {', '.join(REGISTRY)}") from None
+
+
+def format_for(name: str, fmt: str | None = None) -> str:
+    """The format of a file: `fmt` when given, else the first format whose name hint is in the
+    file name (``vapi_calls.json`` → vapi) or whose suffix ends it (``.csv``), else polygon."""
+    if fmt:
+        return fmt
+    base = Path(name.lower()).name
+    for known in REGISTRY.values():
+        if any(hint in base for hint in known.name_hints):
+            return known.name
+    for known in REGISTRY.values():
+        if base.endswith(known.suffixes) and known.suffixes:
+            return known.name
+    return DEFAULT_FORMAT
+
+
 def is_lines_file(name: str) -> bool:
-    """JSON Lines by file name (.jsonl, .ndjson, also when compressed-free suffixes follow)."""
+    """JSON Lines by file name (.jsonl, .ndjson)."""
     lowered = name.lower()
     return lowered.endswith((".jsonl", ".ndjson"))
 
@@ -51,9 +76,8 @@ def read_calls(stream: TextIO, fmt: str, *, speaker_map: Mapping[str, Speaker] |
     array, where nothing after a syntax error can be located). `name` (the file name) tells JSON
     Lines (.jsonl/.ndjson) from a JSON array for the formats that accept both.
     """
-    if fmt not in _PARSERS:
-        raise ValueError(f"unknown import format {fmt!r}; expected one of: {', '.join(FORMATS)}")
-    for item in _PARSERS[fmt](stream, speaker_map, is_lines_file(name)):
+    parse = get_format(fmt).parse
+    for item in parse(stream, speaker_map, lines=is_lines_file(name)):
         yield item if isinstance(item, ImportProblem) else _check(item)
 
 

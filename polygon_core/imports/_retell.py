@@ -14,6 +14,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any, TextIO
 
 from ..models import Speaker
+from ._builder import TurnBuilder
 from ._common import (
     BadRecord,
     arguments,
@@ -23,17 +24,10 @@ from ._common import (
     require_object,
     result_value,
 )
-from ._types import (
-    AGENT,
-    CALLER,
-    ImportedCall,
-    ImportedToolCall,
-    ImportedTurn,
-    ParseItem,
-    SpeakerMap,
-)
+from ._format import import_format
+from ._types import AGENT, CALLER, ImportedCall, ParseItem, SpeakerMap
 
-__all__ = ["END_REASONS", "parse_retell"]
+__all__ = ["END_REASONS", "WEBHOOK_EVENTS", "parse_retell", "webhook_calls"]
 
 DEFAULT_SPEAKERS: dict[str, Speaker] = {"user": CALLER, "agent": AGENT}
 
@@ -47,6 +41,20 @@ END_REASONS: dict[str, str] = {
 }
 
 
+# The webhook events that carry a finished call (call_analyzed repeats it, with the analysis).
+WEBHOOK_EVENTS = ("call_ended", "call_analyzed")
+
+
+def _utterance_time(start_ms: Any, words: Any) -> str | None:
+    """When an utterance began: the call's start plus its first word's offset (in seconds)."""
+    if not isinstance(start_ms, int | float) or not isinstance(words, list) or not words:
+        return None
+    first = words[0]
+    if not isinstance(first, dict) or not isinstance(first.get("start"), int | float):
+        return None
+    return iso_time(start_ms + 1000 * first["start"], unit="ms")
+
+
 def _convert(value: Any, line: int, speakers: SpeakerMap) -> ImportedCall:
     call = require_object(value, "a Retell call")
     ident = require_id(call, "call_id")
@@ -56,35 +64,24 @@ def _convert(value: Any, line: int, speakers: SpeakerMap) -> ImportedCall:
     if not isinstance(entries, list):
         raise BadRecord("no `transcript_with_tool_calls` or `transcript_object` list", ident)
     start_ms = call.get("start_timestamp")
-    turns: list[ImportedTurn] = []
-    pending: list[ImportedToolCall] = []
+    built = TurnBuilder()
     for i, e in enumerate(entries):
         if not isinstance(e, dict):
             raise BadRecord(f"transcript entry {i} is not an object", ident)
         role = e.get("role")
         if role == "tool_call_invocation":
-            pending.append(ImportedToolCall(str(e.get("tool_call_id") or f"{ident}-{i}"),
-                                            str(e.get("name") or "?"), arguments(e.get("arguments"))))
+            built.call(str(e.get("tool_call_id") or f"{ident}-{i}"), str(e.get("name") or "?"),
+                       arguments(e.get("arguments")))
             continue
         if role == "tool_call_result":
-            cid = str(e.get("tool_call_id") or "")
-            pending = [ImportedToolCall(c.id, c.name, c.arguments, result_value(e.get("content")))
-                       if c.id == cid else c for c in pending]
+            built.result(str(e.get("tool_call_id") or ""), result_value(e.get("content")), name=e.get("name"))
             continue
         try:
             side = speakers(role)
         except ValueError as exc:
             raise BadRecord(f"transcript entry {i}: {exc}", ident) from None
-        words = e.get("words") or []
-        at = None
-        if isinstance(start_ms, int | float) and words and isinstance(words[0], dict) \
-                and isinstance(words[0].get("start"), int | float):
-            at = iso_time(start_ms + 1000 * words[0]["start"], unit="ms")  # word times are seconds
-        turns.append(ImportedTurn(side, str(e.get("content") or ""), at, pending if side == AGENT else []))
-        if side == AGENT:
-            pending = []
-    if pending:
-        turns.append(ImportedTurn(AGENT, "", None, pending))
+        built.say(side, str(e.get("content") or ""), _utterance_time(start_ms, e.get("words")))
+    turns = built.turns()
     reason = call.get("disconnection_reason")
     return ImportedCall(external_id=ident, line=line, turns=turns,
                         started_at=iso_time(start_ms, unit="ms"),
@@ -94,6 +91,15 @@ def _convert(value: Any, line: int, speakers: SpeakerMap) -> ImportedCall:
                                   if k in call})
 
 
+def webhook_calls(body: Any) -> list[Any] | None:
+    """The call of a ``call_ended`` or ``call_analyzed`` webhook; None for any other event."""
+    if not isinstance(body, dict) or body.get("event") not in WEBHOOK_EVENTS:
+        return None
+    return [body.get("call")]
+
+
+@import_format("retell", "Retell AI call objects: a JSON array (list-calls) or JSON Lines",
+               sample="retell_calls.json", name_hints=("retell",), webhook=webhook_calls)
 def parse_retell(stream: TextIO, speaker_map: Mapping[str, Speaker] | None = None, *,
                  lines: bool = False) -> Iterator[ParseItem]:
     """Retell call objects: a JSON array (default) or JSON Lines."""

@@ -14,6 +14,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any, TextIO
 
 from ..models import Speaker
+from ._builder import TurnBuilder
 from ._common import (
     BadRecord,
     arguments,
@@ -23,17 +24,10 @@ from ._common import (
     require_object,
     result_value,
 )
-from ._types import (
-    AGENT,
-    CALLER,
-    ImportedCall,
-    ImportedToolCall,
-    ImportedTurn,
-    ParseItem,
-    SpeakerMap,
-)
+from ._format import import_format
+from ._types import AGENT, CALLER, ImportedCall, ParseItem, SpeakerMap
 
-__all__ = ["END_REASONS", "parse_vapi"]
+__all__ = ["END_REASONS", "parse_vapi", "webhook_calls"]
 
 DEFAULT_SPEAKERS: dict[str, Speaker] = {"user": CALLER, "customer": CALLER, "bot": AGENT,
                                         "assistant": AGENT}
@@ -57,8 +51,7 @@ def _convert(value: Any, line: int, speakers: SpeakerMap) -> ImportedCall:
     messages = artifact.get("messages", call.get("messages"))
     if not isinstance(messages, list):
         raise BadRecord("no `artifact.messages` list in the call object", ident)
-    turns: list[ImportedTurn] = []
-    pending: list[ImportedToolCall] = []
+    built = TurnBuilder()
     for i, m in enumerate(messages):
         if not isinstance(m, dict):
             raise BadRecord(f"artifact.messages.{i} is not an object", ident)
@@ -68,25 +61,19 @@ def _convert(value: Any, line: int, speakers: SpeakerMap) -> ImportedCall:
         if role == "tool_calls":
             for c in m.get("toolCalls") or []:
                 fn = c.get("function") or {}
-                pending.append(ImportedToolCall(str(c.get("id") or f"{ident}-{i}"),
-                                                str(fn.get("name") or "?"), arguments(fn.get("arguments"))))
+                built.call(str(c.get("id") or f"{ident}-{i}"), str(fn.get("name") or "?"),
+                           arguments(fn.get("arguments")))
             continue
         if role == "tool_call_result":
-            cid = str(m.get("toolCallId") or "")
-            for j, c in enumerate(pending):
-                if c.id == cid or (not cid and c.name == m.get("name")):
-                    pending[j] = ImportedToolCall(c.id, c.name, c.arguments, result_value(m.get("result")))
+            # A result whose call is not waiting (Vapi sends late ones) is not evidence of anything.
+            built.result(str(m.get("toolCallId") or ""), result_value(m.get("result")), name=m.get("name"))
             continue
         try:
             side = speakers(role)
         except ValueError as exc:
             raise BadRecord(f"artifact.messages.{i}: {exc}", ident) from None
-        at = iso_time(m.get("time"), unit="ms")
-        turns.append(ImportedTurn(side, str(m.get("message") or ""), at, pending if side == AGENT else []))
-        if side == AGENT:
-            pending = []
-    if pending:
-        turns.append(ImportedTurn(AGENT, "", None, pending))
+        built.say(side, str(m.get("message") or ""), iso_time(m.get("time"), unit="ms"))
+    turns = built.turns()
     ended = call.get("endedReason")
     return ImportedCall(external_id=ident, line=line, turns=turns,
                         started_at=iso_time(call.get("startedAt") or call.get("createdAt")),
@@ -96,6 +83,23 @@ def _convert(value: Any, line: int, speakers: SpeakerMap) -> ImportedCall:
                                   if k in call})
 
 
+def webhook_calls(body: Any) -> list[Any] | None:
+    """The call in an ``end-of-call-report`` server message; None for any other message type.
+
+    The report carries the call object under ``message.call`` and the transcript under
+    ``message.artifact``; its ``startedAt``/``endedAt``/``endedReason`` are the call's.
+    """
+    message = body.get("message") if isinstance(body, dict) else None
+    if not isinstance(message, dict) or message.get("type") != "end-of-call-report":
+        return None
+    call = message.get("call") if isinstance(message.get("call"), dict) else {}
+    merged = {**call, **{k: message[k] for k in ("artifact", "startedAt", "endedAt", "endedReason")
+                         if message.get(k) is not None}}
+    return [merged]
+
+
+@import_format("vapi", "Vapi call objects: a JSON array (GET /call) or JSON Lines",
+               sample="vapi_calls.json", name_hints=("vapi",), webhook=webhook_calls)
 def parse_vapi(stream: TextIO, speaker_map: Mapping[str, Speaker] | None = None, *,
                lines: bool = False) -> Iterator[ParseItem]:
     """Vapi call objects: a JSON array (default) or JSON Lines."""

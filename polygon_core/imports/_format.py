@@ -1,0 +1,65 @@
+"""The import-format registry: one `ImportFormat` per format, registered by its own module.
+
+A format module defines its parser and registers it with ``@import_format(...)``; the built-in
+modules are imported by ``_registry`` (one line each). Everything that needs to know the formats
+(``read_calls``, ``polygon import --format``, the format guessed from a file name, the bundled
+samples, the webhook receivers) reads this table. docs/import-formats.md has a worked example.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol, TextIO
+
+from ..models import Speaker
+from ._types import ParseItem
+
+__all__ = ["REGISTRY", "ImportFormat", "Parser", "WebhookReader", "import_format", "unregister_format"]
+
+
+
+class Parser(Protocol):
+    """A format's parser: (stream, the user's speaker map, JSON Lines or not) → calls and problems,
+    one at a time. Formats with one layout ignore `lines`."""
+
+    def __call__(self, stream: TextIO, speaker_map: Mapping[str, Speaker] | None = None, *,
+                 lines: bool = ...) -> Iterator[ParseItem]: ...
+
+# A platform's webhook body → the call record(s) its parser reads, or None for an event that
+# carries no finished call (Vapi's status updates, Retell's call_started).
+WebhookReader = Callable[[Any], list[Any] | None]
+
+
+@dataclass(frozen=True)
+class ImportFormat:
+    """One import format: its name, what it reads, its parser and what else knows it."""
+
+    name: str
+    description: str
+    parse: Parser
+    sample: str | None = None  # a bundled example under polygon_core/imports/samples/
+    name_hints: tuple[str, ...] = ()  # words in a file name that select this format
+    suffixes: tuple[str, ...] = ()  # file-name endings that select this format (".csv")
+    webhook: WebhookReader | None = None  # set for platforms whose call-ended webhook is received
+
+
+REGISTRY: dict[str, ImportFormat] = {}
+
+
+def import_format(name: str, description: str, *, sample: str | None = None,
+                  name_hints: tuple[str, ...] = (), suffixes: tuple[str, ...] = (),
+                  webhook: WebhookReader | None = None) -> Callable[[Parser], Parser]:
+    """Register the decorated parser as format `name` (a name already taken is an error)."""
+    def register(parse: Parser) -> Parser:
+        if name in REGISTRY:
+            raise ValueError(f"import format {name!r} is already registered")
+        REGISTRY[name] = ImportFormat(name, description, parse, sample, name_hints, suffixes, webhook)
+        return parse
+
+    return register
+
+
+def unregister_format(name: str) -> None:
+    """Forget a registered format (tests and plugins that replace one)."""
+    REGISTRY.pop(name, None)
