@@ -38,7 +38,8 @@ Status is `pass`/`fail` from the truthiness of the value; anything that prevents
 (syntax error, unknown name, type error, a forbidden construct) is `error`, never `fail`.
 """
 
-from ._evaluator import UnknownArgument, evaluate_assertion, evaluate_assertions
+from ._evaluate import evaluate_assertion, evaluate_assertions
+from ._evaluator import UnknownArgument
 from ._helpers import same_set
 from ._language import check_expression
 from ._policy import (

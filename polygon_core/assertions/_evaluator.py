@@ -1,4 +1,4 @@
-"""Evaluate scenario assertions on a finished conversation."""
+"""The assertion evaluator: simpleeval with the helpers over a conversation's timeline (`_evaluate.py` runs it)."""
 
 from __future__ import annotations
 
@@ -14,15 +14,12 @@ from simpleeval import (
     NameNotDefined,
 )
 
-from ..models import AssertionResult, Conversation, ToolDef
-from ..stubs import SafeEvaluator, parse_expression
+from ..models import Conversation, ToolDef
+from ..stubs import SafeEvaluator
 from ._helpers import normalize_text, same_set
 from ._language import (
     before_subject,
     classify_call,
-    static_problem,
-    syntax_message,
-    uses_heuristic,
 )
 from ._policy import CITATION_THRESHOLD, policy_findings
 from ._timeline import Occurrence, Timeline, base_names, build_timeline
@@ -38,7 +35,7 @@ class UnknownArgument(InvalidExpression):
 
 
 @dataclass(frozen=True)
-class _Note:
+class Note:
     """What a helper found: whether it held, why, and the turn that decided it."""
 
     holds: bool
@@ -47,7 +44,7 @@ class _Note:
 
 
 @dataclass
-class _Context:
+class Context:
     conversation: Conversation
     timeline: Timeline
     names: dict[str, Any]
@@ -64,7 +61,7 @@ class _Context:
         conversation: Conversation,
         knowledge_base: Sequence[str],
         tools: Mapping[str, ToolDef] | None,
-    ) -> _Context:
+    ) -> Context:
         timeline = build_timeline(conversation, tools)
         return cls(
             conversation=conversation,
@@ -75,12 +72,14 @@ class _Context:
         )
 
 
-class _AssertionEvaluator(SafeEvaluator):
+class AssertionEvaluator(SafeEvaluator):
     """simpleeval with the assertion helpers; tool and event calls take lazy conditions."""
 
-    def __init__(self, context: _Context) -> None:
+    names: Any  # simpleeval's namespace; swapped per occurrence while a condition is evaluated
+
+    def __init__(self, context: Context) -> None:
         self._context = context
-        self.notes: list[_Note] = []
+        self.notes: list[Note] = []
         super().__init__(names=context.names)
         self.functions.update(same_set=same_set, said=self._said, cites_only=self._cites_only)
 
@@ -183,7 +182,7 @@ class _AssertionEvaluator(SafeEvaluator):
         matched = self._select(label, occurrences, args, keywords)
         condition = self._condition_text(args, keywords)
         if matched:
-            self.notes.append(_Note(True, matched[0].describe(), matched[0].turn))
+            self.notes.append(Note(True, matched[0].describe(), matched[0].turn))
             return True
         if not occurrences:
             if attempts:
@@ -197,27 +196,27 @@ class _AssertionEvaluator(SafeEvaluator):
             more = f" and {len(occurrences) - 3} more" if len(occurrences) > 3 else ""
             subject = f"call of {label}" if attempts else label
             message = f"no {subject} with {condition} (seen: {seen}{more})"
-        self.notes.append(_Note(False, message))
+        self.notes.append(Note(False, message))
         return False
 
     def _before(self, first: str, second: str) -> bool:
         later = self._timeline.occurrences(second)
         if not later:
-            self.notes.append(_Note(True, f"{second} never happened (vacuously true)"))
+            self.notes.append(Note(True, f"{second} never happened (vacuously true)"))
             return True
         earlier = self._timeline.occurrences(first)
         start = min((o.order for o in earlier), default=None)
         for occurrence in later:
             if start is None or occurrence.order <= start:
                 self.notes.append(
-                    _Note(
+                    Note(
                         False,
                         f"{second} at turn {occurrence.turn} before any {first}",
                         occurrence.turn,
                     )
                 )
                 return False
-        self.notes.append(_Note(True, f"every {second} came after {first}", later[0].turn))
+        self.notes.append(Note(True, f"every {second} came after {first}", later[0].turn))
         return True
 
     # -- name helpers (lazy forms) ---------------------------------------------------------------
@@ -259,9 +258,9 @@ class _AssertionEvaluator(SafeEvaluator):
         for turn in self._context.conversation.turns:
             if turn.speaker == "agent" and wanted in normalize_text(turn.text):
                 message = f"agent said {phrase!r} at turn {turn.index}"
-                self.notes.append(_Note(True, message, turn.index))
+                self.notes.append(Note(True, message, turn.index))
                 return True
-        self.notes.append(_Note(False, f"agent never said {phrase!r}"))
+        self.notes.append(Note(False, f"agent never said {phrase!r}"))
         return False
 
     def _cites_only(self, knowledge_base: Any) -> bool:
@@ -278,7 +277,7 @@ class _AssertionEvaluator(SafeEvaluator):
         for finding in findings:
             if not finding.cited:
                 self.notes.append(
-                    _Note(
+                    Note(
                         False,
                         f'uncited policy statement at turn {finding.turn}: "{finding.sentence}" '
                         f"(best knowledge-base match {finding.score:.0f} < "
@@ -288,114 +287,6 @@ class _AssertionEvaluator(SafeEvaluator):
                 )
                 return False
         self.notes.append(
-            _Note(True, f"{len(findings)} policy statement(s), all found in the knowledge base")
+            Note(True, f"{len(findings)} policy statement(s), all found in the knowledge base")
         )
         return True
-
-
-
-def _error_message(exc: BaseException) -> str:
-    if isinstance(exc, SyntaxError):
-        return syntax_message(exc)
-    if isinstance(exc, NameNotDefined):
-        return f"unknown name {exc.name!r}"
-    if isinstance(exc, FunctionNotDefined):
-        return f"unknown function {exc.func_name!r}"
-    if isinstance(exc, FeatureNotAvailable):
-        return f"not allowed: {exc}"
-    if isinstance(exc, InvalidExpression):
-        return str(exc)
-    return f"{type(exc).__name__}: {exc}"
-
-
-def _failure(evaluator: _AssertionEvaluator, tree: ast.expr, expression: str, value: Any) -> _Note:
-    for note in evaluator.notes:
-        if not note.holds:
-            return note
-    if isinstance(tree, ast.UnaryOp) and isinstance(tree.op, ast.Not):
-        # `not refund_issued()`: what happened is the reason it fails.
-        for note in evaluator.notes:
-            return _Note(False, f"`{expression}` is false: {note.message}", note.turn)
-    if isinstance(tree, ast.Compare) and len(tree.ops) == 1:
-        try:
-            left = evaluator._eval(tree.left)
-            right = evaluator._eval(tree.comparators[0])
-        except Exception:
-            pass
-        else:
-            return _Note(
-                False,
-                f"`{expression}` is false: {ast.unparse(tree.left)} is {left!r}, "
-                f"{ast.unparse(tree.comparators[0])} is {right!r}",
-            )
-    return _Note(False, f"`{expression}` is false (value: {value!r})")
-
-
-def _evaluate(name: str, expression: str, context: _Context) -> AssertionResult:
-    def result(status: str, message: str | None = None, turn: int | None = None) -> AssertionResult:
-        return AssertionResult(
-            name=name,
-            expression=expression,
-            status=status,  # type: ignore[arg-type]
-            message=message,
-            turn=turn,
-            answered_by=answered_by,
-        )
-
-    answered_by = "deterministic"
-    try:
-        tree = parse_expression(expression)
-    except SyntaxError as exc:
-        return result("error", syntax_message(exc))
-    except Exception as exc:
-        return result("error", f"cannot parse: {type(exc).__name__}: {exc}")
-    if uses_heuristic(tree):
-        answered_by = "offline-heuristic"
-    problem = static_problem(tree, context.known, strict=not context.lenient)
-    if problem:
-        return result("error", problem)
-    evaluator = _AssertionEvaluator(context)
-    try:
-        value = evaluator.evaluate(expression, tree)
-    except Exception as exc:
-        return result("error", _error_message(exc))
-    if value:
-        return result("pass")
-    note = _failure(evaluator, tree, expression, value)
-    return result("fail", note.message, note.turn)
-
-
-def evaluate_assertion(
-    name: str,
-    expression: str,
-    conversation: Conversation,
-    *,
-    knowledge_base: Sequence[str] = (),
-    tools: Mapping[str, ToolDef] | None = None,
-) -> AssertionResult:
-    """Evaluate one assertion on a finished conversation.
-
-    Status is `pass` or `fail` from the truthiness of the value; an expression that cannot be
-    evaluated (syntax error, unknown name or function, a type error, a forbidden construct) is
-    `error` with the reason, never `fail`. A failure carries the deciding turn when one decided
-    it (e.g. the refund that came before any identity check).
-
-    Give `tools` (the scenario's tool definitions) whenever they are known: their tool and event
-    names then resolve even when they never happened, and any other bare name is an error.
-    Without `tools`, an unknown call `name(...)` is taken to be a tool or event that never
-    happened, since a typo cannot be told from an event that did not occur.
-    """
-    context = _Context.build(conversation, knowledge_base, tools)
-    return _evaluate(name, expression, context)
-
-
-def evaluate_assertions(
-    assertions: Mapping[str, str],
-    conversation: Conversation,
-    *,
-    knowledge_base: Sequence[str] = (),
-    tools: Mapping[str, ToolDef] | None = None,
-) -> list[AssertionResult]:
-    """Evaluate a scenario's assertions (name → expression), in order; see `evaluate_assertion`."""
-    context = _Context.build(conversation, knowledge_base, tools)
-    return [_evaluate(name, expression, context) for name, expression in assertions.items()]
