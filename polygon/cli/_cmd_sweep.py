@@ -9,21 +9,58 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from ._base import console, friendly, quiet_prefect
+from ._base import JSON_HELP, console, friendly, quiet_prefect
+from ._fit import fit
+from ._running import select_scenarios
+
+
+def _narrowed_spec(spec: Path, suite: Path, patterns: list[str]) -> Path:
+    """A copy of the spec whose `scenarios` are the suite's ids matching `patterns`, written under
+    $POLYGON_HOME/sweeps/<name>/specs/ with its paths made absolute (it no longer sits beside them).
+
+    The points' profiles hash the chosen scenarios, so a narrowed sweep never reuses a point run
+    of another selection.
+    """
+    import yaml
+
+    from polygon_core._hashing import content_hash
+    from polygon_core.adapters.settings import load_settings
+
+    chosen = select_scenarios(suite, patterns)
+    doc = yaml.safe_load(spec.read_text(encoding="utf-8"))
+    base = spec.resolve().parent
+    doc["agent"], doc["suite"] = str((base / doc["agent"]).resolve()), str((base / doc["suite"]).resolve())
+    doc["scenarios"] = chosen
+    for key in ("prompt_file", "prompt", "prompt_variant"):  # prompt files are named relative to the spec
+        body = (doc.get("parameters") or {}).get(key)
+        values = body if isinstance(body, list) else body.get("values") if isinstance(body, dict) else None
+        if values:
+            values[:] = [str((base / v).resolve()) for v in values]
+    text = yaml.safe_dump(doc, sort_keys=False)
+    out = load_settings().home.expanduser() / "sweeps" / str(doc["name"]) / "specs" / f"{content_hash(text, 10)}.yaml"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(text, encoding="utf-8")
+    return out
 
 
 @friendly
 def sweep(spec: Annotated[Path, typer.Argument(help="sweep spec YAML")],
-          json_out: Annotated[bool, typer.Option("--json", help="print one JSON object")] = False) -> None:
+          json_out: Annotated[bool, typer.Option("--json", help=JSON_HELP)] = False,
+          scenario: Annotated[list[str] | None, typer.Option(
+              "--scenario", help="sweep only this scenario id or glob (repeatable; replaces the spec's "
+                                 "`scenarios`)")] = None,
+          ) -> None:
     """Run a sweep: each point an immutable profile, budgeted, ranked on a leaderboard."""
     from polygon import usecases as sweep_adapter
 
     loaded = sweep_adapter.load_sweep(spec)  # file errors before anything starts
+    if scenario:
+        loaded = sweep_adapter.load_sweep(_narrowed_spec(spec, loaded.suite_path, scenario))
     sweep_adapter.planned_conversations(loaded)
     quiet_prefect()
     from polygon.flows import run_sweep
 
-    report = run_sweep(spec_path=str(spec.resolve()))
+    report = run_sweep(spec_path=str(loaded.path))
     if json_out:
         print(json.dumps(report, indent=2, default=str))
         return
@@ -34,7 +71,7 @@ def sweep(spec: Annotated[Path, typer.Argument(help="sweep spec YAML")],
         table.add_row(str(i), r["label"], f"{r['mean_composite']} [{r['ci_low']}, {r['ci_high']}]",
                       str(r["spread_across_seeds"]), str(r["median_latency_per_turn_ms"]),
                       f"{r['tokens']}{' (estimated)' if r['tokens_estimated'] else ''}", r["run_id"])
-    console.print(table)
+    console.print(fit(console, table, drop=("spread across seeds", "latency/turn ms", "tokens")))
     if report.get("matrix_top"):
         from polygon_core.compare import MatrixRow
 
