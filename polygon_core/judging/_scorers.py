@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from .._registry import Registry
 from ..checks import Checks
 from ..models import Conversation, Persona
 from ._signals import Signals
@@ -129,30 +130,20 @@ def goal_estimate(ctx: Context) -> Tally:
 
 ScorerFn = Callable[[Context], Score]
 
-# criterion → its scorer, filled by `@scorer` as `_heuristic` is imported
-SCORERS: dict[str, ScorerFn] = {}
+# criterion → its scorer, filled by `@scorer` in `_heuristic`
+SCORERS: Registry[ScorerFn] = Registry("scorer of criterion", "polygon_core.judging._heuristic")
 
 
 def scorer(criterion: str) -> Callable[[ScorerFn], ScorerFn]:
     """Register the decorated function as the offline judge's scorer of a rubric criterion."""
-
-    def register(score: ScorerFn) -> ScorerFn:
-        if criterion in SCORERS:
-            raise ValueError(f"criterion {criterion!r} has two scorers")
-        SCORERS[criterion] = score
-        return score
-
-    return register
+    return SCORERS.register(criterion)
 
 
 def scorer_for(criterion: str) -> ScorerFn | None:
     """The registered scorer of `criterion` (None: the judge falls back to its overall estimate)."""
-    from . import _heuristic  # noqa: F401  (registers the built-in scorers on first use)
-
     return SCORERS.get(criterion)
 
 
 def scored_criteria() -> tuple[str, ...]:
     """The criteria a scorer is registered for, in registration order."""
-    scorer_for("")
-    return tuple(SCORERS)
+    return SCORERS.names()

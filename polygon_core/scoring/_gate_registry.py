@@ -12,13 +12,14 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from polygon_core._registry import Registry
 from polygon_core.models import AssertionResult, GateHit, Turn
 
 if TYPE_CHECKING:
     from ._aggregate import Aggregate
     from ._rubric import Rubric
 
-__all__ = ["GateFunction", "GateInput", "compute_gates", "gate", "gate_names"]
+__all__ = ["GATES", "GateFunction", "GateInput", "compute_gates", "gate", "gate_names"]
 
 # Turns may be model objects or the plain mappings they serialise to (stored transcripts).
 TurnLike = Turn | Mapping[str, Any]
@@ -37,30 +38,17 @@ class GateInput:
 
 GateFunction = Callable[[GateInput], list[GateHit]]
 
-_GATES: dict[str, GateFunction] = {}
+GATES: Registry[GateFunction] = Registry("gate", "polygon_core.scoring._gates")
 
 
 def gate(name: str) -> Callable[[GateFunction], GateFunction]:
     """Register the decorated function as the gate a rubric lists as `name`."""
-
-    def register(find: GateFunction) -> GateFunction:
-        if name in _GATES:
-            raise ValueError(f"gate {name!r} is registered twice")
-        _GATES[name] = find
-        return find
-
-    return register
-
-
-def _gates() -> dict[str, GateFunction]:
-    from . import _gates  # noqa: F401  (registers the built-in gates on first use)
-
-    return _GATES
+    return GATES.register(name)
 
 
 def gate_names() -> tuple[str, ...]:
     """The registered gates, in registration order."""
-    return tuple(_gates())
+    return GATES.names()
 
 
 def compute_gates(
@@ -76,5 +64,5 @@ def compute_gates(
     gate (rubric v3) only.
     """
     given = GateInput(turns, rubric, aggregate, tuple(forbidden_phrases), assertions)
-    registered = _gates()
+    registered = GATES.loaded()
     return [hit for name in rubric.gates for hit in registered[name](given)]

@@ -23,7 +23,7 @@ def test_built_in_gates_are_registered() -> None:
 
 
 def test_a_new_gate_is_applied_in_rubric_order(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(_gate_registry, "_GATES", dict(_gate_registry._gates()))
+    monkeypatch.setattr(_gate_registry.GATES, "entries", dict(_gate_registry.GATES.loaded()))
 
     @gate("long_turn")
     def long_turn(given: GateInput) -> list[GateHit]:

@@ -138,7 +138,7 @@ def test_composite_ranks_the_hand_rated_dialogues_far_better_than_counting_turns
 def test_a_registered_scorer_scores_its_rubric_criterion(monkeypatch: pytest.MonkeyPatch) -> None:
     from polygon_core.judging import _scorers
 
-    monkeypatch.setattr(_scorers, "SCORERS", dict(_scorers.SCORERS))
+    monkeypatch.setattr(_scorers.SCORERS, "entries", dict(_scorers.SCORERS.loaded()))
 
     @_scorers.scorer("empathy")
     def empathy(ctx: _scorers.Context) -> _scorers.Score:
@@ -147,5 +147,5 @@ def test_a_registered_scorer_scores_its_rubric_criterion(monkeypatch: pytest.Mon
     rubric = Rubric(version="custom", criteria=[Criterion(name="empathy", weight=100)])
     raw = judge_offline(FAILING, run_checks(FAILING, None), None, rubric)
     assert raw["empathy"]["score"] == 4 and raw["empathy"]["reason"] == "the agent acknowledged the caller"
-    with pytest.raises(ValueError, match="criterion 'empathy' has two scorers"):
+    with pytest.raises(ValueError, match="scorer of criterion 'empathy' is registered twice"):
         _scorers.scorer("empathy")(empathy)

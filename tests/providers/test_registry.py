@@ -34,7 +34,7 @@ class CompatAdapter(OpenAIAdapter):
 @pytest.fixture
 def registered(monkeypatch: pytest.MonkeyPatch) -> None:
     """`compatco` registered for this test only (the built-ins stay)."""
-    monkeypatch.setattr(_registry, "_LOADERS", dict(_registry._loaders()))
+    monkeypatch.setattr(_registry.PROVIDERS, "entries", dict(_registry.PROVIDERS.loaded()))
 
     @_registry.provider("compatco")
     def compatco() -> type[SdkAdapter]:

@@ -11,39 +11,30 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from ..._registry import Registry
+
 if TYPE_CHECKING:
     from ._clients import SdkAdapter
 
-__all__ = ["AdapterLoader", "adapter_class", "provider", "provider_names"]
+__all__ = ["PROVIDERS", "AdapterLoader", "adapter_class", "provider", "provider_names"]
 
 AdapterLoader = Callable[[], "type[SdkAdapter]"]
 
-_LOADERS: dict[str, AdapterLoader] = {}
+PROVIDERS: Registry[AdapterLoader] = Registry("provider", "polygon_core.adapters.providers._catalog")
 
 
 def provider(name: str) -> Callable[[AdapterLoader], AdapterLoader]:
     """Register the decorated loader as the provider of `name:<model>` model names."""
-
-    def register(load: AdapterLoader) -> AdapterLoader:
-        if name in _LOADERS or name == "offline":
-            raise ValueError(f"provider {name!r} is registered twice")
-        _LOADERS[name] = load
-        return load
-
-    return register
-
-
-def _loaders() -> dict[str, AdapterLoader]:
-    from . import _catalog  # noqa: F401  (registers the built-in providers on first use)
-
-    return _LOADERS
+    if name == "offline":
+        raise ValueError("provider 'offline' is Polygon's own model and cannot be registered")
+    return PROVIDERS.register(name)
 
 
 def provider_names() -> tuple[str, ...]:
     """The registered provider prefixes, in registration order."""
-    return tuple(_loaders())
+    return PROVIDERS.names()
 
 
 def adapter_class(name: str) -> type[SdkAdapter]:
     """The adapter class of a registered provider (imports its module, not yet its SDK)."""
-    return _loaders()[name]()
+    return PROVIDERS.loaded()[name]()
