@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+import json
 from typing import Annotated
 
 import typer
 from rich.table import Table
 
-from ._base import console, friendly
+from ._base import JSON_HELP, console, friendly
+from ._fit import fit
 
 
 @friendly
 def replay(conversation: Annotated[str, typer.Argument(help="conversation id (see `polygon show RUN`)")],
            run: Annotated[str | None, typer.Option(help="run id; default: the newest run holding it")] = None,
+           json_out: Annotated[bool, typer.Option("--json", help=JSON_HELP)] = False,
            ) -> None:
     """Replay a stored conversation and print every turn that differs (exit 1 if any does)."""
     from polygon import usecases
@@ -30,6 +33,11 @@ def replay(conversation: Annotated[str, typer.Argument(help="conversation id (se
             raise ValueError(f"no run {run_id!r} is stored")
         run_id = found.id
     result = usecases.replay_conversation(stores, run_id, conversation)
+    if json_out:
+        print(json.dumps({**result.model_dump(mode="json"), "identical": result.identical}, indent=2))
+        if not result.identical:
+            raise typer.Exit(1)
+        return
     if result.identical:
         console.print(f"replayed {conversation} from run {run_id}: no differences "
                       f"(end reason {result.end_reason[0]})")
@@ -41,5 +49,5 @@ def replay(conversation: Annotated[str, typer.Argument(help="conversation id (se
         table.add_row(str(d.turn), d.field, d.stored or "—", d.replayed or "—")
     if result.end_reason[0] != result.end_reason[1]:
         table.add_row("end", "end_reason", *result.end_reason)
-    console.print(table)
+    console.print(fit(console, table))
     raise typer.Exit(1)

@@ -118,3 +118,25 @@ def test_run_with_scenario_globs_runs_only_those(demo: dict[str, str]) -> None:
     full = next(r for r in stores.repo.list_runs(limit=None)
                 if r.models["agent"].endswith("DemoAgentV1") and r.id != summary["run_id"])
     assert summary["agent_version"] == full.agent_version
+
+
+def test_replay_show_runs_and_probe_print_json(demo: dict[str, str]) -> None:
+    from polygon import usecases
+
+    stores = usecases.open_stores()
+    run = stores.repo.list_runs(limit=1)[0]
+    first = stores.repo.list_conversations(run.id)[0].conversation_id
+    replayed = runner.invoke(app, ["replay", first, "--run", run.id, "--json"])
+    assert replayed.exit_code == 0, replayed.output
+    data = json.loads(replayed.stdout)
+    assert (data["run_id"], data["conversation_id"], data["identical"], data["differences"]) == (
+        run.id, first, True, [])
+    listed = json.loads(runner.invoke(app, ["runs", "--json"]).stdout)["runs"]
+    assert {r["run_id"] for r in listed} >= {run.id} and all(r["status"] == "complete" for r in listed)
+    shown = json.loads(runner.invoke(app, ["show", run.id, "--json"]).stdout)
+    assert shown["scorecard"]["run_id"] == run.id and len(shown["conversations"]) == shown["scorecard"]["conversations"]
+    probed = runner.invoke(app, ["probe", run.id, "--json"])
+    assert probed.exit_code == 0, probed.output
+    answers = json.loads(probed.stdout)
+    assert (answers["run_id"], answers["failed"], answers["exit_code"]) == (run.id, [], 0)
+    assert {p["probe_id"] for p in answers["probes"]} >= {"verified_identity_before_action"}
