@@ -63,10 +63,11 @@ def friendly(fn: F) -> F:
 def quiet_prefect() -> None:
     """Before a command runs flows: quiet defaults (anything the user set wins), then a Prefect API
     that answers (the configured one, a running local server, or a patient temporary one)."""
-    os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
+    # Flow-run lines (progress, outcome) go to the Prefect API, shown on the run's page in the UI;
+    # the terminal shows only Prefect's warnings (Polygon prints its own progress).
+    os.environ.setdefault("PREFECT_LOGGING_HANDLERS_CONSOLE_LEVEL", "WARNING")
     os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
     os.environ.setdefault("DO_NOT_TRACK", "1")
-    os.environ.setdefault("PREFECT_LOGGING_TO_API_ENABLED", "false")
     os.environ.setdefault("PREFECT_SERVER_LOGGING_LEVEL", "CRITICAL")
     # A busy or restarting API answers 503 for a while: retry longer than Prefect's default 5 times
     # (its client backs off exponentially) before a run is given up.

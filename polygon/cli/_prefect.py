@@ -115,7 +115,12 @@ def choose_api(err: Any = None) -> None:
     checked: unreachable is one clear error. Otherwise a server at the default local address is
     reused when it answers, else a temporary one is started.
     """
-    from prefect.settings import PREFECT_API_URL, get_current_settings, temporary_settings
+    from prefect.settings import (
+        PREFECT_API_URL,
+        PREFECT_LOGGING_TO_API_ENABLED,
+        get_current_settings,
+        temporary_settings,
+    )
 
     configured = get_current_settings().api.url
     if configured:
@@ -123,11 +128,14 @@ def choose_api(err: Any = None) -> None:
             raise PrefectUnavailable(f"cannot reach the Prefect API at {configured}: is the server running? "
                                      "(check PREFECT_API_URL)")
         return
+    updates: dict[Any, Any] = {}
     if _healthy(DEFAULT_LOCAL_API, timeout=1.0):
         url = DEFAULT_LOCAL_API
         if err is not None:
             err.print(f"using the Prefect server at {url}", highlight=False)
     else:
         url = start_temporary_server(_deadline())
+        # Nobody reads a temporary server's logs, and it stops with the command: keep them local.
+        updates[PREFECT_LOGGING_TO_API_ENABLED] = False
     # Entered for the rest of the process: every flow and task this command runs sees the URL.
-    temporary_settings(updates={PREFECT_API_URL: url}).__enter__()
+    temporary_settings(updates={**updates, PREFECT_API_URL: url}).__enter__()

@@ -1,0 +1,84 @@
+"""`polygon deploy`: create Polygon's Prefect deployments on the server PREFECT_API_URL names."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ._base import JSON_HELP, console, err, friendly
+
+
+def _prefect_api() -> str:
+    """The configured Prefect API (or a server at the default local address), checked to answer.
+    Never a temporary server: deployments on it would vanish with the command."""
+    from prefect.settings import get_current_settings
+
+    from ._prefect import DEFAULT_LOCAL_API, _healthy
+
+    configured = get_current_settings().api.url
+    url = configured or DEFAULT_LOCAL_API
+    if not _healthy(url, timeout=10.0):
+        where = f"the Prefect API at {url}" if configured else f"a Prefect server at {DEFAULT_LOCAL_API}"
+        err.print(f"cannot reach {where}: start one (`prefect server start`) and set "
+                  "PREFECT_API_URL=http://<host>:4200/api", highlight=False, soft_wrap=True)
+        raise typer.Exit(1)
+    if not configured:
+        from prefect.settings import PREFECT_API_URL, temporary_settings
+
+        temporary_settings(updates={PREFECT_API_URL: url}).__enter__()  # for the rest of the command
+    return url
+
+
+@friendly
+def deploy(
+    pool: Annotated[str, typer.Option("--pool", help="work pool (created, of --pool-type, if missing)")] = "polygon",
+    pool_type: Annotated[str, typer.Option("--pool-type", help="type of a pool created here")] = "process",
+    suite: Annotated[str | None, typer.Option(
+        "--suite", help="default suite of re-evaluations, relative to --working-dir (default: the bundled demo "
+                        "suite)")] = None,
+    working_dir: Annotated[Path | None, typer.Option(
+        "--working-dir", help="folder flow runs start in on the workers; relative paths in events resolve "
+                              "against it (default: this folder)")] = None,
+    production_source: Annotated[str | None, typer.Option(
+        "--production-source", help="folder or s3:// prefix of production call exports (weekly grading is "
+                                    "declared only with one)")] = None,
+    cron: Annotated[str, typer.Option("--cron", help="weekly grading schedule")] = "0 6 * * 1",
+    timezone: Annotated[str, typer.Option("--timezone", help="timezone of --cron")] = "UTC",
+    seeds: Annotated[str | None, typer.Option("--seeds", help="comma-separated seeds of re-evaluations")] = None,
+    source: Annotated[str | None, typer.Option(
+        "--source", help="load the flows from this checkout or git URL instead of the installed package")] = None,
+    json_out: Annotated[bool, typer.Option("--json", help=JSON_HELP)] = False,
+) -> None:
+    """Create (or update) Polygon's deployments and their work pool on the Prefect server."""
+    from polygon.deployments import declared, ensure_work_pool
+    from polygon.deployments import deploy as apply_deployments
+
+    seed_list = [int(s) for s in seeds.split(",")] if seeds else None  # ValueError → exit 2
+    start_in = (working_dir or Path.cwd()).resolve()
+    if source is None and not start_in.is_dir():
+        raise ValueError(f"--working-dir {start_in}: not a folder")
+    if suite is None:
+        from polygon_core.demo import demo_dir
+
+        suite = str(demo_dir() / "suite") if source is None else "polygon_core/demo/suite"
+    api = _prefect_api()
+    created = ensure_work_pool(pool, pool_type)
+    ids = apply_deployments(source, work_pool=pool, suite_path=suite, cron=cron, timezone=timezone,
+                            production_source=production_source, seeds=seed_list, working_dir=start_in)
+    entry = {d.name: (d.entrypoint if source else d.module_entrypoint)
+             for d in declared(source, suite_path=suite, production_source=production_source)}
+    if json_out:
+        print(json.dumps({"api": api, "work_pool": pool, "work_pool_created": created,
+                          "working_dir": None if source else str(start_in), "suite_path": suite,
+                          "deployments": [{"name": n, "id": i, "entrypoint": entry[n]} for n, i in ids.items()]},
+                         indent=2))
+        return
+    console.print(f"{'created' if created else 'using'} work pool {pool!r} on {api}", highlight=False)
+    for name, dep_id in ids.items():
+        console.print(f"{name}\t{dep_id}\t{entry[name]}", highlight=False)
+    where = f"from {source}" if source else f"from the installed package, starting in {start_in}"
+    console.print(f"{len(ids)} deployments, flows {where}; start workers with "
+                  f"`prefect worker start --pool {pool}`", highlight=False)

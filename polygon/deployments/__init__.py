@@ -1,0 +1,19 @@
+"""Polygon's Prefect deployments, shipped in the package: `polygon deploy` creates them on the
+Prefect server PREFECT_API_URL names (docs/deployments.md). `deployments/deploy.py` and
+`deployments/prefect.yaml` in a checkout declare the same ones."""
+
+from ._apply import DEFAULT_POOL, WorkingDirectory, deploy, ensure_work_pool
+from ._declared import PROMPT_COMMITTED, SWEEP_REQUESTED, WEEKLY_CRON, Declared, declared, flow_exists
+
+__all__ = [
+    "DEFAULT_POOL",
+    "PROMPT_COMMITTED",
+    "SWEEP_REQUESTED",
+    "WEEKLY_CRON",
+    "Declared",
+    "WorkingDirectory",
+    "declared",
+    "deploy",
+    "ensure_work_pool",
+    "flow_exists",
+]

@@ -1,0 +1,97 @@
+"""The deployments Polygon declares: one list, used from an installed package (`polygon deploy`) and
+from a checkout (`python deployments/deploy.py`); `deployments/prefect.yaml` is its twin for
+`prefect deploy`, kept in agreement by a test.
+
+- `reevaluate-on-prompt-commit`: runs when the event `polygon.prompt.committed` arrives; the event's
+  payload names the agent, the prompt hash and (optionally) the suite and the run to compare with.
+- `weekly-production-grading`: a cron schedule (Monday 06:00 UTC by default) that grades the last
+  seven days of production calls from `production_source` (a folder or s3:// prefix of call
+  exports; declared only when a source is given).
+- `sweep`: runs when `polygon.sweep.requested` arrives, with the sweep spec's path in the payload.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from prefect.events import DeploymentEventTrigger
+
+PROMPT_COMMITTED = "polygon.prompt.committed"
+SWEEP_REQUESTED = "polygon.sweep.requested"
+WEEKLY_CRON = "0 6 * * 1"  # Monday 06:00
+
+
+@dataclass(frozen=True)
+class Declared:
+    """One deployment: its flow entrypoint (as a path in a checkout) and how it is started."""
+
+    name: str
+    entrypoint: str
+    description: str
+    parameters: dict[str, Any] = field(default_factory=dict)
+    triggers: list[DeploymentEventTrigger] = field(default_factory=list)
+    cron: str | None = None
+    timezone: str = "UTC"
+    tags: list[str] = field(default_factory=list)
+
+    @property
+    def module_entrypoint(self) -> str:
+        """The same flow in the installed package: `flows/_sweep.py:run_sweep` is
+        `polygon.flows._sweep.run_sweep` (`flows/` is installed as `polygon.flows`)."""
+        path, name = self.entrypoint.split(":", 1)
+        return ".".join(["polygon", *Path(path).with_suffix("").parts, name])
+
+
+def flow_exists(source: str | None, entrypoint: str) -> bool:
+    """Whether the flow file of `entrypoint` is there: in the installed package (`source` None), in a
+    local checkout, or (trusted) behind a git URL."""
+    if source is None:
+        module = ".".join(["polygon", *Path(entrypoint.split(":", 1)[0]).with_suffix("").parts])
+        return importlib.util.find_spec(module) is not None
+    if "://" in source or source.startswith("git@"):
+        return True
+    return (Path(source) / entrypoint.split(":", 1)[0]).is_file()
+
+
+def declared(source: str | None, *, suite_path: str, cron: str = WEEKLY_CRON, timezone: str = "UTC",
+             production_source: str | None = None, seeds: list[int] | None = None) -> list[Declared]:
+    """The deployments Polygon declares, each once; flows that do not exist in `source` (None: the
+    installed package) are left out."""
+    out = [Declared(
+        name="reevaluate-on-prompt-commit",
+        entrypoint="flows/_reevaluate.py:reevaluate_on_prompt_commit",
+        description="A committed prompt: analyse, regenerate personas, run the suite, compare, report.",
+        parameters={"suite_path": suite_path, **({"seeds": seeds} if seeds is not None else {})},
+        triggers=[DeploymentEventTrigger(
+            name="prompt committed",
+            expect={PROMPT_COMMITTED},
+            match={"prefect.resource.id": "polygon.agent.*"},
+            # Prefect renders a one-expression template as `{{ expr | tojson }}`: the parentheses
+            # keep `or` from binding to the filter. An absent run id renders as "" ("not given").
+            parameters={
+                "agent_path": "{{ event.payload.agent_path }}",
+                "prompt_hash": "{{ event.payload.prompt_hash }}",
+                "suite_path": "{{ (event.payload.suite_path or '" + suite_path.replace("'", "") + "') }}",
+                "previous_run_id": "{{ (event.payload.previous_run_id or '') }}",
+            })],
+        tags=["polygon", "reevaluation"])]
+    grading = "flows/_weekly.py:weekly_production_grading"
+    if production_source and flow_exists(source, "flows/_production.py"):
+        out.append(Declared(
+            name="weekly-production-grading", entrypoint=grading,
+            description="Grade the last seven days of production calls.",
+            parameters={"source": production_source, "days": 7}, cron=cron, timezone=timezone,
+            tags=["polygon", "production"]))
+    sweep = "flows/_sweep.py:run_sweep"
+    if flow_exists(source, sweep):
+        out.append(Declared(
+            name="sweep", entrypoint=sweep, description="A parameter sweep requested by webhook.",
+            triggers=[DeploymentEventTrigger(
+                name="sweep requested", expect={SWEEP_REQUESTED},
+                match={"prefect.resource.id": "polygon.sweep.*"},
+                parameters={"spec_path": "{{ event.payload.spec_path }}"})],
+            tags=["polygon", "sweep"]))
+    return out
