@@ -31,7 +31,7 @@ from polygon_core.adapters.storage import ensure_database
 from polygon_core.adapters.storage._tables import ConversationRow, JudgmentRow, ProbeAnswerRow
 from polygon_core.models import Conversation, Run, ToolCall, Turn, Usage
 
-SCENARIOS = 100
+SCENARIOS = 1_000  # × 100 seeds at 100,000 conversations
 CRITERIA = ("goal_completion", "instruction_adherence", "tool_use_quality", "factuality", "dialogue_quality",
             "robustness", "safety_compliance", "persona_tone")
 PROBES = (("asks_identity", "wanted"), ("discloses_pii", "guardrail"), ("offers_refund", "wanted"))
@@ -61,7 +61,7 @@ def _transcript(run: Run, cid: str, scenario: str, seed: int, changed: bool) -> 
 
 
 def _rows(run: Run, k: int, candidate: bool) -> tuple[dict[str, Any], dict[str, Any], list[dict[str, Any]], bool]:
-    scenario, seed = f"scenario-{k % SCENARIOS:03d}", k // SCENARIOS
+    scenario, seed = f"scenario-{k % SCENARIOS:04d}", k // SCENARIOS
     cid = f"{run.agent_version[:6]}-{scenario}-{seed}"
     changed = candidate and k % 10 == 0
     gate = changed and k % 50 == 0

@@ -6,6 +6,7 @@ from ._evaluate import evaluate_suite
 from ._personas import regenerate_personas
 from ._production import grade_production_calls
 from ._reevaluate import reevaluate_on_prompt_commit
+from ._runner import runner_kind, task_runner
 from ._sweep import run_sweep
 from ._weekly import weekly_production_grading
 
@@ -17,5 +18,7 @@ __all__ = [
     "reevaluate_on_prompt_commit",
     "regenerate_personas",
     "run_sweep",
+    "runner_kind",
+    "task_runner",
     "weekly_production_grading",
 ]

@@ -17,7 +17,6 @@ from . import (
     _cmd_analyze,
     _cmd_calibrate,
     _cmd_compare,
-    _cmd_deploy,
     _cmd_files,
     _cmd_import,
     _cmd_personas,
@@ -27,6 +26,7 @@ from . import (
     _cmd_runs,
     _cmd_scoring,
     _cmd_serve,
+    _cmd_server,
     _cmd_sweep,
 )
 from ._base import console, err, friendly
@@ -51,7 +51,6 @@ COMMANDS: dict[str, Callable[..., Any]] = {
     "validate": _cmd_files.validate,
     "schema": _cmd_files.schema,
     "serve": _cmd_serve.serve,
-    "deploy": _cmd_deploy.deploy,
 }
 
 #: group name → (help, {subcommand name → function}).
@@ -65,6 +64,8 @@ GROUPS: dict[str, tuple[str, dict[str, Callable[..., Any]]]] = {
     }),
     "prompt": ("Prompt versions and their re-evaluation.", {"commit": _cmd_prompt.commit}),
     "db": ("Database maintenance.", {"upgrade": _cmd_files.db_upgrade}),
+    "server": ("A long-lived local Prefect server: every command uses it instead of a temporary one.", {
+        "start": _cmd_server.start, "stop": _cmd_server.stop, "status": _cmd_server.status}),
 }
 
 

@@ -96,8 +96,8 @@ def start_temporary_server(deadline_seconds: float) -> str:
             break
     raise PrefectUnavailable(
         f"Prefect's temporary server did not answer within {deadline_seconds:g} s (the machine may be "
-        "busy): start a long-lived one with `prefect server start` and set "
-        f"PREFECT_API_URL={DEFAULT_LOCAL_API}, or raise POLYGON_PREFECT_STARTUP_SECONDS")
+        "busy): start a long-lived one with `polygon server start` (every command then uses it), "
+        "or raise POLYGON_PREFECT_STARTUP_SECONDS")
 
 
 def _deadline() -> float:
@@ -112,8 +112,9 @@ def choose_api(err: Any = None) -> None:
     """Make the flows of this process use a Prefect API that answers (see the module docstring).
 
     A configured API (PREFECT_API_URL, a Prefect profile, or a test harness) is used as it is, and
-    checked: unreachable is one clear error. Otherwise a server at the default local address is
-    reused when it answers, else a temporary one is started.
+    checked: unreachable is one clear error. Otherwise a server at the default local address (the
+    one `polygon server start` keeps running, or any other) is reused when it answers, else a
+    temporary one is started; `err` is told which.
     """
     from prefect.settings import (
         PREFECT_API_URL,
@@ -132,8 +133,11 @@ def choose_api(err: Any = None) -> None:
     if _healthy(DEFAULT_LOCAL_API, timeout=1.0):
         url = DEFAULT_LOCAL_API
         if err is not None:
-            err.print(f"using the Prefect server at {url}", highlight=False)
+            err.print(f"using the long-lived Prefect server at {url}", highlight=False)
     else:
+        if err is not None:
+            err.print(f"no Prefect server at {DEFAULT_LOCAL_API}: starting a temporary one for this command "
+                      "(`polygon server start` keeps one running for every command)", highlight=False)
         url = start_temporary_server(_deadline())
         # Nobody reads a temporary server's logs, and it stops with the command: keep them local.
         updates[PREFECT_LOGGING_TO_API_ENABLED] = False

@@ -96,16 +96,14 @@ def execute(suite: Path, agents: list[Path], seeds: int | None, rubric: str | No
                          "--probe-model openai:… or anthropic:…); the offline ones have nothing to batch")
     total = len(usecases.plan_conversations(str(suite.resolve()), seed_list, chosen)) * len(runs)
     quiet_prefect()
-    from prefect.task_runners import ThreadPoolTaskRunner
-
-    from polygon.flows import evaluate_suite
+    from polygon.flows import evaluate_suite, task_runner
 
     def stored() -> int:
         return sum(len(stores.repo.conversation_ids(r.id)) for r in runs)
 
     with _progress.watch(err, total, stored, enabled=show_progress):
         # Concurrency is a setting (POLYGON_CONCURRENCY), read here at the edge.
-        flow = evaluate_suite.with_options(task_runner=ThreadPoolTaskRunner(max_workers=stores.settings.concurrency))
+        flow = evaluate_suite.with_options(task_runner=task_runner(stores.settings.concurrency))  # POLYGON_TASK_RUNNER
         flow(suite_path=str(suite.resolve()), runs=runs, agent_paths=[str(a.resolve()) for a in agents],
              seeds=seed_list, rubric_version=rubric, batch_judging=batch_judging or None,
              probes_path=str(probes.resolve()) if probes else None, scenarios=chosen)

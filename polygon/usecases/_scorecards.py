@@ -46,27 +46,41 @@ def _tokens(usage: Mapping[str, Any]) -> tuple[int, bool]:
     return total, any(bool(u.get("estimated", False)) for u in usage.values()) or not usage
 
 
+def _num(value: Any) -> float | None:
+    return None if value is None else float(value)
+
+
+# Every row sets every field, so they share one fields-set: a set per row is ~1 KB at 100,000 rows.
+_ALL_FIELDS = frozenset(ResultRow.model_fields)
+
+
 def row_from_facts(f: Mapping[str, Any], latency_ms: float | None = None) -> ResultRow:
-    """One ResultRow from `scorecard_reads.result_facts`' columns (see `result_rows` for the rules)."""
+    """One ResultRow from `scorecard_reads.result_facts`' columns (see `result_rows` for the rules).
+
+    Built without a second validation (the stored values were validated when saved), with the
+    numbers coerced as validation would (a stored score 4 reads as 4.0).
+    """
     assertions = f["assertions"] or []
     statuses = [a["status"] for a in assertions if a["status"] in ("pass", "fail", "error")]
     policy = [a["status"] for a in assertions if "_before(" in a["expression"] and a["status"] in ("pass", "fail")]
     tokens, estimated = _tokens(f["usage"] or {})
     judged = f["status"] is not None
-    return ResultRow(
-        conversation_id=f["conversation_id"], scenario_id=sys.intern(f["scenario_id"]), seed=f["seed"],
-        caller_type=sys.intern(f["caller_type"]), difficulty=f["difficulty"], end_reason=sys.intern(f["end_reason"]),
-        composite=f["composite"] if judged else None, verdict=f["verdict"] if judged else None,
+    values: dict[str, Any] = dict(
+        conversation_id=f["conversation_id"], scenario_id=sys.intern(f["scenario_id"]), seed=int(f["seed"]),
+        caller_type=sys.intern(f["caller_type"]), difficulty=int(f["difficulty"]),
+        end_reason=sys.intern(f["end_reason"]),
+        composite=_num(f["composite"]) if judged else None, verdict=f["verdict"] if judged else None,
         partial=bool(f["partial"]) if judged else False,
         gates=[g["gate"] for g in f["gates"] or ()] if judged else [],
-        criteria={sys.intern(c["criterion"]): c.get("score") for c in f["criteria"] or ()} if judged else {},
+        criteria={sys.intern(c["criterion"]): _num(c.get("score")) for c in f["criteria"] or ()} if judged else {},
         assertions_passed=(all(s == "pass" for s in statuses) if statuses and "error" not in statuses else None),
         policy_safe=(all(s == "pass" for s in policy) if policy else None),
-        tokens=tokens, tokens_estimated=estimated, latency_ms=latency_ms,
+        tokens=tokens, tokens_estimated=estimated, latency_ms=latency_ms, cost_usd=None,
         assertions={a["name"]: a["status"] for a in assertions},
-        assertion_turns={a["name"]: a["turn"] for a in assertions if a.get("turn") is not None},
+        assertion_turns={a["name"]: int(a["turn"]) for a in assertions if a.get("turn") is not None},
         status=f["status"], reason=f["reason"] if judged else None,
     )
+    return ResultRow.model_construct(_fields_set=_ALL_FIELDS, **values)  # type: ignore[arg-type]
 
 
 def rows_of(stores: Stores, run_id: str, version: str, judge: str, *,

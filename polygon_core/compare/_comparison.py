@@ -158,16 +158,17 @@ def compare_configurations(configs: Sequence[ConfigurationResults], baseline: st
     for cand in configs:
         if cand.label == baseline:
             continue
-        floor = max(floor_of.get(baseline, 0.0), floor_of.get(cand.label, 0.0))
-        kw = dict(baseline=baseline, candidate=cand.label, seed=seed)
-        differences.append(paired_difference(base.rows, cand.rows, noise_floor=floor, **kw))
+        pair_floor = max(floor_of.get(baseline, 0.0), floor_of.get(cand.label, 0.0))
+        kw: dict[str, Any] = dict(baseline=baseline, candidate=cand.label, seed=seed)
+        differences.append(paired_difference(base.rows, cand.rows, noise_floor=pair_floor, **kw))
         for name in sorted({k for r in [*base.rows, *cand.rows] for k in r.criteria}):
             differences.append(paired_difference(base.rows, cand.rows, metric=criterion(name),
                                                  metric_name=f"criterion:{name}", **kw))
-        for sid in sorted({r.scenario_id for r in [*base.rows, *cand.rows]}):
+        # Grouped once, not filtered per scenario: thousands of scenarios stay linear in the rows.
+        base_by, cand_by = _by_scenario(base.rows), _by_scenario(cand.rows)
+        for sid in sorted(set(base_by) | set(cand_by)):
             differences.append(paired_difference(
-                [r for r in base.rows if r.scenario_id == sid], [r for r in cand.rows if r.scenario_id == sid],
-                scope=f"scenario:{sid}", noise_floor=floor, **kw))
+                base_by.get(sid, []), cand_by.get(sid, []), scope=f"scenario:{sid}", noise_floor=pair_floor, **kw))
         items = (divergences[cand.label] if divergences is not None and cand.label in divergences
                  else pair_divergences(base.conversations, cand.conversations))
         divergence_sets.append(DivergenceSet(a=baseline, b=cand.label, items=items))
@@ -182,6 +183,13 @@ def compare_configurations(configs: Sequence[ConfigurationResults], baseline: st
         conversations={c.label: c.conversations for c in configs},
         judgments={c.label: c.judgments for c in configs},
     )
+
+
+def _by_scenario(rows: Sequence[ResultRow]) -> dict[str, list[ResultRow]]:
+    grouped: dict[str, list[ResultRow]] = defaultdict(list)
+    for r in rows:
+        grouped[r.scenario_id].append(r)
+    return grouped
 
 
 def _unjudged(baseline: str, cards: Sequence[Scorecard]) -> list[str]:

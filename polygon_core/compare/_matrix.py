@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -32,11 +32,16 @@ class MatrixRow(DomainModel):
 def scenario_matrix(results: Mapping[str, Sequence[ResultRow]]) -> list[MatrixRow]:
     """Rows ordered by spread (largest first), then incomparable rows, then by scenario id."""
     scenarios = sorted({r.scenario_id for rows in results.values() for r in rows})
+    grouped: dict[str, dict[str, list[ResultRow]]] = {}
+    for label, rows in results.items():  # grouped once: linear in the rows however many scenarios
+        grouped[label] = defaultdict(list)
+        for r in rows:
+            grouped[label][r.scenario_id].append(r)
     out: list[MatrixRow] = []
     for sid in scenarios:
         cells: dict[str, MatrixCell | None] = {}
-        for label, rows in results.items():
-            mine = [r for r in rows if r.scenario_id == sid]
+        for label in results:
+            mine = grouped[label].get(sid, [])
             if not mine:
                 cells[label] = None
                 continue

@@ -1,0 +1,80 @@
+"""Which Prefect task runner runs a suite's conversations: this process's threads, or a Dask cluster.
+
+`POLYGON_TASK_RUNNER` picks it (read here, at the flow's edge):
+
+* ``thread`` (default): Prefect's ThreadPoolTaskRunner; a run's conversations share one event loop
+  in this process (`flows/_evaluate.py`).
+* ``dask``: prefect-dask's DaskTaskRunner (the optional extra ``polygon-bench[dask]``). Each
+  conversation is submitted as its own `evaluate-conversation` task to the cluster's worker
+  processes: the cluster at ``POLYGON_DASK_ADDRESS`` (``tcp://scheduler:8786``), or, without one,
+  a `distributed.LocalCluster` of ``POLYGON_DASK_WORKERS`` worker processes (default 2) started
+  for the flow run. Each worker opens the stores once (`tasks._stores`) from the same settings,
+  so every worker writes to the same database and artifact store. Transcripts and scores are the
+  same as with threads: a conversation depends only on its run, scenario and seed.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from prefect.task_runners import TaskRunner, ThreadPoolTaskRunner
+
+from polygon import usecases
+
+__all__ = ["RUNNERS", "on_cluster", "run_on_cluster", "runner_kind", "task_runner"]
+
+RUNNERS = ("thread", "dask")
+
+
+def runner_kind() -> str:
+    """`POLYGON_TASK_RUNNER`: thread (default) or dask; anything else is a clear error."""
+    kind = os.environ.get("POLYGON_TASK_RUNNER", "").strip().lower() or "thread"
+    if kind not in RUNNERS:
+        raise ValueError(f"POLYGON_TASK_RUNNER={kind!r}: expected one of {', '.join(RUNNERS)}")
+    return kind
+
+
+def on_cluster() -> bool:
+    """Whether conversations go to a Dask cluster (one submitted task each) rather than one loop."""
+    return runner_kind() == "dask"
+
+
+def task_runner(concurrency: int) -> TaskRunner[Any]:
+    """The task runner `POLYGON_TASK_RUNNER` names (threads: `concurrency` of them)."""
+    if not on_cluster():
+        return ThreadPoolTaskRunner(max_workers=concurrency)
+    try:
+        from prefect_dask import DaskTaskRunner
+    except ImportError:
+        raise ValueError("POLYGON_TASK_RUNNER=dask needs prefect-dask and distributed: "
+                         "pip install 'polygon-bench[dask]'") from None
+    address = os.environ.get("POLYGON_DASK_ADDRESS", "").strip()
+    if address:
+        return DaskTaskRunner(address=address)
+    raw = os.environ.get("POLYGON_DASK_WORKERS", "").strip() or "2"
+    if not raw.isdigit() or int(raw) < 1:
+        raise ValueError(f"POLYGON_DASK_WORKERS={raw!r}: expected a whole number of worker processes, 1 or more")
+    return DaskTaskRunner(cluster_class="distributed.LocalCluster",
+                          cluster_kwargs={"n_workers": int(raw), "processes": True, "threads_per_worker": 1,
+                                          "dashboard_address": None})
+
+
+def run_on_cluster(task: Any, run_id: str, suite_path: str, agent_path: str, plan: Sequence[tuple[str, int]],
+                   done: Callable[[Any], None], **options: Any) -> tuple[list[Any], usecases.InFlight]:
+    """Submit one `task` per (scenario, seed) to the flow's task runner and wait for all of them.
+
+    Results come back in plan order; a conversation that failed after its retries fails the flow,
+    as on the thread runner. `InFlight.peak` is what was submitted at once (the cluster decides
+    how many of those its workers run together).
+    """
+    futures = [task.submit(run_id, suite_path, agent_path, scenario_id, seed, **options)
+               for scenario_id, seed in plan]
+    flight = usecases.InFlight(limit=len(futures), peak=len(futures))
+    results = []
+    for future in futures:
+        result = future.result()  # raises the task's own error once its retries are spent
+        done(result)
+        results.append(result)
+    return results, flight

@@ -1,0 +1,79 @@
+"""`polygon server start|stop|status`: one long-lived local Prefect server instead of one per command."""
+
+from __future__ import annotations
+
+import typer
+from rich.console import Console
+
+_out = Console()
+_err = Console(stderr=True)
+
+
+def _fail(message: str) -> None:
+    _err.print(f"[red]error:[/] {message}", highlight=False, soft_wrap=True)
+    raise typer.Exit(1)
+
+
+def start() -> None:
+    """Start a Prefect server at 127.0.0.1:4200 that outlives this command (database, pid and log
+    under POLYGON_HOME/prefect-server); later commands use it instead of a temporary one."""
+    from . import _server
+    from ._prefect import PrefectUnavailable, _deadline
+
+    try:
+        found = _server.state()
+        if found.answering:
+            whose = f"started by `polygon server start`, pid {found.pid}" if found.ours else "not started by Polygon"
+            _out.print(f"a Prefect server already answers at {found.api_url} ({whose})", highlight=False)
+            return
+        now = _server.start(_deadline())
+    except PrefectUnavailable as exc:
+        _fail(str(exc))
+        return
+    _out.print(f"Prefect server running at {now.api_url} (pid {now.pid}; log {now.folder / 'server.log'}); "
+               "every polygon command now uses it; `polygon server stop` stops it", highlight=False, soft_wrap=True)
+
+
+def stop() -> None:
+    """Stop the Prefect server `polygon server start` started (nothing else is touched)."""
+    from . import _server
+
+    pid = _server.stop()
+    if pid is None:
+        found = _server.state()
+        note = (f"; a server not started by Polygon answers at {found.api_url}, left running"
+                if found.answering else "")
+        _out.print(f"no Prefect server started by `polygon server start` is running{note}", highlight=False)
+        return
+    _out.print(f"stopped the Prefect server (pid {pid})", highlight=False)
+
+
+def status() -> None:
+    """Say whether a Prefect server answers at 127.0.0.1:4200 and whether Polygon started it;
+    exit 0 when one answers, 1 when commands would start a temporary one."""
+    from . import _server
+
+    found = _server.state()
+    if found.answering:
+        whose = f"started by `polygon server start`, pid {found.pid}" if found.ours else "not started by Polygon"
+        _out.print(f"running at {found.api_url} ({whose})", highlight=False)
+        return
+    if found.ours:
+        _out.print(f"starting (pid {found.pid}), not answering yet at {found.api_url}", highlight=False)
+        raise typer.Exit(1)
+    _out.print("not running: commands start a temporary Prefect server each (`polygon server start` keeps one)",
+               highlight=False)
+    raise typer.Exit(1)
+
+
+def server_app() -> typer.Typer:
+    """The `polygon server` command group."""
+    group = typer.Typer(no_args_is_help=True, help="A long-lived local Prefect server (start, stop, status).")
+    for name, fn in (("start", start), ("stop", stop), ("status", status)):
+        group.command(name)(fn)
+    return group
+
+
+def register(app: typer.Typer) -> None:
+    """Add the `server` group (for command discovery by `register`)."""
+    app.add_typer(server_app(), name="server")

@@ -1,0 +1,67 @@
+"""POLYGON_TASK_RUNNER=dask: a suite run on a two-process Dask cluster (prefect-dask's DaskTaskRunner
+over distributed's LocalCluster) stores byte-identical transcripts and the same scores as the thread
+runner."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from polygon.flows import runner_kind, task_runner
+from typer.testing import CliRunner
+
+from polygon.cli import app
+from polygon_core.demo import demo_dir
+
+pytest.importorskip("prefect_dask")
+pytestmark = [pytest.mark.prefect, pytest.mark.usefixtures("prefect_harness")]
+SUITE = demo_dir() / "suite"
+V2 = demo_dir() / "agents" / "agent_v2.yaml"
+
+
+def _run(home: Path, monkeypatch: pytest.MonkeyPatch, runner: str) -> tuple[dict[str, bytes], list[tuple]]:
+    monkeypatch.setenv("POLYGON_HOME", str(home))
+    monkeypatch.setenv("POLYGON_TASK_RUNNER", runner)
+    result = CliRunner().invoke(app, ["run", str(SUITE), "--agent", str(V2), "--seeds", "2",
+                                      "--run-id", "same-run", "--json"])
+    assert result.exit_code in (0, 1), result.output  # v2 fires gates: exit 1 is its verdict, not a crash
+    out = json.loads(result.stdout)
+    assert out["runs"][0]["conversations"] == 12
+    folder = home / "artifacts" / "runs" / "same-run" / "conversations"
+    transcripts = {p.name: p.read_bytes() for p in sorted(folder.glob("*.json"))}
+    from polygon import usecases
+
+    stores = usecases.open_stores()
+    scores = sorted((j.conversation_id, j.composite, j.verdict, tuple((c.criterion, c.score) for c in j.criteria),
+                     tuple(g.gate for g in j.gates)) for j in stores.repo.judgments("same-run"))
+    answers = sorted((a.conversation_id, a.probe_id, a.answer) for a in stores.repo.probe_answers("same-run"))
+    stores.repo.close()
+    return transcripts, [*scores, *answers]
+
+
+def test_two_process_dask_cluster_gives_the_thread_runners_transcripts_and_scores(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for var in ("POLYGON_DATABASE_URL", "POLYGON_ARTIFACTS_URL", "POLYGON_DASK_ADDRESS"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("POLYGON_DASK_WORKERS", "2")
+    threads = _run(tmp_path / "threads", monkeypatch, "thread")
+    dask = _run(tmp_path / "dask", monkeypatch, "dask")
+    assert len(threads[0]) == 12 and len(threads[1]) > 12  # 12 judgments and their probe answers
+    assert dask[0] == threads[0]  # byte for byte, every transcript
+    assert dask[1] == threads[1]  # every judgment (composite, verdict, criteria, gates) and probe answer
+
+
+def test_the_runner_is_a_setting_and_a_bad_one_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    from prefect.task_runners import ThreadPoolTaskRunner
+    from prefect_dask import DaskTaskRunner
+
+    monkeypatch.delenv("POLYGON_TASK_RUNNER", raising=False)
+    assert runner_kind() == "thread" and isinstance(task_runner(3), ThreadPoolTaskRunner)
+    monkeypatch.setenv("POLYGON_TASK_RUNNER", "dask")
+    monkeypatch.setenv("POLYGON_DASK_ADDRESS", "tcp://127.0.0.1:8786")
+    remote = task_runner(3)
+    assert isinstance(remote, DaskTaskRunner) and remote.address == "tcp://127.0.0.1:8786"
+    monkeypatch.setenv("POLYGON_TASK_RUNNER", "ray")
+    with pytest.raises(ValueError, match=r"POLYGON_TASK_RUNNER='ray': expected one of thread, dask"):
+        runner_kind()
