@@ -264,8 +264,10 @@ def wait_for_batch_pass(stores: Stores, run_id: str, key: str, *,
     model = _model(stores, job.spec.model)
     deadline = time.monotonic() + stores.settings.batch_max_wait_hours * 3600
 
+    batch_ids = job.batch_ids
+
     async def poll() -> list[BatchStatus]:
-        return [await model.batch_status(b) for b in job.batch_ids]
+        return [await model.batch_status(b) for b in batch_ids]
 
     while True:
         statuses = _in_loop(model, poll)

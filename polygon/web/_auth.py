@@ -72,7 +72,7 @@ def parse_tokens(raw: str | None) -> list[ApiToken]:
                                    f"not {scope!r}")
         if any(t.name == name for t in tokens):
             raise TokenConfigError(f"POLYGON_API_TOKENS: the name {name!r} is used twice")
-        tokens.append(ApiToken(name=name, token=token, scope=scope))  # type: ignore[arg-type]
+        tokens.append(ApiToken(name=name, token=token, scope=scope))
     return tokens
 
 

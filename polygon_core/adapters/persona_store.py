@@ -10,6 +10,7 @@ never deleted), `pinned` (reviewed and kept on purpose: never marked stale or re
 
 from __future__ import annotations
 
+import builtins  # the store has a `list` method: annotations after it name the builtin explicitly
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -127,14 +128,14 @@ class PersonaStore:
         """Pin a persona: it is never marked stale and never replaced by regeneration."""
         return self.set_status(self.get(pid, agent), "pinned")
 
-    def mark_stale(self, agent: str, current_hash: str) -> list[PersonaRecord]:
+    def mark_stale(self, agent: str, current_hash: str) -> builtins.list[PersonaRecord]:
         """Mark the agent's active personas from any other prompt hash stale; returns them."""
         marked = [self.set_status(r, "stale") for r in self.list(agent, statuses=["active"])
                   if r.prompt_hash != current_hash]
         return marked
 
     def replace_generation(self, agent: str, prompt_hash: str,
-                           records: Sequence[PersonaRecord]) -> list[str]:
+                           records: Sequence[PersonaRecord]) -> builtins.list[str]:
         """Store a new generation for (agent, prompt hash).
 
         Earlier active or failed records of the same prompt that the new generation does not
@@ -154,7 +155,7 @@ class PersonaStore:
             stored.append(record.id)
         return stored
 
-    def export(self, folder: Path, agent: str | None = None, *, include_stale: bool = False) -> list[Path]:
+    def export(self, folder: Path, agent: str | None = None, *, include_stale: bool = False) -> builtins.list[Path]:
         """Write records (active, pinned and failed; stale too on request) as YAML files to `folder`."""
         folder.mkdir(parents=True, exist_ok=True)
         paths = []
@@ -166,7 +167,7 @@ class PersonaStore:
             paths.append(path)
         return paths
 
-    def import_files(self, paths: Iterable[Path]) -> list[PersonaRecord]:
+    def import_files(self, paths: Iterable[Path]) -> builtins.list[PersonaRecord]:
         """Read edited YAML files back (all validated before any is stored); returns the records.
 
         Raises FileErrors naming every bad file, line and field; nothing is stored then.

@@ -34,7 +34,7 @@ def analyze_prompt(text: str, *, language: str | None = None, max_tier: int = 4,
     _check_tier(max_tier)
     lang = language or detect_language(text)
     patterns = patterns_for(lang)
-    findings = [tier(text, patterns) for name, tier in _OFFLINE.items() if TIERS.index(name) < max_tier]  # type: ignore[operator]
+    findings = [tier(text, patterns) for name, tier in _OFFLINE.items() if TIERS.index(name) < max_tier]
     skipped: dict[str, str] = {}
     for name in TIERS[max_tier:]:
         skipped[name] = f"above --max-tier {max_tier}"

@@ -26,7 +26,7 @@ def combine(findings: Sequence[TierFindings]) -> dict[str, AxisResult]:
         for found in findings:
             if axis in found.scores:
                 weight = TIER_WEIGHTS[found.tier]
-                weighted += weight * found.scores[axis]  # type: ignore[index]
+                weighted += weight * found.scores[axis]
                 total += weight
                 tiers.append(found.tier)
         seen: set[tuple[int, int, str, str]] = set()

@@ -74,7 +74,7 @@ def judge_findings(text: str, response: ChatResponse) -> TierFindings | None:
         for finding in entry.get("findings") or []:
             quote = finding.get("quote") if isinstance(finding, dict) else None
             start = text.find(quote) if isinstance(quote, str) and quote.strip() else -1
-            if start >= 0:
+            if start >= 0 and isinstance(quote, str):
                 highlights.append(Highlight(start=start, end=start + len(quote), axis=axis, tier="judge",
                                             reason=str(finding.get("reason") or "named by the judge")))
     if not scores:

@@ -208,7 +208,7 @@ def rules_tier(text: str, patterns: LanguagePatterns) -> TierFindings:
     """Run every rule of the tier on `text`."""
     units = split_units(text)
     rules = [r for u in units if (r := classify(u, patterns)) is not None]
-    results = {
+    results: dict[Axis, tuple[float, list[Highlight]]] = {
         "overload": overload(rules),
         "attention_dilution": attention_dilution(text, units, patterns),
         "conflict": conflict(_with_exceptions(rules, units, patterns), patterns),

@@ -48,7 +48,8 @@ def text_tokens(conv: Conversation) -> list[str]:
     return out
 
 
-def tfidf_row(tokens: Sequence[str], vocabulary: Mapping[str, int], idf: Sequence[float]) -> np.ndarray:
+def tfidf_row(tokens: Sequence[str], vocabulary: Mapping[str, int],
+              idf: Sequence[float] | np.ndarray) -> np.ndarray:
     """One document's TF-IDF vector exactly as scikit-learn's TfidfVectorizer computes it.
 
     Settings of the fitted vectorizer: sublinear tf (1 + ln count), times idf, then L2-normalised.

@@ -76,7 +76,8 @@ _ESTIMATORS: dict[str, Callable[[FloatArray, FloatArray], float]] = {
 }
 
 
-def agreement(judge: Sequence[float], people: Sequence[float]) -> dict[str, float | None]:
+def agreement(judge: Sequence[float] | np.ndarray,
+              people: Sequence[float] | np.ndarray) -> dict[str, float | None]:
     """Each statistic of `STATISTICS` on paired values (judge, people), None where undefined.
 
     rho: Spearman; tau: Kendall's tau-b; kappa: Cohen's kappa with quadratic weights over the

@@ -109,10 +109,10 @@ def systematic_summary(baseline: str, rows: Mapping[str, Sequence[ResultRow]],
                                               noise_floor=0.0, seed=seed), "criterion", n, 2)
                 for n in names]
         gates = sorted({g for r in [*base, *cand] for g in r.gates})
-        gate_entries = [{"gate": g, "baseline": sum(g in r.gates for r in base),
+        gate_entries: list[dict[str, Any]] = [{"gate": g, "baseline": sum(g in r.gates for r in base),
                          "candidate": sum(g in r.gates for r in cand)} for g in gates]
         aa, ab = _assertions(base), _assertions(cand)
-        assertion_entries = [
+        assertion_entries: list[dict[str, Any]] = [
             {"assertion": n, "baseline_passed": aa.get(n, (0, 0))[0], "baseline_n": aa.get(n, (0, 0))[1],
              "candidate_passed": ab.get(n, (0, 0))[0], "candidate_n": ab.get(n, (0, 0))[1]}
             for n in sorted({*aa, *ab})]

@@ -13,6 +13,7 @@ Two turns are reported per pair:
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from pydantic import Field
 
@@ -91,7 +92,7 @@ def pair_divergence(conv: Conversation, other: Conversation) -> PairDivergence:
     if d is None:
         return PairDivergence(scenario_id=conv.scenario_id, seed=conv.seed, turn=None, reasons=[])
     c = consequential_divergence(conv.turns, other.turns)
-    extra = {} if c is None else dict(
+    extra: dict[str, Any] = {} if c is None else dict(
         consequential_turn=c.turn, consequential_reasons=list(c.reasons),
         consequential_a_text=_speaker_text(c.a_turn), consequential_b_text=_speaker_text(c.b_turn),
         consequential_a_tools=_tools(c.a_turn), consequential_b_tools=_tools(c.b_turn))

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 from pydantic import Field
 
 from ..models import DomainModel, ProbeAnswer
-from ..probes import conformance, wilson_interval
+from ..probes import Polarity, conformance, wilson_interval
 from ._passk import pass_hat_k_by_seed
 from ._resample import LARGE_SAMPLE, bootstrap_means, normal_interval, normal_method
 
@@ -125,7 +126,7 @@ def _wilson(flags: Sequence[bool | None]) -> tuple[float, float] | None:
 
 def probe_rates(answers: Sequence[ProbeAnswer]) -> list[ProbeRate]:
     """Conformance per (probe, wording hash)."""
-    grouped: dict[tuple[str, str, str], list[str]] = defaultdict(list)
+    grouped: dict[tuple[str, str, Polarity], list[str]] = defaultdict(list)
     for a in answers:
         grouped[(a.probe_id, a.wording_hash, a.polarity)].append(a.answer)
     rates = []
@@ -136,7 +137,7 @@ def probe_rates(answers: Sequence[ProbeAnswer]) -> list[ProbeRate]:
     return rates
 
 
-def _failures(rows: Sequence[ResultRow], answers: Sequence[ProbeAnswer]) -> dict[str, int | str | None]:
+def _failures(rows: Sequence[ResultRow], answers: Sequence[ProbeAnswer]) -> dict[str, Any]:
     """Counts and first reasons of broken calls, judge errors and probe errors (nothing silent)."""
     broken = [r for r in rows if r.status == "agent_failure"]
     judge = [r for r in rows if r.status == "judge_error"]
@@ -161,7 +162,7 @@ def build_scorecard(label: str, run_id: str, agent_version: str, rubric_version:
     names = sorted({k for r in agent_rows for k in r.criteria})
     criteria = {}
     for name in names:
-        vals = [r.criteria[name] for r in agent_rows if r.criteria.get(name) is not None]
+        vals = [v for r in agent_rows if (v := r.criteria.get(name)) is not None]
         criteria[name] = round(float(np.mean(vals)), 4) if vals else None
     verdicts = Counter(r.verdict for r in agent_rows if r.verdict)
     latencies = [r.latency_ms for r in rows if r.latency_ms is not None]

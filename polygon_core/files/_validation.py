@@ -75,8 +75,8 @@ def errors_from_validation(
             others = [e for e, truncated in errors if not truncated]
         else:
             others = [e for e, _ in errors]
-        for error in others:
-            out.append(_one_error(doc, path, error, model))
+        for other in others:
+            out.append(_one_error(doc, path, other, model))
     out.sort(key=lambda e: e.line or 0)
     return out
 

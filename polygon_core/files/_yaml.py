@@ -84,7 +84,8 @@ def _construct_int(loader: SafeConstructor, node: ScalarNode) -> int:
         raise ConstructorError(None, None, f"invalid integer {text!r}", node.start_mark) from None
 
 
-_Loader.add_constructor("tag:yaml.org,2002:int", _construct_int)
+# The stubs bind add_constructor's class to the constructor base alone, not to a composite loader.
+_Loader.add_constructor("tag:yaml.org,2002:int", _construct_int)  # type: ignore[type-var]
 
 
 @dataclass(frozen=True)

@@ -52,7 +52,7 @@ def binary_of(stream: TextIO) -> BinaryIO | None:
         return None
     if (stream.encoding or "").lower() not in _UTF8_NAMES:
         return None
-    return stream.buffer  # type: ignore[return-value]
+    return stream.buffer
 
 
 def numbered_lines(stream: TextIO) -> Iterator[Line]:

@@ -122,6 +122,6 @@ def parse_speaker_map(text: str | None) -> dict[str, Speaker]:
         side = side.strip().lower()
         if not sep or not label.strip() or side not in (CALLER, AGENT):
             raise ValueError(f"--speaker-map entry {entry.strip()!r}: expected LABEL=caller or LABEL=agent")
-        out[label.strip().lower()] = side  # type: ignore[assignment]
+        out[label.strip().lower()] = side
     return out
 

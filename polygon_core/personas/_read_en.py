@@ -109,7 +109,7 @@ def _object_after(tokens: list[str], start: int) -> str:
 
 
 def _task_name(verb: str, obj: str) -> str:
-    words = []
+    words: list[str] = []
     for w in obj.lower().split():
         if w in ("for", "of", "from", "to", "with", "on", "in", "at", "by", "the", "same", "about"):
             if words:

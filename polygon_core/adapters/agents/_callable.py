@@ -11,7 +11,7 @@ from __future__ import annotations
 import importlib
 import inspect
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 from ...conversation import Agent, AgentAction, AgentRequest
 from ...models import AgentConfig
@@ -57,7 +57,7 @@ def agent_factory(config: AgentConfig, *, model_name: str | None = None, setting
     if config.kind == "callable":
         target = load_attr(config.callable or "")
         if inspect.isclass(target):
-            return target
+            return cast(Callable[[], Agent], target)  # an Agent class: its constructor is the factory
         if callable(target):
             return lambda: _FunctionAgent(target)
         raise AgentConfigError(f"callable {config.callable!r} is neither a class nor a function")

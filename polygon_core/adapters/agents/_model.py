@@ -11,7 +11,7 @@ text (`_text_tools`), for local models that write tool calls as JSON instead of 
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Literal
 
 from ...conversation import AgentAction, AgentRequest, ToolRequest
 from ...models import AgentConfig
@@ -73,7 +73,8 @@ def _text_request(call: TextCall, tools: list[ChatTool]) -> ToolRequest:
         return ToolRequest(name=call.name, arguments=call.arguments)
     arguments = {_INVALID: call.error or "unreadable tool call", "_text": call.raw[:300]}
     schema = next((t.parameters for t in tools if t.name == call.name), None)
-    name = call.name if schema is not None and not _accepts(schema, arguments) else UNREADABLE_TOOL_CALL
+    name = (call.name if call.name is not None and schema is not None and not _accepts(schema, arguments)
+            else UNREADABLE_TOOL_CALL)
     return ToolRequest(name=name, arguments=arguments)
 
 
@@ -88,13 +89,15 @@ def _accepts(schema: dict[str, Any], arguments: dict[str, Any]) -> bool:
         return False
 
 
-def _read_reply(reply: ChatResponse, text_tools: list[ChatTool] | None) -> tuple[str, list[ToolRequest], str | None]:
+def _read_reply(reply: ChatResponse,
+                text_tools: list[ChatTool] | None) -> tuple[str, list[ToolRequest], Literal["end"] | None]:
     """(speech, tool calls, end) of a reply; with `text_tools`, calls are also read from its text."""
     say, written = reply.text.strip(), []
     if text_tools is not None:
         parsed = parse_text_reply(reply.text)
         say, written = parsed.speech, [_text_request(c, text_tools) for c in parsed.calls]
-    calls, end = [], None
+    calls: list[ToolRequest] = []
+    end: Literal["end"] | None = None
     for call in reply.tool_calls:
         if call.name == END_CALL_TOOL:
             end = "end"

@@ -7,6 +7,7 @@ about a judge, keyed by judge model, rubric version and judge-prompt hash, not a
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import Any
 
 from sqlalchemy import Engine, func, select
 from sqlmodel import Session
@@ -70,8 +71,8 @@ class CalibrationStore:
             return total, [_calibration(row) for row in connection.execute(query)]
 
 
-def _calibration(row: object) -> Calibration:
-    results, created_at = row  # type: ignore[misc]
+def _calibration(row: Any) -> Calibration:  # a (results, created_at) row
+    results, created_at = row
     return Calibration.model_validate({**results, "created_at": created_at})
 
 
