@@ -81,5 +81,8 @@ def sweep(spec: Annotated[Path, typer.Argument(help="sweep spec YAML")],
         console.print(matrix_table(rows, [r["label"] for r in report["leaderboard"][:3]]))
     for item in report["refused"]:
         console.print(f"[yellow]refused[/] {item['label']}: {item['reason']}")
+    for same in report.get("same_configuration", []):  # labels are the spec's text: never markup
+        console.print(f"not run again: {same['label']} configures what {same['same_as']} does (its result "
+                      "is that point's)", markup=False, highlight=False)
     if report["stopped_early"]:
         console.print(f"[red]stopped early[/]: {report['stopped_early']}")

@@ -76,12 +76,16 @@ def test_one_at_a_time_runs_each_distinct_configuration_once(polygon_home: Path,
                                                              monkeypatch: pytest.MonkeyPatch) -> None:
     # address-change has no noise and the suite's tools no faults: `noise: 0.0` and
     # `stub_error_rate: 0.0` configure exactly the base. Four points, two configurations.
+    from datetime import UTC, datetime
+
     from polygon import usecases
     from polygon_core.adapters.providers import run_usage
     from tests.fakes.llm_server import FakeLLMServer
+    from tests.flows.test_flow_runs_in_the_ui import flow_runs_since
     from tests.providers.conftest import FAKE_KEY, model_agent
 
     monkeypatch.setenv("OPENAI_API_KEY", FAKE_KEY)
+    start = datetime.now(UTC)
     with FakeLLMServer() as srv:
         agent = model_agent(tmp_path, f"openai:gpt-4o-mini@{srv.openai_url}")
         report = _sweep(_spec(tmp_path, name="distinct", agent=str(agent), strategy="one_at_a_time",
@@ -99,3 +103,17 @@ def test_one_at_a_time_runs_each_distinct_configuration_once(polygon_home: Path,
     assert [len(stores.repo.conversation_ids(r.id)) for r in runs] == [1, 1]
     calls = [run_usage(stores.artifacts, r.id)["roles"]["agent"]["calls"] for r in runs]
     assert min(calls) > 0 and sum(calls) == requests
+    # In the Prefect UI each sub-run says which point it is, and carries the sweep's and point's tags.
+    by_label = {p["label"]: next(r for r in runs if r.id == p["run_id"]) for p in report["leaderboard"]}
+    subruns = flow_runs_since(start, "evaluate-suite")
+    assert [f.name for f in subruns] == [
+        f"sweep distinct point {n}/2 ({label}): model-agent@{by_label[label].agent_version[:8]}"
+        for n, label in ((1, "base"), (2, "noise=0.6"))]
+    for n, (flow_run, label) in enumerate(zip(subruns, ("base", "noise=0.6"), strict=True), start=1):
+        run = by_label[label]
+        assert flow_run.tags == sorted(["agent:model-agent", f"point:{n}", "polygon", "rubric:v1", "source:synthetic",
+                                        "suite:distinct", "sweep:distinct", f"version:{run.agent_version[:12]}"])
+    (sweep_run,) = flow_runs_since(start, "run-sweep")
+    assert sweep_run.name == "sweep sweep.yaml"
+    assert sweep_run.tags == sorted(["agent:model-agent", "polygon", "rubric:v1", "source:synthetic", "suite:distinct",
+                                     "sweep:distinct", f"version:{by_label['base'].agent_version[:12]}"])
