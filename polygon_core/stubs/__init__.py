@@ -16,7 +16,9 @@ clock. One call goes through, in order:
 5. the answer by kind: `fixed` (a copy of `response`), `template` (Jinja2 in a sandbox, parsed as
    JSON when the text is JSON), `rules` (the first rule whose simpleeval `when` over `args` and
    `state` holds; `{"error": "no_rule_matched"}` otherwise) or `state` (read/append/update at a
-   dotted path of the shared state).
+   dotted path of the shared state). Each kind answers in its own `respond`
+   (`polygon_core/models/_tool_kinds.py`) through the environment's `StubContext`; a new kind is
+   one `ToolBase` subclass and its line in the `ToolDef` union (docs/design.md, "Extending Polygon").
 
 A valid call that was not faulted and was answered (for rules: some rule matched) emits the
 tool's `events` plus the matched rule's `events` as `DomainEvent`s carrying the call's arguments.
