@@ -7,7 +7,6 @@ command is a function in its area's module plus one line in `COMMANDS` (or in a 
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -92,4 +91,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+    main()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -14,7 +15,7 @@ from rich.text import Text
 from ._base import console, friendly
 
 if TYPE_CHECKING:
-    from polygon_core.analysis import AxisChange, PromptAnalysis
+    from polygon_core.analysis import Axis, AxisChange, PromptAnalysis
 
 # One colour per axis, used both on the prompt and in the legend.
 AXIS_STYLES = {
@@ -79,7 +80,7 @@ def _print_highlights(out: Console, text: str, analysis: PromptAnalysis) -> None
             out.print(f"  … and {len(result.highlights) - SHOWN_PER_AXIS} more (see --json)")
 
 
-def _changes_table(changes: dict[str, AxisChange]) -> Table:
+def _changes_table(changes: Mapping[Axis, AxisChange]) -> Table:
     table = Table(title="Change from the previous version")
     for col in ("axis", "before", "after", "change", "new passages", "resolved passages"):
         table.add_column(col, justify="right" if col in ("before", "after", "change") else "left")

@@ -17,6 +17,11 @@ _BATCH_HELP = ("send the pass through the provider's batch API (OpenAI Batch, An
                "half the price; waits for the batch, polling every POLYGON_BATCH_POLL_SECONDS")
 
 
+def _paths(suite: Path | None, agent: Path | None) -> tuple[str | None, str | None]:
+    """The suite and agent given on the command line (None: the run's manifest)."""
+    return (str(suite.resolve()) if suite else None, str(agent.resolve()) if agent else None)
+
+
 def _run_batch(spec: Any) -> Any:
     """Run the batch-judge flow (submit, wait, collect); a re-run resumes the submitted batch."""
     from polygon import usecases
@@ -47,16 +52,15 @@ def rescore(
     from polygon import usecases
 
     stores = usecases.open_stores()
-    paths = {"suite_path": str(suite.resolve()) if suite else None,
-             "agent_path": str(agent.resolve()) if agent else None}
+    suite_path, agent_path = _paths(suite, agent)
     judge_model = judge or stores.settings.judge_model
     if batch:
         result = _run_batch(usecases.rescore_batch_pass(
             stores, run_id, kind="judge", model=judge_model, rubric_version=rubric, repeats=repeats,
-            **paths))
+            suite_path=suite_path, agent_path=agent_path))
     else:
         result = usecases.rescore_run(stores, run_id, rubric_version=rubric, judge_model=judge_model,
-                             repeats=repeats, **paths)
+                                      repeats=repeats, suite_path=suite_path, agent_path=agent_path)
     card = usecases.scorecard(stores, result.run_id, rubric_version=result.rubric_version,
                               judge=result.judge_model)
     if json_out:
@@ -103,15 +107,16 @@ def probe(
     if probes is not None and not probes.is_file():
         raise ValueError(f"{probes}: no such probe file")
     stores = usecases.open_stores()
-    paths = {"suite_path": str(suite.resolve()) if suite else None,
-             "agent_path": str(agent.resolve()) if agent else None}
+    suite_path, agent_path = _paths(suite, agent)
     probe_model = model or stores.settings.probe_model
     probes_path = str(probes.resolve()) if probes else None
     if batch:
         result = _run_batch(usecases.rescore_batch_pass(
-            stores, run_id, kind="probe", model=probe_model, probes_path=probes_path, **paths))
+            stores, run_id, kind="probe", model=probe_model, probes_path=probes_path,
+            suite_path=suite_path, agent_path=agent_path))
     else:
-        result = usecases.probe_run(stores, run_id, probes_path=probes_path, probe_model=probe_model, **paths)
+        result = usecases.probe_run(stores, run_id, probes_path=probes_path, probe_model=probe_model,
+                                    suite_path=suite_path, agent_path=agent_path)
     card = usecases.scorecard(stores, result.run_id)
     total = len(stores.repo.list_conversations(result.run_id))
     if json_out:

@@ -77,7 +77,7 @@ def _vertical(console: Console, table: Table, keys: int) -> Group:
         heading = Text(" · ").join(_plain(console, cells[i][r]) for i in range(min(keys, len(columns))))
         parts.append(Text("▸ ", style="bold") + heading)
         packed: list[Text] = []
-        blocks: list[Text] = []
+        blocks: list[RenderableType] = []
         for i in range(keys, len(columns)):
             value = _plain(console, cells[i][r])
             if not value.plain.strip():

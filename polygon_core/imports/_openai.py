@@ -81,7 +81,9 @@ def _convert(value: Any, line: int, speakers: SpeakerMap) -> ImportedCall:
             continue  # a tool-calling step (or nothing said): its calls go with the agent's next words
         built.say(side, text, iso_time(message.get("timestamp")))
     turns = built.turns()
-    meta = record.get("metadata") if isinstance(record.get("metadata"), dict) else {}
+    meta = record.get("metadata")
+    if not isinstance(meta, dict):
+        meta = {}
     return ImportedCall(external_id=ident, line=line, turns=turns,
                         started_at=iso_time(record.get("started_at")),
                         ended_at=iso_time(record.get("ended_at")),

@@ -47,7 +47,9 @@ END_REASONS: dict[str, str] = {
 def _convert(value: Any, line: int, speakers: SpeakerMap) -> ImportedCall:
     call = require_object(value, "a Vapi call")
     ident = require_id(call, "id")
-    artifact = call.get("artifact") if isinstance(call.get("artifact"), dict) else {}
+    artifact = call.get("artifact")
+    if not isinstance(artifact, dict):
+        artifact = {}
     messages = artifact.get("messages", call.get("messages"))
     if not isinstance(messages, list):
         raise BadRecord("no `artifact.messages` list in the call object", ident)
@@ -92,7 +94,9 @@ def webhook_calls(body: Any) -> list[Any] | None:
     message = body.get("message") if isinstance(body, dict) else None
     if not isinstance(message, dict) or message.get("type") != "end-of-call-report":
         return None
-    call = message.get("call") if isinstance(message.get("call"), dict) else {}
+    call = message.get("call")
+    if not isinstance(call, dict):
+        call = {}
     merged = {**call, **{k: message[k] for k in ("artifact", "startedAt", "endedAt", "endedReason")
                          if message.get(k) is not None}}
     return [merged]
