@@ -26,6 +26,7 @@ from ._convert import (
 )
 from ._format import ImportFormat, import_format, unregister_format
 from ._registry import DEFAULT_FORMAT, FORMATS, format_for, get_format, is_lines_file, read_calls
+from ._sources import Source, SourcesFile, load_sources
 from ._tool_checks import check_imported_tool_calls
 from ._types import (
     ImportedCall,
@@ -52,6 +53,8 @@ __all__ = [
     "ImportedToolCall",
     "ImportedTurn",
     "ParseItem",
+    "Source",
+    "SourcesFile",
     "SpeakerError",
     "SpeakerMap",
     "TurnBuilder",
@@ -63,6 +66,7 @@ __all__ = [
     "import_format",
     "is_lines_file",
     "iso_time",
+    "load_sources",
     "mark_probes_not_applicable",
     "not_applicable_assertions",
     "parse_speaker_map",

@@ -6,6 +6,7 @@
 from . import _pages as pages  # paginated reads for the web app
 from . import _scorecard_reads as scorecard_reads  # streamed reads for scorecards, show and compare
 from ._calibrations import CalibrationStore
+from ._call_objects import CallObject, CallObjectLedger
 from ._deliveries import DeliveryLedger
 from ._imports import ImportedRecord, ImportLedger, ProductionRunInfo
 from ._migrate import DatabaseNotReadyError, head_revision
@@ -19,6 +20,8 @@ from ._repository import (
 
 __all__ = [
     "CalibrationStore",
+    "CallObject",
+    "CallObjectLedger",
     "ConversationRecord",
     "DatabaseNotReadyError",
     "DeliveryLedger",

@@ -21,6 +21,7 @@ __all__ = [
     "NAMING_CONVENTION",
     "TABLE_NAMES",
     "CalibrationRow",
+    "CallObjectRow",
     "ConversationRow",
     "ImportedConversationRow",
     "JudgmentRow",
@@ -306,3 +307,28 @@ class WebhookDeliveryRow(PolygonTable, table=True):
     kind: str = Field(sa_column=sa.Column(sa.String(), nullable=False))
     received_at: str = Field(sa_column=sa.Column(sa.String(), nullable=False))
     expires_at: str = Field(sa_column=sa.Column(sa.String(), nullable=False))
+
+
+class CallObjectRow(PolygonTable, table=True):
+    """A file of production calls that arrived (revision 0006): an S3 object or a webhook's call.
+
+    The key (source, object key, ETag) is what the scheduled pull remembers: an object listed again
+    with the same ETag is skipped, a rewritten one (a new ETag) is a new arrival. ``imported_at`` is
+    None while the arrival waits for the import-calls flow; the counts are that import's summary.
+    """
+
+    __tablename__ = "polygon_call_object"
+    __table_args__ = (sa.Index("ix_polygon_call_object_pending", "imported_at", "source"),)
+
+    source: str = Field(sa_column=sa.Column(sa.String(), primary_key=True))
+    key: str = Field(sa_column=sa.Column(sa.String(), primary_key=True))
+    etag: str = Field(sa_column=sa.Column(sa.String(), primary_key=True))
+    via: str = Field(sa_column=sa.Column(sa.String(), nullable=False))  # s3-pull, webhook, s3-event
+    location: str = Field(sa_column=sa.Column(sa.String(), nullable=False))  # what is read to import it
+    fmt: str = Field(sa_column=sa.Column(sa.String(), nullable=False))
+    seen_at: str = Field(sa_column=sa.Column(sa.String(), nullable=False))
+    imported_at: str | None = Field(default=None, sa_column=sa.Column(sa.String(), nullable=True))
+    batch: str | None = Field(default=None, sa_column=sa.Column(sa.String(), nullable=True))
+    imported: int = Field(default=0, sa_column=sa.Column(sa.Integer(), nullable=False))
+    duplicates: int = Field(default=0, sa_column=sa.Column(sa.Integer(), nullable=False))
+    rejected: int = Field(default=0, sa_column=sa.Column(sa.Integer(), nullable=False))
