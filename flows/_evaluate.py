@@ -2,20 +2,23 @@
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, cast
 from uuid import UUID
 
 from polygon.flows._batch import batch_judge  # absolute: Prefect loads this file by path
+from polygon.flows._runner import on_cluster, run_on_cluster
 from polygon.flows._story import run_tags, tag_flow_run
 from polygon.tasks import (
     compare_runs_task,
     create_run_task,
+    evaluate_conversation_task,
     finish_run_task,
     judge_task,
     probe_task,
     publish_artifacts_task,
-    simulate_task,
 )
 from prefect import flow, get_run_logger, tags
 from prefect.artifacts import create_progress_artifact, update_progress_artifact
@@ -25,6 +28,31 @@ from prefect.task_runners import ThreadPoolTaskRunner
 
 from polygon import usecases
 from polygon_core.models import Run
+
+
+def _conversations(run: Run, suite_path: str, agent_path: str, plan: list[tuple[str, int]], limit: int,
+                   step: Callable[[int], None], **options: Any) -> tuple[list[usecases.Evaluated], usecases.InFlight]:
+    """Every conversation of one run as its own task, all on one event loop, `limit` at once.
+
+    One Prefect client for the loop (Prefect would otherwise open one, with its TLS context, per
+    task). A conversation whose task failed after its retries fails the flow, as before.
+    """
+    from prefect.context import AsyncClientContext
+
+    per = 1 + len(options["stages"])
+    if on_cluster():  # POLYGON_TASK_RUNNER=dask: one submitted task per conversation (flows/_runner.py)
+        return run_on_cluster(evaluate_conversation_task, run.id, suite_path, agent_path, plan, lambda _r: step(per), **options)
+
+    async def main() -> tuple[list[Any], usecases.InFlight]:
+        async with AsyncClientContext.get_or_create():
+            return await usecases.run_bounded(
+                plan, lambda item: evaluate_conversation_task(run.id, suite_path, agent_path, *item, **options),
+                limit=limit, done=lambda _result: step(per))
+
+    results, flight = asyncio.run(main())
+    if flight.errors:
+        raise flight.errors[0]
+    return results, flight
 
 
 def _run_name() -> str:
@@ -39,10 +67,15 @@ def _run_name() -> str:
 @flow(name="evaluate-suite", flow_run_name=_run_name,
       task_runner=ThreadPoolTaskRunner(max_workers=8))  # type: ignore[arg-type]
 def evaluate_suite(suite_path: str, runs: list[Run], agent_paths: list[str],
-                   seeds: list[int] | None = None, rubric_version: str = "v1",
+                   seeds: list[int] | None = None, rubric_version: str | None = None,
                    repeats: int = 1, probes_path: str | None = None,
-                   batch_judging: bool | None = None, scenarios: list[str] | None = None) -> list[dict]:
+                   batch_judging: bool | None = None, scenarios: list[str] | None = None,
+                   concurrency: int | None = None) -> list[dict]:
     """Evaluate one suite for each (run, agent) pair; returns each run's scorecard as a dict.
+
+    Each conversation is one `evaluate-conversation` task (simulate, judge, probe); a run's
+    conversations share one event loop, at most `concurrency` at once (None: the suite's
+    `concurrency`, else POLYGON_CONCURRENCY; `usecases.run_concurrency`).
 
     `scenarios` (exact ids; None: all) narrows the plan to part of the suite (`polygon run --scenario`).
 
@@ -55,17 +88,20 @@ def evaluate_suite(suite_path: str, runs: list[Run], agent_paths: list[str],
     logger = get_run_logger()  # its lines are kept on the flow run's page in the Prefect UI
     tag_flow_run(run_tags(runs))
     logger.info("evaluating suite %s: %d conversations per agent, agents %s, rubric %s", suite_path, len(plan),
-                ", ".join(f"{r.agent_name}@{r.agent_version[:8]} (run {r.id})" for r in runs), rubric_version)
+                ", ".join(f"{r.agent_name}@{r.agent_version[:8]} (run {r.id})" for r in runs),
+                rubric_version or ", ".join(sorted({r.rubric_version for r in runs})))
     # Progress for the Prefect UI during long runs: simulate, judge and probe each conversation.
     total, finished = 3 * len(plan) * len(runs), 0
     progress = cast(UUID, create_progress_artifact(0.0, description=f"0 of {total} steps"))  # sync call
+    every = max(10, total // 100)  # bounded API traffic on big suites
 
     def step(n: int = 1) -> None:
         nonlocal finished
         finished += n
-        if finished % 10 < n or finished == total:  # bounded API traffic on big suites
-            update_progress_artifact(progress, 100.0 * finished / max(total, 1),
-                                     description=f"{finished} of {total} steps")
+        if finished % every < n or finished == total:
+            # _sync: also called on the conversations' event loop, where Prefect would hand back a coroutine.
+            update_progress_artifact(progress, 100.0 * finished / max(total, 1),  # type: ignore[call-arg]
+                                     description=f"{finished} of {total} steps", _sync=True)
         if 10 * finished // max(total, 1) > 10 * (finished - n) // max(total, 1):  # each tenth
             logger.info("%d of %d steps (simulate, judge, probe per conversation) done", finished, total)
 
@@ -73,20 +109,26 @@ def evaluate_suite(suite_path: str, runs: list[Run], agent_paths: list[str],
         for _ in as_completed(futures):
             step()
 
+    limit = usecases.run_concurrency(concurrency, suite_path, usecases.shared_stores().settings)
     for run, agent_path in zip(runs, agent_paths, strict=True):
-        create_run_task(run, suite_path, agent_path)
-        sims = [simulate_task.submit(run.id, suite_path, agent_path, sid, seed) for sid, seed in plan]
-        advance(sims)
-        cids = [s.result() for s in sims]
-        live = {"judge": cids, "probe": cids}
+        create_run_task(run, suite_path, agent_path, repeats=repeats, probes_path=probes_path)
+        rubric = rubric_version or run.rubric_version  # the run carries its rubric version
         passes = usecases.batch_passes(run, suite_path=suite_path, agent_path=agent_path,
-                                       rubric_version=rubric_version, repeats=repeats,
+                                       rubric_version=rubric, repeats=repeats,
                                        probes_path=probes_path, enabled=batch_judging)
+        stages = tuple(k for k in usecases.STAGES if k not in {spec.kind for spec in passes})
+        # The task reads the rest (repeats, probe library) from the run, as create-run recorded it.
+        done, flight = _conversations(run, suite_path, agent_path, plan, limit, step, rubric_version=rubric,
+                                      stages=stages)
+        logger.info("run %s: %s", run.id, usecases.record_execution(usecases.shared_stores(), run.id, flight,
+                                                                    limit, [r.simulated for r in done]))
+        cids = [r.conversation_id for r in done]
+        live: dict[str, list[str]] = {"judge": [], "probe": []}
         for spec in passes:
             with tags(*run_tags([run])):  # the batch-judge subflow carries the run's tags
                 live[spec.kind] = batch_judge(spec).failed
             step(len(cids) - len(live[spec.kind]))
-        judged = [judge_task.submit(run.id, cid, suite_path, agent_path, rubric_version, repeats)
+        judged = [judge_task.submit(run.id, cid, suite_path, agent_path, rubric, repeats)
                   for cid in live["judge"]]
         probed = [probe_task.submit(run.id, cid, suite_path, agent_path, probes_path) for cid in live["probe"]]
         advance([*judged, *probed])

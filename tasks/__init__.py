@@ -10,6 +10,7 @@ from ._calibrate import judge_labelled_task, store_calibration_task
 from ._compare import compare_runs_task
 from ._evaluate import (
     create_run_task,
+    evaluate_conversation_task,
     finish_run_task,
     judge_task,
     probe_task,
@@ -51,6 +52,7 @@ __all__ = [
     "compare_versions_task",
     "create_run_task",
     "early_stop_task",
+    "evaluate_conversation_task",
     "finish_run_task",
     "generate_personas_task",
     "import_file_task",

@@ -12,14 +12,17 @@ from polygon_core.reports import scorecard_markdown, scorecard_table
 
 
 def _stores() -> usecases.Stores:
-    # Settings are read here, at the edge, in whichever process (or worker) runs the task.
-    return usecases.open_stores()
+    # Settings are read here, at the edge, in whichever process (or worker) runs the task; the
+    # database engine, artifact store and batched writer are opened once per process and shared.
+    return usecases.shared_stores()
 
 
 @task(name="create-run", retries=2, retry_delay_seconds=1)
-def create_run_task(run: Run, suite_path: str | None = None, agent_path: str | None = None) -> Run:
+def create_run_task(run: Run, suite_path: str | None = None, agent_path: str | None = None,
+                    repeats: int = 1, probes_path: str | None = None) -> Run:
     """Record the run and its manifest (kept as-is when a run id is resumed)."""
-    return usecases.create_run(_stores(), run, suite_path=suite_path, agent_path=agent_path)
+    return usecases.create_run(_stores(), run, suite_path=suite_path, agent_path=agent_path, repeats=repeats,
+                               probes_path=probes_path)
 
 
 def _simulate_name() -> str:
@@ -32,6 +35,29 @@ def _simulate_name() -> str:
     except Exception:
         agent = str(params.get("agent_path", "?")).rsplit("/", 1)[-1]
     return f"simulate {params['scenario_id']} seed={params['seed']} agent={agent}"
+
+
+def _conversation_name() -> str:
+    # "evaluate <scenario> seed=<n> agent=<name>", like the simulate task's.
+    return "evaluate" + _simulate_name()[len("simulate"):]
+
+
+@task(name="evaluate-conversation", retries=2, retry_delay_seconds=1, task_run_name=_conversation_name)
+async def evaluate_conversation_task(run_id: str, suite_path: str | None, agent_path: str | None, scenario_id: str,
+                                     seed: int, rubric_version: str | None = None, repeats: int | None = None,
+                                     probes_path: str | None = None,
+                                     stages: tuple[str, ...] = usecases.STAGES) -> usecases.Evaluated:
+    """One conversation simulated (skipped when stored), judged and probed (`stages`), all stored.
+
+    What is None is read from the run (`usecases.run_settings`: its files, rubric version, judge
+    repeats and probe library, recorded when it was created).
+
+    Async, so a flow runs hundreds on one event loop (`usecases.run_bounded`). A retry redoes only
+    what is not stored: a stored conversation is never simulated again.
+    """
+    return await usecases.evaluate_conversation(
+        _stores(), run_id, suite_path, agent_path, scenario_id, seed, rubric_version=rubric_version,
+        repeats=repeats, probes_path=probes_path, stages=stages)
 
 
 @task(name="simulate", retries=2, retry_delay_seconds=1, task_run_name=_simulate_name)

@@ -50,16 +50,24 @@ def deploy(
     seeds: Annotated[str | None, typer.Option("--seeds", help="comma-separated seeds of re-evaluations")] = None,
     source: Annotated[str | None, typer.Option(
         "--source", help="load the flows from this checkout or git URL instead of the installed package")] = None,
+    job_variables: Annotated[str | None, typer.Option(
+        "--job-variables", help="JSON object of the work pool's job variables, e.g. '{\"image\": \"acme/polygon:1\"}'")]
+        = None,
     json_out: Annotated[bool, typer.Option("--json", help=JSON_HELP)] = False,
 ) -> None:
     """Create (or update) Polygon's deployments and their work pool on the Prefect server."""
     from polygon.deployments import declared, ensure_work_pool
     from polygon.deployments import deploy as apply_deployments
 
-    seed_list = [int(s) for s in seeds.split(",")] if seeds else None  # ValueError → exit 2
-    start_in = (working_dir or Path.cwd()).resolve()
-    if source is None and not start_in.is_dir():
-        raise ValueError(f"--working-dir {start_in}: not a folder")
+    try:
+        seed_list = [int(s) for s in seeds.split(",")] if seeds else None
+    except ValueError:
+        raise ValueError(f"--seeds {seeds}: expected comma-separated integers such as 0,1,2") from None
+    variables = json.loads(job_variables) if job_variables else {}
+    if not isinstance(variables, dict):
+        raise ValueError(f"--job-variables {job_variables}: expected a JSON object such as '{{\"image\": \"…\"}}'")
+    # Not checked here: the folder is on the workers (a pod's image, another machine), maybe not on this one.
+    start_in = (working_dir or Path.cwd()).absolute()
     if suite is None:
         from polygon_core.demo import demo_dir
 
@@ -67,7 +75,8 @@ def deploy(
     api = _prefect_api()
     created = ensure_work_pool(pool, pool_type)
     ids = apply_deployments(source, work_pool=pool, suite_path=suite, cron=cron, timezone=timezone,
-                            production_source=production_source, seeds=seed_list, working_dir=start_in)
+                            production_source=production_source, seeds=seed_list, working_dir=start_in,
+                            job_variables=variables)
     entry = {d.name: (d.entrypoint if source else d.module_entrypoint)
              for d in declared(source, suite_path=suite, production_source=production_source)}
     if json_out:

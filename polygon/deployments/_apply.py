@@ -79,7 +79,7 @@ def deploy(source: str | Path | None = None, *, work_pool: str = DEFAULT_POOL, s
     from prefect.deployments.runner import EntrypointType, RunnerDeployment
 
     src = None if source is None else str(source)
-    start_in = Path(working_dir or Path.cwd()).resolve()
+    start_in = Path(working_dir or Path.cwd()).absolute()
     ids: dict[str, str] = {}
     for d in declared(src, suite_path=suite_path, cron=cron, timezone=timezone,
                       production_source=production_source, seeds=seeds):

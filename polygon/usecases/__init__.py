@@ -43,16 +43,20 @@ from ._common import (
     load_conversation,
     open_stores,
     plan_conversations,
+    shared_stores,
     transcript_key,
 )
 from ._compare import Comparison, ComparisonError, compare_runs, run_labels
 from ._dispatch import FITTED_PREFIX, JudgeSpec, check_model_name, judge_label
+from ._evaluate import STAGES, Evaluated, InFlight, evaluate_conversation, run_bounded
 from ._grade import (
     OFFLINE_NAMES,
     RescoreResult,
     ensure_judged,
     judge,
+    judge_conversation,
     probe,
+    probe_conversation,
     probe_run,
     rescore_run,
     run_inputs,
@@ -71,7 +75,22 @@ from ._production import (
 from ._production_grade import grade_production, judge_production, probe_production
 from ._replay import ReplayDiff, replay_conversation
 from ._results import chosen_judge, finish_run, result_rows, scorecard
-from ._runs import ROLES, create_run, manifest_key, new_run, role_models, run_manifest
+from ._runs import (
+    DEFAULT_RUBRIC,
+    ROLES,
+    RunSettings,
+    create_run,
+    manifest_key,
+    model_limits_below,
+    new_run,
+    record_execution,
+    resolve_rubric,
+    role_models,
+    run_concurrency,
+    run_execution,
+    run_manifest,
+    run_settings,
+)
 from ._scorecards import RunView, failed_text, judges_of, run_view
 from ._simulate import simulate
 from ._sweeps import (
@@ -87,9 +106,11 @@ from ._sweeps import (
 )
 
 __all__ = [
+    "DEFAULT_RUBRIC",
     "FITTED_PREFIX",
     "OFFLINE_NAMES",
     "ROLES",
+    "STAGES",
     "AgentIdentity",
     "BatchJob",
     "BatchPass",
@@ -97,12 +118,15 @@ __all__ = [
     "CalibrationOutcome",
     "Comparison",
     "ComparisonError",
+    "Evaluated",
     "ImportSummary",
+    "InFlight",
     "JudgeSpec",
     "LoadedSweep",
     "RatedRun",
     "ReplayDiff",
     "RescoreResult",
+    "RunSettings",
     "RunView",
     "Stores",
     "_agent",
@@ -118,6 +142,7 @@ __all__ = [
     "compare_runs",
     "create_run",
     "ensure_judged",
+    "evaluate_conversation",
     "failed_text",
     "fingerprint",
     "finish_run",
@@ -127,6 +152,7 @@ __all__ = [
     "judge",
     "judge_calibration",
     "judge_calibrations",
+    "judge_conversation",
     "judge_label",
     "judge_labelled",
     "judge_production",
@@ -139,6 +165,7 @@ __all__ = [
     "load_sweep",
     "manifest_key",
     "materialise_point",
+    "model_limits_below",
     "new_run",
     "open_stores",
     "parse_window",
@@ -149,20 +176,28 @@ __all__ = [
     "point_measurements",
     "point_profile",
     "probe",
+    "probe_conversation",
     "probe_production",
     "probe_run",
     "production_run_info",
+    "record_execution",
     "replay_conversation",
     "rescore_batch_pass",
     "rescore_run",
+    "resolve_rubric",
     "result_rows",
     "role_models",
+    "run_bounded",
+    "run_concurrency",
+    "run_execution",
     "run_inputs",
     "run_labels",
     "run_manifest",
+    "run_settings",
     "run_view",
     "scorable",
     "scorecard",
+    "shared_stores",
     "simulate",
     "store_calibration",
     "submit_batch_pass",

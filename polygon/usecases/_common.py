@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 from polygon_core._hashing import canonical_json
+from polygon_core.adapters.settings import PolygonSettings
 from polygon_core.adapters.stores import Stores, open_stores
 from polygon_core.files import Suite, agent_version, load_agent, load_suite
 from polygon_core.models import (
@@ -15,9 +17,10 @@ from polygon_core.models import (
     Conversation,
     Scenario,
 )
+from polygon_core.probes import Probe, load_probes
 
 __all__ = ["Stores", "agent_identity", "fingerprint", "load_conversation", "open_stores", "plan_conversations",
-           "transcript_key"]
+           "shared_stores", "transcript_key"]
 
 T = TypeVar("T")
 
@@ -74,8 +77,52 @@ def _load_agent(path: Path) -> tuple[tuple[AgentConfig, str], list[Path]]:
     return (loaded.config, loaded.prompt_text), [path, *([loaded.prompt_path] if loaded.prompt_path else [])]
 
 
+def _load_probes(path: Path) -> tuple[list[Probe], list[Path]]:
+    return load_probes(path), [path]
+
+
 _suite: _FileCache[Suite] = _FileCache(_load_suite)
+_probes: _FileCache[list[Probe]] = _FileCache(_load_probes)  # a probe library file, read once per edit
 _agent: _FileCache[tuple[AgentConfig, str]] = _FileCache(_load_agent)
+
+
+_shared: dict[tuple[str, str, str | None], tuple[Any, Any]] = {}
+_shared_lock = threading.Lock()
+_settings_seen: dict[tuple[Any, ...], PolygonSettings] = {}
+
+
+def _current_settings(load: Callable[[], PolygonSettings]) -> PolygonSettings:
+    # Settings come from the environment (and a relative home from the working folder) only, so
+    # the same environment gives the same settings: parse them once per environment, not per task.
+    key = (os.getcwd(), *sorted(os.environ.items()))
+    found = _settings_seen.get(key)
+    if found is None:
+        if len(_settings_seen) >= 8:
+            _settings_seen.clear()
+        found = _settings_seen[key] = load()
+    return found
+
+
+def shared_stores(settings: PolygonSettings | None = None) -> Stores:
+    """The stores of this process for `settings` (default: read now), opened once and shared.
+
+    A task calls this instead of `open_stores`: the database engine (and its migration check), the
+    artifact store and the one batched writer (`BatchedRepository`) are made on the first call for a
+    database and artifact location, and every later task in the process, in any thread, shares
+    them. The settings are always the ones read now (a changed key or limit applies at once).
+    """
+    from polygon_core.adapters.artifacts import artifact_store_from_url
+    from polygon_core.adapters.settings import load_settings
+    from polygon_core.adapters.storage import BatchedRepository, ensure_database
+
+    settings = settings or _current_settings(load_settings)
+    key = (settings.resolved_database_url(), settings.resolved_artifacts_url(), settings.s3_endpoint_url)
+    with _shared_lock:
+        found = _shared.get(key)
+        if found is None:
+            repo = BatchedRepository(ensure_database(key[0]))
+            found = _shared[key] = (repo, artifact_store_from_url(key[1], endpoint_url=key[2]))
+    return Stores(repo=found[0], artifacts=found[1], settings=settings)
 
 
 def agent_identity(agent_path: str, suite_path: str) -> tuple[AgentConfig, str, str]:

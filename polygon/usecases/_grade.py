@@ -17,7 +17,7 @@ from polygon_core.models import UNSCORED_END_REASONS, Conversation, Judgment, Pr
 from polygon_core.probes import Probe, default_probes, load_probes
 from polygon_core.scoring import get_rubric
 
-from ._common import Stores, _agent, _suite, load_conversation
+from ._common import Stores, _agent, _probes, _suite, load_conversation
 from ._dispatch import (
     OFFLINE_NAMES,
     JudgeSpec,
@@ -34,8 +34,10 @@ __all__ = [
     "ensure_judged",
     "forbidden_phrases",
     "judge",
+    "judge_conversation",
     "judge_requests",
     "probe",
+    "probe_conversation",
     "probe_run",
     "probes_for",
     "rescore_run",
@@ -85,13 +87,27 @@ def judge(stores: Stores, run_id: str, conversation_id: str, *, suite_path: str 
     """
     run = stores.repo.get_run(run_id)
     assert run is not None, f"run {run_id} is not stored"
-    conv = load_conversation(stores, run_id, conversation_id)
+    return judge_conversation(stores, run, load_conversation(stores, run_id, conversation_id),
+                              suite_path=suite_path, agent_path=agent_path, rubric_version=rubric_version,
+                              repeats=repeats)
+
+
+def judge_conversation(stores: Stores, run: Run, conv: Conversation, *, suite_path: str | None,
+                       agent_path: str | None, rubric_version: str, repeats: int = 1,
+                       reuse: bool = False) -> Judgment:
+    """`judge` over a conversation already in hand. With `reuse` (a resumed or retried step), a
+    judgment already stored by this judge under this rubric is returned as stored (a `judge_error`
+    is judged again)."""
     spec = JudgeSpec.resolve(stores, _role_model(run, "judge"), rubric_version, repeats=repeats)
     if conv.end_reason in UNSCORED_END_REASONS:
         return Judgment(conversation_id=conv.id, rubric_version=spec.rubric.version, judge_model=spec.name,
                         repeats=0)
+    if reuse:
+        stored = stores.repo.judgment_of(run.id, conv.id, spec.rubric.version, spec.name)
+        if stored is not None and stored.status != "judge_error":
+            return stored
     checks, scenario = _checks(stores, run, suite_path, agent_path, conv)
-    return judge_one(stores, run_id, conv, checks, spec, persona=scenario.persona if scenario else None,
+    return judge_one(stores, run.id, conv, checks, spec, persona=scenario.persona if scenario else None,
                      agent_path=agent_path, forbidden=forbidden_phrases(scenario, agent_path))
 
 
@@ -100,12 +116,26 @@ def probe(stores: Stores, run_id: str, conversation_id: str, *, suite_path: str 
     """Answer the probes on one stored conversation (own pass, never touching the verdict)."""
     run = stores.repo.get_run(run_id)
     assert run is not None, f"run {run_id} is not stored"
-    conv = load_conversation(stores, run_id, conversation_id)
+    return probe_conversation(stores, run, load_conversation(stores, run_id, conversation_id),
+                              suite_path=suite_path, agent_path=agent_path, probes_path=probes_path)
+
+
+def probe_conversation(stores: Stores, run: Run, conv: Conversation, *, suite_path: str | None,
+                       agent_path: str | None, probes_path: str | None = None,
+                       reuse: bool = False) -> list[ProbeAnswer]:
+    """`probe` over a conversation already in hand. With `reuse`, answers already stored by this
+    answerer to every probe asked (as worded now, none an `error`) are returned as stored."""
     checks, scenario = _checks(stores, run, suite_path, agent_path, conv)
-    probes = probes_for(scenario, load_probes(Path(probes_path)) if probes_path else default_probes())
+    probes = probes_for(scenario, _probes(probes_path) if probes_path else default_probes())
     if conv.end_reason in UNSCORED_END_REASONS or not probes:
         return []
-    return probe_one(stores, run_id, conv, checks, probes, name=_role_model(run, "probe"))
+    name = _role_model(run, "probe")
+    if reuse:
+        stored = [a for a in stores.repo.probe_answers_of(run.id, conv.id) if a.answered_by == judge_label(name)]
+        have = {(a.probe_id, a.wording_hash) for a in stored if a.answer != "error"}
+        if stored and all((p.id, p.wording_hash) in have for p in probes):
+            return stored
+    return probe_one(stores, run.id, conv, checks, probes, name=name)
 
 
 # --- re-scoring and re-probing stored runs (`polygon rescore`, `polygon probe`, calibration) ------

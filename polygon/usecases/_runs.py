@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
@@ -19,13 +20,14 @@ def manifest_key(run_id: str) -> str:
 
 
 def create_run(stores: Stores, run: Run, *, suite_path: str | None = None,
-               agent_path: str | None = None) -> Run:
+               agent_path: str | None = None, repeats: int = 1, probes_path: str | None = None) -> Run:
     """Record a run before any conversation starts (kept as-is when resuming).
 
     A local artifact store is first cleared of temporary files that killed writes left behind.
 
-    The manifest records the suite and agent files the run was made from, so one conversation can
-    be replayed, re-judged or resumed later without the caller repeating them.
+    The manifest records the suite and agent files the run was made from, and the judge's repeats
+    and the probe library, so one conversation can be replayed, re-judged or resumed later without
+    the caller repeating them (`run_settings`).
     """
     sweep = getattr(stores.artifacts, "sweep_temporaries", None)
     if sweep is not None:  # a local store: clear what a killed process left half-written
@@ -33,11 +35,57 @@ def create_run(stores: Stores, run: Run, *, suite_path: str | None = None,
     existing = stores.repo.get_run(run.id, exact=True)
     if existing is not None:
         return existing
+    if repeats < 1:
+        raise ValueError(f"--repeats must be at least 1, got {repeats}")
     manifest = {"run_id": run.id, "suite_path": suite_path, "agent_path": agent_path,
-                "seeds": run.seeds, "rubric_version": run.rubric_version, "models": run.models}
+                "seeds": run.seeds, "rubric_version": run.rubric_version, "models": run.models,
+                "repeats": repeats, "probes_path": probes_path}
     stores.artifacts.put_text(manifest_key(run.id), json.dumps(manifest, indent=2, sort_keys=True))
     stores.repo.save_run(run)
     return run
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    """Everything a run's steps need, read from the stored run and its manifest (by run id).
+
+    After `create_run` this is the one carrier of a run's rubric version, seeds, models, judge
+    repeats and probe library: a task given the run id reads them here rather than from its own
+    arguments. Runs made before repeats and probes were recorded read as 1 and the bundled library.
+    """
+
+    run: Run
+    suite_path: str | None
+    agent_path: str | None
+    repeats: int
+    probes_path: str | None
+
+    @property
+    def rubric_version(self) -> str:
+        """The rubric version the run is judged under."""
+        return self.run.rubric_version
+
+
+_settings_cache: dict[tuple[str, str], RunSettings] = {}
+
+
+def run_settings(stores: Stores, run_id: str) -> RunSettings:
+    """The stored run's settings (`RunSettings`); read once per process, since they never change
+    after the run is created (a resumed run keeps its own)."""
+    key = (str(stores.artifacts.uri(manifest_key(run_id))), run_id)
+    found = _settings_cache.get(key)
+    if found is not None:
+        return found
+    run = stores.repo.get_run(run_id, exact=True)
+    if run is None:
+        raise ValueError(f"no run {run_id!r} is stored; create it before its conversations")
+    manifest = run_manifest(stores, run_id)
+    found = RunSettings(run=run, suite_path=manifest.get("suite_path"), agent_path=manifest.get("agent_path"),
+                        repeats=int(manifest.get("repeats", 1)), probes_path=manifest.get("probes_path"))
+    if len(_settings_cache) >= 256:
+        _settings_cache.clear()
+    _settings_cache[key] = found
+    return found
 
 
 def run_manifest(stores: Stores, run_id: str) -> dict[str, Any]:
@@ -46,6 +94,30 @@ def run_manifest(stores: Stores, run_id: str) -> dict[str, Any]:
     if not stores.artifacts.exists(key):
         return {}
     return json.loads(stores.artifacts.get_text(key))
+
+
+DEFAULT_RUBRIC = "v1"
+
+
+def resolve_rubric(flag: str | None, suite_config: Any = None, settings: Any = None) -> str:
+    """A run's rubric version, in one precedence: `--rubric`, else the suite's `rubric` (suite.yaml,
+    when it sets one), else `POLYGON_RUBRIC` (when set), else v1. Validated here, once: an unknown
+    version names where it came from."""
+    from polygon_core.scoring import get_rubric
+
+    if flag:
+        value, source = flag, "--rubric"
+    elif suite_config is not None and "rubric" in suite_config.model_fields_set:
+        value, source = suite_config.rubric, "suite.yaml `rubric`"
+    elif settings is not None and "rubric" in settings.model_fields_set:
+        value, source = settings.rubric, "POLYGON_RUBRIC"
+    else:
+        value, source = DEFAULT_RUBRIC, "the default"
+    try:
+        get_rubric(value)
+    except ValueError as exc:
+        raise ValueError(f"rubric version {value!r} ({source}): {exc}") from None
+    return str(value)
 
 
 ROLES = ("agent", "caller", "judge", "probe")
@@ -112,8 +184,10 @@ def new_run(agent_path: str, suite_path: str, *, seeds: Sequence[int] | None = N
 
     config, _prompt, version = agent_identity(agent_path, suite_path)
     suite = _suite(suite_path)
+    settings = settings or load_settings()
+    rubric_version = resolve_rubric(rubric, suite.config, settings)
     if roles is None:
-        roles = role_models(settings or load_settings(), suite.config, load_agent(agent_path).config)
+        roles = role_models(settings, suite.config, load_agent(agent_path).config)
     agent_model = roles.get("agent") or config.model
     if config.kind == "model" and agent_model != config.model:
         version = content_hash([version, agent_model], len(version))
@@ -125,6 +199,69 @@ def new_run(agent_path: str, suite_path: str, *, seeds: Sequence[int] | None = N
               "judge": "offline-heuristic" if judge == "offline" else judge,
               "probe": "offline-heuristic" if probe == "offline" else probe}
     return Run(id=rid, suite=suite.name, agent_name=config.name, agent_version=version,
-               rubric_version=rubric or suite.config.rubric,
+               rubric_version=rubric_version,
                seeds=list(seeds) if seeds is not None else list(suite.config.seeds),
                models=models, created_at=now.isoformat())
+
+
+def run_concurrency(flag: int | None, suite_path: str | None, settings: Any) -> int:
+    """How many conversations of a run are in flight at once: `--concurrency`, else the suite's
+    `concurrency` (suite.yaml), else `POLYGON_CONCURRENCY` (default 8)."""
+    if flag is not None:
+        if flag < 1:
+            raise ValueError(f"--concurrency must be at least 1, got {flag}")
+        return flag
+    suite = _suite(suite_path).config.concurrency if suite_path else None
+    return int(suite or settings.concurrency)
+
+
+def execution_key(run_id: str) -> str:
+    """Where how a run was executed (concurrency, peak in flight) lives in the artifact store."""
+    return f"runs/{run_id}/execution.json"
+
+
+def model_limits_below(settings: Any, models: Mapping[str, str], concurrency: int) -> dict[str, int]:
+    """The run's provider models whose in-process limit (`POLYGON_MODEL_CONCURRENCY` or
+    `POLYGON_MODEL_LIMITS`) holds fewer requests in flight than `concurrency` conversations."""
+    from polygon_core.adapters.providers import parse_model_name
+
+    below: dict[str, int] = {}
+    for name in sorted(set(models.values())):
+        try:
+            spec = parse_model_name(name)
+        except ValueError:
+            continue  # offline-heuristic, callable:…, fitted:… — no provider limit
+        if spec.provider == "offline":
+            continue
+        limit = settings.model_limits.get(spec.short, {}).get("concurrency", settings.model_concurrency)
+        if limit is not None and limit < concurrency:
+            below[spec.short] = int(limit)
+    return below
+
+
+def record_execution(stores: Stores, run_id: str, flight: Any, concurrency: int,
+                     simulated: Sequence[bool]) -> str:
+    """Store how a run's conversations were executed and return it as one line for the run's log.
+
+    `flight` is `run_bounded`'s `InFlight`; `simulated` says, per conversation, whether it was run
+    now (False: already stored). Nothing here changes a result: it is how the run went, not what
+    it found.
+    """
+    run = stores.repo.get_run(run_id, exact=True)
+    below = model_limits_below(stores.settings, run.models if run is not None else {}, concurrency)
+    record = {"run_id": run_id, "concurrency": concurrency, "peak_in_flight": flight.peak,
+              "conversations": len(simulated), "simulated": sum(simulated),
+              "already_stored": len(simulated) - sum(simulated), "seconds": round(flight.seconds, 3),
+              "model_limits_below_concurrency": below}
+    stores.artifacts.put_text(execution_key(run_id), json.dumps(record, indent=2, sort_keys=True))
+    line = (f"{record['conversations']} conversations ({record['simulated']} simulated now, "
+            f"{record['already_stored']} already stored), peak {flight.peak} in flight of concurrency "
+            f"{concurrency}, {flight.seconds:.1f} s")
+    limits = "; ".join(f"{m} limited to {n} requests in flight" for m, n in below.items())
+    return line + (f"; {limits} (POLYGON_MODEL_CONCURRENCY / POLYGON_MODEL_LIMITS)" if limits else "")
+
+
+def run_execution(stores: Stores, run_id: str) -> dict[str, Any] | None:
+    """What `record_execution` stored for a run (None for runs made before it, or imported)."""
+    key = execution_key(run_id)
+    return json.loads(stores.artifacts.get_text(key)) if stores.artifacts.exists(key) else None

@@ -1,8 +1,15 @@
-"""Simulating one conversation and storing it."""
+"""Simulating one conversation and storing it.
+
+Three parts, so one event loop can hold hundreds of conversations: `_prepare` (reads, off the loop),
+the turn loop itself (`_Pending.converse`, on the loop: it only waits on the agent and the caller)
+and `_finish` (the simulator check, the transcript and the row, off the loop). `simulate` runs
+them one after another; `simulate_async` is the same inside a running loop.
+"""
 
 from __future__ import annotations
 
 import asyncio
+from dataclasses import dataclass
 from typing import Any
 
 from polygon_core.adapters.agents import agent_factory
@@ -11,9 +18,47 @@ from polygon_core.adapters.providers import UsageMeter, ledger_key, make_chat_mo
 from polygon_core.callers import OfflineCaller
 from polygon_core.checks import run_checks
 from polygon_core.conversation import Limits, conversation_key, run_conversation
+from polygon_core.models import Conversation, Run
 from polygon_core.personas import apply_simulator_check
 
 from ._common import Stores, _scenario, _suite, agent_identity, transcript_key
+
+
+@dataclass
+class _Pending:
+    """Everything one conversation needs to run, built before the turn loop starts."""
+
+    run_id: str
+    cid: str
+    key: str
+    scenario: Any
+    suite: Any
+    config: Any
+    agent: Any
+    caller: Any
+    meter: UsageMeter
+    kwargs: dict[str, Any]
+
+    async def converse(self) -> Conversation:
+        """The turn loop; agent and caller are closed whatever happens (on a loop that runs many
+        conversations, the SDK clients they share stay open: `providers.shared_loop_clients`)."""
+        try:
+            return await run_conversation(self.scenario, self.agent, self.caller, self.suite.tools,
+                                          **self.kwargs)
+        finally:
+            for part in (self.agent, self.caller):
+                close = getattr(part, "aclose", None)
+                if close is not None:
+                    await close()
+
+
+@dataclass(frozen=True)
+class Simulated:
+    """One simulated conversation: `conversation` when it was run (or recovered) now, else None."""
+
+    conversation_id: str
+    conversation: Conversation | None
+    fresh: bool  # False: its row was already stored (a resumed run, a retried task)
 
 
 def simulate(stores: Stores, run_id: str, suite_path: str, agent_path: str, scenario_id: str,
@@ -23,22 +68,39 @@ def simulate(stores: Stores, run_id: str, suite_path: str, agent_path: str, scen
     The agent's and caller's models are the run's (`Run.models`, chosen on the command line, in the
     suite or agent config, or in settings); model usage and retries go to a ledger artifact.
     """
+    ready = _prepare(stores, run_id, suite_path, agent_path, scenario_id, seed)
+    if not isinstance(ready, _Pending):
+        return ready.conversation_id
+    return _finish(stores, ready, asyncio.run(ready.converse())).id
+
+
+async def simulate_async(stores: Stores, run_id: str, suite_path: str, agent_path: str, scenario_id: str,
+                         seed: int, *, run: Run | None = None) -> Simulated:
+    """`simulate` inside a running event loop: only the turn loop runs on it; reads, checks and
+    writes go to the loop's default executor."""
+    ready = await asyncio.to_thread(_prepare, stores, run_id, suite_path, agent_path, scenario_id, seed, run)
+    if not isinstance(ready, _Pending):
+        return ready
+    conv = await ready.converse()
+    return Simulated(ready.cid, await asyncio.to_thread(_finish, stores, ready, conv), fresh=True)
+
+
+def _prepare(stores: Stores, run_id: str, suite_path: str, agent_path: str, scenario_id: str, seed: int,
+             run: Run | None = None) -> _Pending | Simulated:
     suite = _suite(suite_path)
     scenario = _scenario(suite, scenario_id)
     cid = conversation_key(scenario, seed)
     if stores.repo.has_conversation(run_id, cid):
-        return cid
+        return Simulated(cid, None, fresh=False)
     config, prompt, version = agent_identity(agent_path, suite_path)
     key = transcript_key(run_id, cid)
     if stores.artifacts.exists(key):
         # Simulated before, but its row was never written (a failed write, a killed worker): write
         # it now. A retry must never pay for the conversation twice.
-        from polygon_core.models import Conversation
-
         conv = Conversation.model_validate_json(stores.artifacts.get_text(key))
         _store(stores, run_id, conv, stores.artifacts.uri(key), scenario, config, suite)
-        return cid
-    run = stores.repo.get_run(run_id)
+        return Simulated(cid, conv, fresh=True)
+    run = run or stores.repo.get_run(run_id)
     run_models = dict(run.models) if run is not None else {}
     meter = UsageMeter()
     agent_model = run_models.get("agent") if config.kind == "model" else None
@@ -52,29 +114,21 @@ def simulate(stores: Stores, run_id: str, suite_path: str, agent_path: str, scen
                              conversation_id=cid, seed=seed, language=scenario.language)
     models = {"agent": f"callable:{config.callable}" if config.callable else (agent_model or config.model),
               "caller": caller_model}
-    agent = make_agent()
+    kwargs = {"seed": seed, "agent_name": config.name,
+              "agent_version": run.agent_version if run is not None else version, "prompt": prompt,
+              "limits": Limits(max_tool_steps=config.max_tool_steps), "models": models,
+              "homophones": suite.homophones}
+    return _Pending(run_id, cid, key, scenario, suite, config, make_agent(), caller, meter, kwargs)
 
-    async def go() -> Any:
-        try:
-            return await run_conversation(
-                scenario, agent, caller, suite.tools, seed=seed, agent_name=config.name,
-                agent_version=run.agent_version if run is not None else version, prompt=prompt,
-                limits=Limits(max_tool_steps=config.max_tool_steps), models=models,
-                homophones=suite.homophones)
-        finally:
-            for part in (agent, caller):
-                close = getattr(part, "aclose", None)
-                if close is not None:
-                    await close()
 
-    conv = asyncio.run(go())
+def _finish(stores: Stores, ready: _Pending, conv: Conversation) -> Conversation:
     # A conversation the simulated caller spoiled is flagged simulator_error: kept out of the rates.
-    conv = apply_simulator_check(conv, scenario.persona)
-    if meter.roles:
-        stores.artifacts.put_text(ledger_key(run_id, "simulate", cid), meter.to_json())
-    uri = stores.artifacts.put_text(key, conv.model_dump_json(indent=2))
-    _store(stores, run_id, conv, uri, scenario, config, suite)
-    return cid
+    conv = apply_simulator_check(conv, ready.scenario.persona)
+    if ready.meter.roles:
+        stores.artifacts.put_text(ledger_key(ready.run_id, "simulate", ready.cid), ready.meter.to_json())
+    uri = stores.artifacts.put_text(ready.key, conv.model_dump_json(indent=2))
+    _store(stores, ready.run_id, conv, uri, ready.scenario, ready.config, ready.suite)
+    return conv
 
 
 def _store(stores: Stores, run_id: str, conv: Any, uri: str, scenario: Any, config: Any, suite: Any) -> None:

@@ -118,7 +118,9 @@ class PolygonSettings(BaseSettings):
     judge_max_attempts: int | None = Field(None, ge=1, description="attempts per judge request")
     probe_max_attempts: int | None = Field(None, ge=1, description="attempts per probe request")
     persona_max_attempts: int | None = Field(None, ge=1, description="attempts per persona request")
-    model_concurrency: int | None = Field(4, ge=1, description="requests in flight per provider+model")
+    model_concurrency: int | None = Field(
+        None, ge=1, description="requests in flight per provider+model (unset: no limit of its own, so the "
+        "conversations in flight, POLYGON_CONCURRENCY / --concurrency, bound it; a lower limit is reported)")
     model_rpm: int | None = Field(None, ge=1, description="requests per minute per provider+model")
     model_tpm: int | None = Field(None, ge=1, description="tokens per minute per provider+model")
     model_limits: dict[str, dict[str, int]] = Field(

@@ -18,6 +18,7 @@
 
 from ._batch import BatchOutcome, BatchState, BatchStatus
 from ._cache import CacheMode, ReplayMiss, ResponseCache, cache_key
+from ._clients import shared_loop_clients
 from ._errors import ProviderConfigError
 from ._factory import ProviderChatModel, cache_folder, make_chat_model
 from ._limits import Limiter, ModelLimits, limiter_for
@@ -67,4 +68,5 @@ __all__ = [
     "role_budgets",
     "run_usage",
     "schema_default",
+    "shared_loop_clients",
 ]

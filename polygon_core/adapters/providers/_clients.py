@@ -9,11 +9,12 @@ and every client shares one TLS context.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import ssl
 import threading
 import weakref
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -39,11 +40,33 @@ def loop_client(key: tuple[Any, ...], make: Callable[[], Any]) -> Any:
         return clients[key]
 
 
+# Loops that run many conversations at once: their clients outlive any one conversation.
+_SHARED: weakref.WeakSet[asyncio.AbstractEventLoop] = weakref.WeakSet()
+
+
 def forget_loop_clients() -> list[Any]:
-    """Drop (and return, for closing) the running loop's clients."""
+    """Drop (and return, for closing) the running loop's clients; none while the loop is shared."""
     loop = asyncio.get_running_loop()
     with _LOCK:
+        if loop in _SHARED:
+            return []
         return list(_BY_LOOP.pop(loop, {}).values())
+
+
+@contextlib.asynccontextmanager
+async def shared_loop_clients() -> AsyncIterator[None]:
+    """While inside, the running loop's SDK clients are shared by every conversation on it: closing
+    one conversation's model leaves them open; they are closed once, on the way out."""
+    loop = asyncio.get_running_loop()
+    with _LOCK:
+        _SHARED.add(loop)
+    try:
+        yield
+    finally:
+        with _LOCK:
+            _SHARED.discard(loop)
+        for client in forget_loop_clients():
+            await client.close()
 
 
 class SdkAdapter:

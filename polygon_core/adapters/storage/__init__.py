@@ -17,8 +17,11 @@ from ._repository import (
     ensure_database,
     repository_from_settings,
 )
+from ._writer import BatchedRepository, BatchWriter
 
 __all__ = [
+    "BatchWriter",
+    "BatchedRepository",
     "CalibrationStore",
     "CallObject",
     "CallObjectLedger",

@@ -29,6 +29,7 @@ from polygon_core.models import (
 
 from ._convert import judgment_from_row, probe_from_row, record_from_row, run_from_row
 from ._engine import WRITE_OPTION, make_engine
+from ._lookups import ConversationLookups
 from ._migrate import (
     DatabaseNotReadyError,
     alembic_config,
@@ -41,6 +42,7 @@ from ._records import ConversationRecord
 from ._retry import retry_write
 from ._tables import TABLE_NAMES, ConversationRow, JudgmentRow, ProbeAnswerRow, RunRow
 from ._upsert import upsert
+from ._writes import RunNotFoundError, write_conversation, write_judgment, write_probe_answers
 
 if TYPE_CHECKING:
     from polygon_core.adapters.settings import PolygonSettings
@@ -49,18 +51,11 @@ __all__ = ["Repository", "RunNotFoundError", "ensure_database", "repository_from
 
 RUN_STATUSES: tuple[str, ...] = get_args(Run.model_fields["status"].annotation)
 
-# Postgres' bigint is signed 64-bit; a larger seed would overflow inside the database.
-_SEED_MIN, _SEED_MAX = -(2**63), 2**63 - 1
-
 # How many candidates an ambiguous run-id prefix lists.
 _AMBIGUOUS_SHOWN = 10
 
 
-class RunNotFoundError(LookupError):
-    """No run with the given id."""
-
-
-class Repository:
+class Repository(ConversationLookups):
     """Runs, conversations, judgments and probe answers in one database.
 
     ``url`` is any SQLAlchemy URL: ``sqlite:///path/polygon.db`` (folder created as needed) or
@@ -228,32 +223,10 @@ class Repository:
 
         Idempotent on ``(run_id, conversation.id)``: saving again replaces the row.
         """
-        if not _SEED_MIN <= conversation.seed <= _SEED_MAX:
-            raise ValueError(
-                f"conversation {conversation.id!r}: seed {conversation.seed} does not fit a "
-                "signed 64-bit integer"
-            )
-        values: dict[str, Any] = {
-            "run_id": run_id,
-            "conversation_id": conversation.id,
-            "scenario_id": conversation.scenario_id,
-            "seed": conversation.seed,
-            "caller_type": conversation.caller_type,
-            "difficulty": conversation.difficulty,
-            "language": conversation.language,
-            "noise": conversation.noise,
-            "agent_version": conversation.agent_version,
-            "end_reason": conversation.end_reason.value,
-            "turn_count": len(conversation.turns),
-            "artifact_uri": artifact_uri,
-            "assertions": [a.model_dump(mode="json") for a in assertions],
-            "metrics": metrics,
-            "usage": {role: u.model_dump(mode="json") for role, u in conversation.usage.items()},
-            "models": dict(conversation.models),
-        }
+        write = write_conversation(run_id, conversation, artifact_uri=artifact_uri, assertions=assertions,
+                                   metrics=metrics)
         with self._write() as session:
-            _require_run(session, run_id)
-            upsert(session, ConversationRow, values, key=("run_id", "conversation_id"))
+            write(session)
 
     def has_conversation(self, run_id: str, conversation_id: str) -> bool:
         """Whether this run already recorded this conversation (the resume check)."""
@@ -290,36 +263,9 @@ class Repository:
 
         Judgments under other rubric versions (or by other judges) are never touched.
         """
-        values: dict[str, Any] = {
-            "run_id": run_id,
-            "conversation_id": judgment.conversation_id,
-            "rubric_version": judgment.rubric_version,
-            "judge_model": judgment.judge_model,
-            "repeats": judgment.repeats,
-            "composite": judgment.composite,
-            "partial": judgment.partial,
-            "verdict": judgment.verdict,
-            "not_scored": list(judgment.not_scored),
-            "criteria": [c.model_dump(mode="json") for c in judgment.criteria],
-            "gates": [g.model_dump(mode="json") for g in judgment.gates],
-            "raw": _json_safe(judgment, "raw"),
-            "status": judgment.status,
-            "reason": judgment.reason,
-        }
+        write = write_judgment(run_id, judgment)
         with self._write() as session:
-            # Locking the run row serialises judgment writes of one run, so `seq` stays a
-            # strict insertion order even with many workers (SQLite serialises writes anyway).
-            _require_run(session, run_id, lock=True)
-            last = session.exec(
-                select(func.max(JudgmentRow.seq)).where(col(JudgmentRow.run_id) == run_id)
-            ).one()
-            values["seq"] = (last or 0) + 1
-            upsert(
-                session,
-                JudgmentRow,
-                values,
-                key=("run_id", "conversation_id", "rubric_version", "judge_model"),
-            )
+            write(session)
 
     def judgments(self, run_id: str, rubric_version: str | None = None) -> list[Judgment]:
         """The run's judgments in the order they were saved, optionally of one rubric version."""
@@ -349,26 +295,11 @@ class Repository:
         The key is (conversation, probe, wording hash, answered_by): a reworded probe or another
         answerer adds a row.
         """
-        rows = [
-            {
-                "run_id": run_id,
-                "conversation_id": a.conversation_id,
-                "probe_id": a.probe_id,
-                "wording_hash": a.wording_hash,
-                "polarity": a.polarity,
-                "answer": a.answer,
-                "evidence": a.evidence,
-                "answered_by": a.answered_by,
-            }
-            for a in answers
-        ]
-        if not rows:
+        write = write_probe_answers(run_id, answers)
+        if write is None:
             return
-        key = ("run_id", "conversation_id", "probe_id", "wording_hash", "answered_by")
         with self._write() as session:
-            _require_run(session, run_id)
-            for values in rows:
-                upsert(session, ProbeAnswerRow, values, key=key)
+            write(session)
 
     def probe_answers(self, run_id: str) -> list[ProbeAnswer]:
         """The run's probe answers in the order they were first saved."""
@@ -471,17 +402,3 @@ def _not_ready_message(url: str) -> str:
 
 def _now_iso() -> str:
     return datetime.now(UTC).isoformat(timespec="microseconds")
-
-
-def _json_safe(model: Judgment, field: str) -> Any:
-    # Raw judge output is free-form: dump through pydantic's JSON mode so dates, tuples etc.
-    # become plain JSON values, exactly as they will read back.
-    return model.model_dump(mode="json", include={field})[field]
-
-
-def _require_run(session: Session, run_id: str, *, lock: bool = False) -> None:
-    query = select(col(RunRow.id)).where(col(RunRow.id) == run_id)
-    if lock:
-        query = query.with_for_update()  # ignored by SQLite, whose writes are serial anyway
-    if session.exec(query).first() is None:
-        raise RunNotFoundError(f"no run {run_id!r}; save the run before its results")

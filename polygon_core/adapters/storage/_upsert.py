@@ -31,9 +31,10 @@ def upsert(
     if dialect in ("postgresql", "sqlite"):
         insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
         statement = insert(target).values(**values)
+        excluded = statement.excluded  # a new alias object on every access: read it once
         statement = statement.on_conflict_do_update(
             index_elements=list(key),
-            set_={name: statement.excluded[name] for name in changing},
+            set_={name: excluded[name] for name in changing},
         )
         session.exec(statement)
         return

@@ -1,0 +1,134 @@
+"""One conversation end to end: simulated (unless stored), judged and probed, the unit one task runs.
+
+Each stage is idempotent on its own key, so a retried task or a resumed run does only what is
+missing: a stored conversation row is never simulated again (its transcript is read back), a
+stored judgment by the run's judge under the rubric is kept, and so are stored probe answers to the
+probes asked. Only the turn loop runs on the event loop; loading, checks, scoring and writes go to
+the loop's default executor, so hundreds of conversations share one loop and the CPU-heavy parts
+never stall it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from polygon_core.models import Conversation, Run
+
+from ._common import Stores, load_conversation
+from ._grade import judge_conversation, probe_conversation
+from ._runs import run_settings
+from ._simulate import simulate_async
+
+__all__ = ["STAGES", "Evaluated", "InFlight", "evaluate_conversation", "run_bounded"]
+
+STAGES = ("judge", "probe")  # after the simulation; a batched pass leaves its stage out
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Evaluated:
+    """What one conversation's evaluation did."""
+
+    conversation_id: str
+    simulated: bool  # False: its row was already stored (resume, retry) and it was not run again
+    composite: float | None = None
+    probes: int = 0
+
+
+async def evaluate_conversation(stores: Stores, run_id: str, suite_path: str | None, agent_path: str | None,
+                                scenario_id: str, seed: int, *, rubric_version: str | None = None,
+                                repeats: int | None = None, probes_path: str | None = None,
+                                stages: Sequence[str] = STAGES) -> Evaluated:
+    """Simulate one conversation of a stored run, then judge and probe it (`stages`), all stored.
+
+    What is not given is the run's (`run_settings`: its suite and agent files, rubric version,
+    judge repeats and probe library, as `create_run` recorded them). Must run inside an event loop
+    (see `run_bounded`); equivalent to `simulate`, then `judge` and `probe` on the stored
+    conversation.
+    """
+    own = await asyncio.to_thread(run_settings, stores, run_id)
+    suite, agent = suite_path or own.suite_path, agent_path or own.agent_path
+    if not suite or not agent:
+        raise ValueError(f"run {run_id!r} has no manifest naming its suite and agent files")
+    sim = await simulate_async(stores, run_id, suite, agent, scenario_id, seed, run=own.run)
+    if not stages:
+        return Evaluated(sim.conversation_id, sim.fresh)
+    return await asyncio.to_thread(_grade, stores, own.run, sim.conversation_id, sim.conversation,
+                                   not sim.fresh, suite_path=suite, agent_path=agent,
+                                   rubric_version=rubric_version or own.rubric_version,
+                                   repeats=own.repeats if repeats is None else repeats,
+                                   probes_path=own.probes_path if probes_path is None else probes_path,
+                                   stages=tuple(stages), simulated=sim.fresh)
+
+
+def _grade(stores: Stores, run: Run, cid: str, conv: Conversation | None, resumed: bool, *,
+           suite_path: str, agent_path: str, rubric_version: str, repeats: int, probes_path: str | None,
+           stages: tuple[str, ...], simulated: bool) -> Evaluated:
+    conv = conv or load_conversation(stores, run.id, cid)
+    composite, answered = None, 0
+    if "judge" in stages:
+        composite = judge_conversation(stores, run, conv, suite_path=suite_path, agent_path=agent_path,
+                                       rubric_version=rubric_version, repeats=repeats, reuse=resumed).composite
+    if "probe" in stages:
+        answered = len(probe_conversation(stores, run, conv, suite_path=suite_path, agent_path=agent_path,
+                                          probes_path=probes_path, reuse=resumed))
+    return Evaluated(cid, simulated, composite, answered)
+
+
+@dataclass
+class InFlight:
+    """How many items `run_bounded` ran at once (`peak`) under its limit, and for how long."""
+
+    limit: int
+    peak: int = 0
+    now: int = 0
+    seconds: float = 0.0
+    errors: list[BaseException] = field(default_factory=list)
+
+
+async def run_bounded(items: Sequence[T], work: Callable[[T], Awaitable[Any]], *, limit: int,
+                      done: Callable[[Any], None] | None = None) -> tuple[list[Any], InFlight]:
+    """Run `work(item)` for every item on the running loop, at most `limit` at once.
+
+    One loop, one semaphore: no thread per item. The loop's default executor (where each item's
+    reads, scoring and writes go) is widened to `limit` threads for the duration, so off-loop work
+    never queues behind a narrower pool. Results come back in the order of `items`; an item whose
+    work raised gives its exception in its place (also in `InFlight.errors`). `done(result)` is
+    called on the loop as each finishes.
+    """
+    from polygon_core.adapters.providers import shared_loop_clients
+
+    loop = asyncio.get_running_loop()
+    stats = InFlight(limit=max(1, limit))
+    gate = asyncio.Semaphore(stats.limit)
+    pool = ThreadPoolExecutor(max_workers=min(stats.limit, 256), thread_name_prefix="polygon-offload")
+    loop.set_default_executor(pool)
+
+    async def one(item: T) -> Any:
+        async with gate:
+            stats.now += 1
+            stats.peak = max(stats.peak, stats.now)
+            try:
+                result: Any = await work(item)
+            except Exception as exc:
+                stats.errors.append(exc)
+                result = exc
+            finally:
+                stats.now -= 1
+            if done is not None:
+                done(result)
+            return result
+
+    start = time.perf_counter()
+    try:
+        async with shared_loop_clients():
+            results = await asyncio.gather(*(one(item) for item in items))
+    finally:
+        stats.seconds = time.perf_counter() - start
+        pool.shutdown(wait=False)
+    return list(results), stats

@@ -1,0 +1,150 @@
+"""One task per conversation: simulate, judge and probe on one event loop, each stage idempotent."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from pathlib import Path
+
+import pytest
+from sqlalchemy import exc as sa_exc
+
+from polygon import usecases
+from polygon_core.demo import demo_dir
+from polygon_core.models import Run
+from tests.adapters.test_write_retry import CALLS
+
+SUITE = str(demo_dir() / "suite")
+V1 = demo_dir() / "agents" / "agent_v1.yaml"
+
+
+def _counted_run(tmp_path: Path, stores: usecases.Stores) -> tuple[Run, str]:
+    agent = tmp_path / "agent.yaml"
+    agent.write_text("name: counted\nprompt: Help.\ncallable: tests.adapters.test_write_retry:counting_agent\n",
+                     encoding="utf-8")
+    _c, _p, version = usecases.agent_identity(str(agent), SUITE)
+    run = Run(id="one-task", suite="demo", agent_name="counted", agent_version=version, rubric_version="v1",
+              seeds=[0], models={"judge": "offline-heuristic", "probe": "offline-heuristic"})
+    usecases.create_run(stores, run, suite_path=SUITE, agent_path=str(agent))
+    return run, str(agent)
+
+
+def test_a_retry_after_a_failed_judgment_write_never_simulates_again(
+        polygon_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    stores = usecases.shared_stores()
+    run, agent = _counted_run(tmp_path, stores)
+    (scenario_id, seed), *_ = usecases.plan_conversations(SUITE, [0])
+
+    def evaluate() -> usecases.Evaluated:
+        return asyncio.run(usecases.evaluate_conversation(stores, run.id, SUITE, agent, scenario_id, seed))
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise sa_exc.IntegrityError("INSERT ...", {}, sqlite3.IntegrityError("disk I/O error"))
+
+    with monkeypatch.context() as patch:
+        patch.setattr(stores.repo, "save_judgment", broken)
+        with pytest.raises(sa_exc.IntegrityError):
+            evaluate()
+    acted = len(CALLS)
+    assert acted > 0 and len(stores.repo.conversation_ids(run.id)) == 1 and not stores.repo.judgments(run.id)
+
+    retried = evaluate()  # the task's retry: the stored conversation is read back, not run again
+    assert len(CALLS) == acted
+    assert retried.simulated is False and retried.probes > 0
+    (judgment,) = stores.repo.judgments(run.id)
+    assert judgment.composite == retried.composite
+    answers = stores.repo.probe_answers(run.id)
+
+    again = evaluate()  # everything is stored: the stored judgment and answers are kept as they are
+    assert len(CALLS) == acted
+    assert again == retried
+    assert stores.repo.judgments(run.id) == [judgment] and stores.repo.probe_answers(run.id) == answers
+
+
+def test_the_same_stages_give_the_same_results_as_the_separate_steps(polygon_home: Path, tmp_path: Path) -> None:
+    stores = usecases.shared_stores()
+    run, agent = _counted_run(tmp_path, stores)
+    plan = usecases.plan_conversations(SUITE, [0])
+    separate = run.model_copy(update={"id": "separate"})
+    usecases.create_run(stores, separate, suite_path=SUITE, agent_path=agent)
+    for scenario_id, seed in plan:
+        cid = usecases.simulate(stores, separate.id, SUITE, agent, scenario_id, seed)
+        usecases.judge(stores, separate.id, cid, suite_path=SUITE, agent_path=agent, rubric_version="v1")
+        usecases.probe(stores, separate.id, cid, suite_path=SUITE, agent_path=agent)
+
+    async def together() -> tuple[list[object], usecases.InFlight]:
+        return await usecases.run_bounded(plan, lambda item: usecases.evaluate_conversation(
+            stores, run.id, SUITE, agent, *item), limit=4)
+
+    results, flight = asyncio.run(together())
+    assert flight.peak == 4 and flight.errors == [] and len(results) == len(plan)
+    assert sorted(r.conversation_id for r in results) == sorted(stores.repo.conversation_ids(run.id))  # type: ignore[attr-defined]
+    for cid in stores.repo.conversation_ids(run.id):
+        assert (usecases.fingerprint(usecases.load_conversation(stores, run.id, cid))
+                == usecases.fingerprint(usecases.load_conversation(stores, separate.id, cid)))
+
+    def scores(run_id: str) -> list[tuple[str, float | None, str | None]]:
+        return sorted((j.conversation_id, j.composite, j.verdict) for j in stores.repo.judgments(run_id))
+
+    def answers(run_id: str) -> list[tuple[str, str, str]]:
+        return sorted((a.conversation_id, a.probe_id, a.answer) for a in stores.repo.probe_answers(run_id))
+
+    assert scores(run.id) == scores(separate.id) and len(scores(run.id)) == len(plan)
+    assert answers(run.id) == answers(separate.id)
+
+
+def test_run_bounded_keeps_order_and_the_limit() -> None:
+    async def work(i: int) -> int:
+        await asyncio.sleep(0.01)
+        if i == 5:
+            raise ValueError("five")
+        return i * i
+
+    finished: list[object] = []
+    results, flight = asyncio.run(usecases.run_bounded(list(range(10)), work, limit=3, done=finished.append))
+    assert results[:5] == [0, 1, 4, 9, 16] and results[6:] == [36, 49, 64, 81]
+    assert isinstance(results[5], ValueError) and flight.errors == [results[5]]
+    assert flight.peak == 3 and flight.now == 0 and len(finished) == 10
+
+
+@pytest.mark.prefect
+@pytest.mark.usefixtures("prefect_harness")
+def test_the_flow_records_its_concurrency_and_resumes_without_simulating(polygon_home: Path) -> None:
+    from polygon.flows import evaluate_suite
+
+    stores = usecases.open_stores()
+    run = usecases.new_run(str(V1), SUITE, seeds=[0], run_id="flow-conc")
+    evaluate_suite(suite_path=SUITE, runs=[run], agent_paths=[str(V1)], seeds=[0], concurrency=2)
+    first = usecases.run_execution(stores, run.id)
+    assert first is not None
+    assert {k: first[k] for k in ("concurrency", "peak_in_flight", "conversations", "simulated", "already_stored",
+                                  "model_limits_below_concurrency")} == {
+        "concurrency": 2, "peak_in_flight": 2, "conversations": 6, "simulated": 6, "already_stored": 0,
+        "model_limits_below_concurrency": {}}
+    judged = stores.repo.judgments(run.id)
+    evaluate_suite(suite_path=SUITE, runs=[run], agent_paths=[str(V1)], seeds=[0], concurrency=2)
+    again = usecases.run_execution(stores, run.id)
+    assert again is not None and (again["simulated"], again["already_stored"]) == (0, 6)
+    assert stores.repo.judgments(run.id) == judged  # resumed: the stored judgments are kept, not redone
+
+
+def test_concurrency_precedence(tmp_path: Path) -> None:
+    from polygon_core.adapters.settings import load_settings
+
+    settings = load_settings(home=tmp_path, concurrency=5)
+    suite = tmp_path / "suite"
+    (suite / "scenarios").mkdir(parents=True)
+    for name in ("tools.yaml", "scenarios/01_billing_dispute.yaml"):
+        (suite / name).write_text((demo_dir() / "suite" / name).read_text(encoding="utf-8"), encoding="utf-8")
+    (suite / "suite.yaml").write_text("name: s\nrubric: v1\nseeds: [0]\n", encoding="utf-8")
+    assert usecases.run_concurrency(None, str(suite), settings) == 5  # POLYGON_CONCURRENCY
+    (suite / "suite.yaml").write_text("name: s\nrubric: v1\nseeds: [0]\nconcurrency: 3\n", encoding="utf-8")
+    assert usecases.run_concurrency(None, str(suite), settings) == 3  # the suite's
+    assert usecases.run_concurrency(40, str(suite), settings) == 40  # --concurrency
+    with pytest.raises(ValueError, match="--concurrency must be at least 1, got 0"):
+        usecases.run_concurrency(0, str(suite), settings)
+    limited = load_settings(home=tmp_path, model_concurrency=4)
+    models = {"agent": "openai:gpt-4o-mini", "caller": "offline", "judge": "offline-heuristic"}
+    assert usecases.model_limits_below(limited, models, 40) == {"openai:gpt-4o-mini": 4}
+    assert usecases.model_limits_below(limited, models, 4) == {}
+    assert usecases.model_limits_below(settings, models, 40) == {}  # unset: bounded by the conversations
