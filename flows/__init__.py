@@ -3,6 +3,7 @@
 from ._batch import batch_judge
 from ._calibrate import calibrate
 from ._evaluate import evaluate_suite
+from ._import_calls import import_arrived_calls, pull_calls
 from ._personas import regenerate_personas
 from ._production import grade_production_calls
 from ._reevaluate import reevaluate_on_prompt_commit
@@ -15,6 +16,8 @@ __all__ = [
     "calibrate",
     "evaluate_suite",
     "grade_production_calls",
+    "import_arrived_calls",
+    "pull_calls",
     "reevaluate_on_prompt_commit",
     "regenerate_personas",
     "run_sweep",

@@ -5,6 +5,12 @@ outputs back, so a retried or resumed task is idempotent.
 """
 
 from ._analysis import analyze_prompt_task
+from ._arrivals import (
+    configured_sources_task,
+    import_arrivals_task,
+    plan_arrival_runs_task,
+    pull_source_task,
+)
 from ._batch import collect_batch_task, submit_batch_task, wait_for_batch_task
 from ._calibrate import judge_labelled_task, store_calibration_task
 from ._compare import compare_runs_task
@@ -50,11 +56,13 @@ __all__ = [
     "collect_batch_task",
     "compare_runs_task",
     "compare_versions_task",
+    "configured_sources_task",
     "create_run_task",
     "early_stop_task",
     "evaluate_conversation_task",
     "finish_run_task",
     "generate_personas_task",
+    "import_arrivals_task",
     "import_file_task",
     "judge_labelled_task",
     "judge_production_task",
@@ -64,6 +72,7 @@ __all__ = [
     "mark_stale_personas_task",
     "materialise_point_task",
     "new_version_run_task",
+    "plan_arrival_runs_task",
     "plan_production_runs_task",
     "plan_sweep_task",
     "previous_version_run_task",
@@ -71,6 +80,7 @@ __all__ = [
     "probe_task",
     "publish_artifacts_task",
     "publish_report_task",
+    "pull_source_task",
     "simulate_task",
     "store_calibration_task",
     "store_personas_task",

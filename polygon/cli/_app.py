@@ -26,6 +26,7 @@ from . import (
     _cmd_scoring,
     _cmd_serve,
     _cmd_server,
+    _cmd_sources,
     _cmd_sweep,
 )
 from ._base import console, err, friendly
@@ -63,6 +64,7 @@ GROUPS: dict[str, tuple[str, dict[str, Callable[..., Any]]]] = {
     }),
     "prompt": ("Prompt versions and their re-evaluation.", {"commit": _cmd_prompt.commit}),
     "db": ("Database maintenance.", {"upgrade": _cmd_files.db_upgrade}),
+    "sources": ("Where production calls come from (webhooks, S3).", {"validate": _cmd_sources.validate}),
     "server": ("A long-lived local Prefect server: every command uses it instead of a temporary one.", {
         "start": _cmd_server.start, "stop": _cmd_server.stop, "status": _cmd_server.status}),
 }

@@ -12,6 +12,18 @@ Modules: `_common` (stores, cached loading), `_runs`, `_simulate`, `_grade` (jud
 """
 
 from ._analysis import analysis_for_run
+from ._arrivals import (
+    Arrival,
+    ArrivalReport,
+    CallRejectedError,
+    arrivals_markdown,
+    configured_sources,
+    import_arrivals,
+    pull_source,
+    receive_call,
+    record_objects,
+    source_redaction,
+)
 from ._batch import (
     BatchJob,
     BatchPass,
@@ -62,17 +74,9 @@ from ._grade import (
     run_inputs,
     scorable,
 )
-from ._production import (
-    AgentIdentity,
-    ImportSummary,
-    import_calls,
-    import_file,
-    list_source_files,
-    parse_window,
-    plan_production_runs,
-    production_run_info,
-)
+from ._production import AgentIdentity, ImportSummary, import_calls, import_file, list_source_files
 from ._production_grade import grade_production, judge_production, probe_production
+from ._production_runs import parse_window, plan_arrival_runs, plan_production_runs, production_run_info
 from ._replay import ReplayDiff, replay_conversation
 from ._results import chosen_judge, finish_run, result_rows, scorecard
 from ._runs import (
@@ -112,10 +116,13 @@ __all__ = [
     "ROLES",
     "STAGES",
     "AgentIdentity",
+    "Arrival",
+    "ArrivalReport",
     "BatchJob",
     "BatchPass",
     "BatchTimeout",
     "CalibrationOutcome",
+    "CallRejectedError",
     "Comparison",
     "ComparisonError",
     "Evaluated",
@@ -133,6 +140,7 @@ __all__ = [
     "_suite",
     "agent_identity",
     "analysis_for_run",
+    "arrivals_markdown",
     "base_values",
     "batch_passes",
     "calibrate_run",
@@ -140,6 +148,7 @@ __all__ = [
     "chosen_judge",
     "collect_batch_pass",
     "compare_runs",
+    "configured_sources",
     "create_run",
     "ensure_judged",
     "evaluate_conversation",
@@ -147,6 +156,7 @@ __all__ = [
     "fingerprint",
     "finish_run",
     "grade_production",
+    "import_arrivals",
     "import_calls",
     "import_file",
     "judge",
@@ -169,6 +179,7 @@ __all__ = [
     "new_run",
     "open_stores",
     "parse_window",
+    "plan_arrival_runs",
     "plan_conversations",
     "plan_production_runs",
     "planned_conversations",
@@ -180,7 +191,10 @@ __all__ = [
     "probe_production",
     "probe_run",
     "production_run_info",
+    "pull_source",
+    "receive_call",
     "record_execution",
+    "record_objects",
     "replay_conversation",
     "rescore_batch_pass",
     "rescore_run",
@@ -199,6 +213,7 @@ __all__ = [
     "scorecard",
     "shared_stores",
     "simulate",
+    "source_redaction",
     "store_calibration",
     "submit_batch_pass",
     "top_matrix",

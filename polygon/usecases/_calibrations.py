@@ -34,7 +34,8 @@ from ._common import Stores
 from ._dispatch import judge_label
 from ._grade import RescoreResult, ensure_judged, run_inputs, scorable
 from ._identifiers import identifier_redactor
-from ._production import production_run_info, redaction_settings
+from ._production import redaction_settings
+from ._production_runs import production_run_info
 from ._results import chosen_judge
 
 __all__ = [

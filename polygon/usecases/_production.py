@@ -1,11 +1,9 @@
-"""Production calls: import → redact → store; then grade a source's calls in a date window as a run.
+"""Production calls: import → redact → store (grading them is `_production_runs`).
 
 Importing streams each file (constant memory), redacts every conversation before anything is
 stored, and records it in the import ledger under (source, external id), so a re-import adds
-nothing. Grading selects a source's imported calls in a window, stores them as a production run
-(one per agent version) and grades them like simulated conversations, except for what needs a
-scenario, ground truth or a simulated caller: that is `not_applicable` (see
-``polygon_core.imports.NOT_APPLICABLE_*`` and docs/import-formats.md).
+nothing. Files are local paths, ``file://`` URIs (the local artifact store's) or ``s3://`` URIs;
+the format of each is the registry's (``polygon_core.imports.format_for``).
 """
 
 from __future__ import annotations
@@ -13,60 +11,51 @@ from __future__ import annotations
 import io
 import json
 import re
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TextIO
+from urllib.parse import unquote, urlparse
 from uuid import uuid4
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from polygon_core._hashing import content_hash
 from polygon_core.adapters.settings import PolygonSettings
-from polygon_core.adapters.storage import ImportedRecord, ImportLedger, ProductionRunInfo
-from polygon_core.checks import Checks, run_checks
+from polygon_core.adapters.storage import ImportLedger
 from polygon_core.files import agent_version, load_agent
 from polygon_core.imports import (
     ImportedCall,
     ImportProblem,
     check_imported_tool_calls,
-    format_time,
-    not_applicable_assertions,
+    format_for,
     read_calls,
     to_conversation,
 )
-from polygon_core.judging import HEURISTIC_JUDGE
-from polygon_core.models import Conversation, Run, Speaker, ToolDef
+from polygon_core.models import Conversation, Speaker, ToolDef
 from polygon_core.redaction import IdentifierRedactor, RedactionSettings, Redactor, redact_conversation
 
-from ._common import Stores, _agent, transcript_key
+from ._common import Stores
 from ._identifiers import identifier_redactor
 
 __all__ = [
     "UNKNOWN_AGENT",
     "AgentIdentity",
     "ImportSummary",
-    "JudgeFn",
-    "format_for",
     "import_calls",
     "import_file",
     "import_key",
     "list_source_files",
     "load_imported",
-    "parse_window",
-    "plan_production_runs",
-    "production_run_id",
-    "production_run_info",
+    "local_path",
     "redaction_settings",
+    "slug",
 ]
 
 UNKNOWN_AGENT = "unknown"
 _BATCH = 500  # conversations per ledger transaction: bounds memory and amortises commits
-
-# A judge pass: the (redacted) conversation and its checks in, criterion → {score, evidence} out.
-JudgeFn = Callable[[Conversation, Checks], dict[str, Any]]
 
 
 class ImportSummary(BaseModel):
@@ -116,7 +105,7 @@ class AgentIdentity:
 
 
 def _agent_key(source: str, version: str) -> str:
-    return f"imports/{_slug(source)}/agents/{version}.json"
+    return f"imports/{slug(source)}/agents/{version}.json"
 
 
 def _record_agent(stores: Stores, source: str, agent: AgentIdentity) -> None:
@@ -150,7 +139,8 @@ def redaction_settings(settings: PolygonSettings) -> RedactionSettings:
                              keep_originals=settings.redact_keep_originals)
 
 
-def _slug(source: str) -> str:
+def slug(source: str) -> str:
+    """A source name as a folder name: readable, and unique by its hash."""
     plain = re.sub(r"[^A-Za-z0-9._-]+", "-", source).strip("-")[:40] or "source"
     return f"{plain}-{content_hash(source, 6)}"
 
@@ -162,7 +152,7 @@ def import_key(source: str, part: str, *, original: bool = False) -> str:
     (fsync), and one per call would bound an import at a few hundred calls a second.
     """
     folder = "originals" if original else "conversations"
-    return f"imports/{_slug(source)}/{folder}/{part}.jsonl"
+    return f"imports/{slug(source)}/{folder}/{part}.jsonl"
 
 
 def load_imported(stores: Stores, artifact_uri: str, cache: dict[str, list[str]] | None = None
@@ -190,8 +180,15 @@ def _open_text(location: str, endpoint_url: str | None) -> Iterator[TextIO]:
         with io.TextIOWrapper(body, encoding="utf-8-sig", newline="") as stream:
             yield stream
         return
-    with open(location, encoding="utf-8-sig", newline="") as stream:
+    with open(local_path(location), encoding="utf-8-sig", newline="") as stream:
         yield stream
+
+
+def local_path(location: str) -> str:
+    """A local path, or the path of a ``file://`` URI (what the local artifact store hands out)."""
+    if location.startswith("file://"):
+        return unquote(urlparse(location).path)
+    return location
 
 
 def list_source_files(location: str, endpoint_url: str | None = None) -> list[str]:
@@ -211,17 +208,6 @@ def list_source_files(location: str, endpoint_url: str | None = None) -> list[st
     if not path.is_dir():
         raise FileNotFoundError(f"{location}: no such file or folder")
     return [str(p) for p in sorted(path.rglob("*")) if p.is_file() and not p.name.startswith(".")]
-
-
-def format_for(name: str, fmt: str | None) -> str:
-    """The import format: as given, else from the file name (.csv → csv, else polygon)."""
-    if fmt:
-        return fmt
-    lowered = name.lower()
-    for known in ("vapi", "retell", "openai"):
-        if known in Path(lowered).name:
-            return known
-    return "csv" if lowered.endswith(".csv") else "polygon"
 
 
 # -- importing ---------------------------------------------------------------------------------
@@ -328,101 +314,3 @@ def import_calls(stores: Stores, locations: Sequence[str], fmt: str | None, *, s
         total.add(import_file(stores, location, format_for(location, fmt), source=source,
                               agent=agent, speaker_map=speaker_map, redaction=redaction, batch=batch))
     return total
-
-
-# -- grading -----------------------------------------------------------------------------------
-
-
-def parse_window(since: str | date | None, until: str | date | None) -> tuple[str | None, str | None]:
-    """``since <= t < until`` bounds as fixed-width ISO text; a date `until` includes that day."""
-    def bound(value: str | date | None, *, end: bool) -> str | None:
-        if value is None or value == "":
-            return None
-        if isinstance(value, datetime):
-            return format_time(value)
-        if isinstance(value, date):
-            day = value
-        else:
-            text = value.strip()
-            if len(text) > 10:
-                return format_time(datetime.fromisoformat(text.replace("Z", "+00:00")))
-            try:
-                day = date.fromisoformat(text)
-            except ValueError:
-                raise ValueError(f"{text!r} is not a date (YYYY-MM-DD) or ISO time") from None
-        moment = datetime(day.year, day.month, day.day, tzinfo=UTC) + timedelta(days=1 if end else 0)
-        return format_time(moment)
-
-    low, high = bound(since, end=False), bound(until, end=True)
-    if low and high and low >= high:
-        raise ValueError(f"empty date window: since {since} is not before until {until}")
-    return low, high
-
-
-def production_run_id(source: str, since: str | None, until: str | None, version: str) -> str:
-    """A stable id: grading the same source, window and agent again resumes the same run."""
-    window = f"{(since or 'start')[:10]}_{(until or 'end')[:10]}"
-    return f"prod-{_slug(source)}-{window}-{version[:8]}-{content_hash([since, until], 4)}"
-
-
-def plan_production_runs(stores: Stores, source: str, since: str | date | None = None,
-                         until: str | date | None = None, *, rubric_version: str | None = None,
-                         agent_path: str | None = None, judge_model: str | None = None,
-                         probe_model: str | None = None) -> list[tuple[Run, list[str]]]:
-    """Store a source's imported calls in the window as production runs (one per agent version).
-
-    Each call's redacted transcript is copied into its run, with the not-applicable checks and
-    its metrics; already stored ones are kept (a re-run resumes, with the models it was made
-    with). The judge and probe models default to the settings' (`offline`: the heuristic tier).
-    Returns (run, conversation ids).
-    """
-    low, high = parse_window(since, until)
-    judge = _grader(judge_model or stores.settings.judge_model)
-    probe = _grader(probe_model or stores.settings.probe_model)
-    records = ImportLedger(stores.repo.engine).select(source, low, high)
-    rubric = rubric_version or stores.settings.rubric
-    groups: dict[tuple[str, str], list[ImportedRecord]] = {}
-    for rec in records:
-        groups.setdefault((rec.agent_name, rec.agent_version), []).append(rec)
-    forbidden = list(_agent(agent_path)[0].forbidden_phrases) if agent_path else []
-    out: list[tuple[Run, list[str]]] = []
-    for (name, version), recs in sorted(groups.items()):
-        run_id = production_run_id(source, low, high, version)
-        run = stores.repo.get_run(run_id, exact=True) or stores.repo.save_run(Run(
-            id=run_id, suite=f"production:{source}", agent_name=name, agent_version=version,
-            rubric_version=rubric, seeds=[], source="production",
-            models={"agent": f"production:{name}", "caller": "real-caller", "judge": judge, "probe": probe}))
-        stored = stores.repo.conversation_ids(run_id)
-        cache: dict[str, list[str]] = {}
-        for rec in recs:
-            if rec.conversation_id in stored:
-                continue
-            conv = load_imported(stores, rec.artifact_uri, cache)
-            checks = run_checks(conv, None, forbidden_phrases=forbidden)
-            uri = stores.artifacts.put_text(transcript_key(run_id, conv.id), conv.model_dump_json())
-            stores.repo.save_conversation(run_id, conv, artifact_uri=uri,
-                                          assertions=not_applicable_assertions(),
-                                          metrics=checks.metrics.model_dump(mode="json"))
-        dates = [r.started_at for r in recs if r.started_at]
-        ImportLedger(stores.repo.engine).save_production_run(ProductionRunInfo(
-            run_id=run_id, source=source, since=low, until=high,
-            first_call=min(dates) if dates else None, last_call=max(dates) if dates else None,
-            conversations=len(recs)))
-        out.append((run, [r.conversation_id for r in recs]))
-    return out
-
-
-def _grader(name: str) -> str:
-    """A judge or probe model name as recorded on the run (offline → the heuristic tier's label)."""
-    from polygon_core.adapters.providers import parse_model_name
-
-    if name.startswith("fitted:"):  # a fitted judge, checked by the caller (check_model_name)
-        return name
-    spec = parse_model_name(name)  # a bad name is an error before anything is stored
-    return HEURISTIC_JUDGE if spec.provider == "offline" else spec.name
-
-
-def production_run_info(stores: Stores, run_id: str) -> ProductionRunInfo | None:
-    """A production run's source and date range; None for a synthetic run."""
-    return ImportLedger(stores.repo.engine).production_run(run_id)
-

@@ -20,7 +20,8 @@ from polygon_core.probes import Probe, default_probes, load_probes
 from ._common import Stores, load_conversation
 from ._dispatch import JudgeSpec, judge_label, judge_one, probe_one
 from ._grade import forbidden_phrases
-from ._production import JudgeFn, plan_production_runs, production_run_info, recorded_agent_path
+from ._production import recorded_agent_path
+from ._production_runs import JudgeFn, plan_production_runs, production_run_info
 
 __all__ = ["grade_production", "judge_production", "probe_production", "production_checks"]
 

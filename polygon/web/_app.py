@@ -13,6 +13,7 @@ from fastapi.responses import JSONResponse
 
 from polygon_core.adapters.settings import PolygonSettings, load_settings
 
+from ._call_webhooks import call_webhook_router
 from ._logging import install_log_redaction
 from ._webhook_deliveries import DatabaseDeliveryStore, DeliveryStore
 from ._webhook_models import WebhookConfig
@@ -51,6 +52,7 @@ def create_app(settings: PolygonSettings | None = None, *,
     if deliveries is None:
         deliveries = DatabaseDeliveryStore.from_settings(settings, hooks.delivery_ttl_seconds)
     app.include_router(webhook_router(hooks, deliveries))
+    app.include_router(call_webhook_router(settings, hooks))  # Vapi, Retell, S3 notifications
 
     @app.get("/healthz", tags=["health"])
     def healthz() -> dict[str, str]:

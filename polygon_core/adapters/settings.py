@@ -69,6 +69,9 @@ class PolygonSettings(BaseSettings):
         "separated); empty = the server's working directory",
     )
     webhook_replay_days: float = Field(7.0, gt=0, description="days a webhook delivery id is remembered")
+    sources: Path | None = Field(
+        None, description="the sources file: each production source's platform, webhook secret's "
+        "variable, agent, suite, grade-on-arrival, redaction region, S3 prefix (`polygon sources validate`)")
     openai_api_key: SecretStr | None = Field(
         None,
         validation_alias=AliasChoices("openai_api_key", "POLYGON_OPENAI_API_KEY", "OPENAI_API_KEY"),
@@ -144,6 +147,7 @@ class PolygonSettings(BaseSettings):
         "openai_base_url",
         "anthropic_base_url",
         "webhook_secret",
+        "sources",
         "api_tokens",
         "openai_api_key",
         "anthropic_api_key",

@@ -109,6 +109,13 @@ class ImportLedger:
         with self.engine.connect() as connection:
             return [_record(row) for row in connection.execute(query)]
 
+    def in_batch(self, source: str, batch: str) -> list[ImportedRecord]:
+        """The calls one import (`batch`) stored for `source`, oldest first."""
+        query = select(_T).where(_T.c.source == source, _T.c.batch == batch)
+        with self.engine.connect() as connection:
+            rows = connection.execute(query.order_by(_T.c.started_at, _T.c.external_id))
+            return [_record(row) for row in rows]
+
     def count(self, source: str | None = None) -> int:
         """How many conversations are imported (for one source, or in all)."""
         query = select(func.count()).select_from(_T)

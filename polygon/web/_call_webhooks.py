@@ -1,0 +1,270 @@
+"""Call-ended webhooks from voice platforms in, `polygon.calls.arrived` out.
+
+`POST /webhooks/calls/{source}` receives the webhook of the source named in the sources file
+(POLYGON_SOURCES): its platform's format says how the call is read, and its scheme below how the
+request is signed, with the secret read from the environment variable the source names. Every
+request is checked in this order, and a refused one stores nothing and emits nothing:
+
+1. content type ``application/json`` (415), body within ``POLYGON_WEBHOOK_MAX_BODY_BYTES`` (413);
+2. the source is configured and receives webhooks (404), and its secret is set (401);
+3. the platform's signature (401):
+   * Vapi: ``X-Vapi-Signature`` (or the older ``X-Vapi-Secret``) equal to the server URL secret, or,
+     with an HMAC credential, ``X-Signature`` = hex HMAC-SHA256(secret, ``"{X-Timestamp}.{body}"``);
+   * Retell: ``X-Retell-Signature: v=<ms>,d=<hex>`` with d = HMAC-SHA256(API key, body + ms);
+   a signed timestamp more than ``TOLERANCE_SECONDS`` from the server's clock is a replay (401);
+4. the payload (422): valid JSON, a call its format can import. An event without a finished call
+   (Vapi's status updates, Retell's ``call_started``) is answered 200 and ignored.
+
+The accepted call is redacted, then held (see ``polygon.usecases.receive_call``) and announced by
+one event (202). A call already received or imported answers 200 and emits nothing: platforms
+retry, and a replayed delivery must not import a call twice. An S3 event notification forwarded
+to ``POST /webhooks/calls/{source}/s3`` (signed like every Polygon webhook, ``X-Hub-Signature-256``)
+records the objects it names for the same import.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import logging
+import os
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from typing import Any
+from urllib.parse import unquote_plus
+
+from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse
+
+from polygon import usecases
+from polygon_core.adapters.settings import PolygonSettings
+from polygon_core.imports import Source, SourcesFile, get_format
+
+from . import _webhooks
+from ._schema import webhook_responses
+from ._webhook_models import WebhookConfig
+from ._webhooks import SIGNATURE_HEADER, _read_body, _Refused, verify_signature
+
+__all__ = [
+    "CALLS_ARRIVED",
+    "TOLERANCE_SECONDS",
+    "call_webhook_router",
+    "retell_signature",
+    "vapi_hmac_signature",
+    "verify_retell",
+    "verify_vapi",
+]
+
+CALLS_ARRIVED = "polygon.calls.arrived"
+TOLERANCE_SECONDS = 300  # how far a signed timestamp may be from the server's clock
+_NAMESPACE = uuid.UUID("0c6f3f0e-4a43-4c1e-9a55-3b1f5d2d7a21")
+
+log = logging.getLogger("polygon.web.webhooks")
+
+
+# -- signature schemes -------------------------------------------------------------------------
+
+
+def vapi_hmac_signature(secret: str, timestamp: str, body: bytes) -> str:
+    """Vapi's HMAC credential signature: hex HMAC-SHA256 of ``"{timestamp}.{body}"``."""
+    return hmac.new(secret.encode(), timestamp.encode() + b"." + body, hashlib.sha256).hexdigest()
+
+
+def verify_vapi(secret: str, body: bytes, headers: Any, now: float) -> bool:
+    """A Vapi request: the secret token header, or a fresh HMAC signature (constant-time)."""
+    token = headers.get("x-vapi-signature") or headers.get("x-vapi-secret")
+    if token and hmac.compare_digest(token.encode(), secret.encode()):
+        return True
+    signature, stamp = headers.get("x-signature"), headers.get("x-timestamp")
+    if not signature or not stamp or not _fresh(stamp, now):
+        return False
+    return hmac.compare_digest(vapi_hmac_signature(secret, stamp, body).encode(),
+                               signature.strip().removeprefix("sha256=").encode())
+
+
+def retell_signature(api_key: str, body: bytes, timestamp_ms: int) -> str:
+    """The ``X-Retell-Signature`` value Retell sends: ``v=<ms>,d=<hex HMAC-SHA256(key, body + ms)>``."""
+    digest = hmac.new(api_key.encode(), body + str(timestamp_ms).encode(), hashlib.sha256).hexdigest()
+    return f"v={timestamp_ms},d={digest}"
+
+
+def verify_retell(api_key: str, body: bytes, headers: Any, now: float) -> bool:
+    """A Retell request: a well-formed, fresh and matching ``X-Retell-Signature``."""
+    header = headers.get("x-retell-signature") or ""
+    parts = dict(p.split("=", 1) for p in header.split(",") if "=" in p)
+    stamp, digest = parts.get("v", ""), parts.get("d", "")
+    if not stamp.isdigit() or not digest or not _fresh(str(int(stamp) / 1000), now):
+        return False
+    return hmac.compare_digest(retell_signature(api_key, body, int(stamp)).encode(),
+                               f"v={stamp},d={digest}".encode())
+
+
+def _fresh(stamp: str, now: float) -> bool:
+    try:
+        seconds = float(stamp)
+    except ValueError:
+        return False
+    if seconds > 1e11:  # milliseconds
+        seconds /= 1000
+    return abs(now - seconds) <= TOLERANCE_SECONDS
+
+
+Verifier = Callable[[str, bytes, Any, float], bool]
+VERIFIERS: dict[str, Verifier] = {"vapi": verify_vapi, "retell": verify_retell}
+
+
+# -- the router --------------------------------------------------------------------------------
+
+
+class _Sources:
+    """The sources file and the stores, read on the first webhook (not at start-up)."""
+
+    def __init__(self, settings: PolygonSettings) -> None:
+        self._settings = settings
+        self._lock = threading.Lock()
+        self._stores: usecases.Stores | None = None
+        self._sources: SourcesFile | None = None
+
+    def get(self) -> tuple[usecases.Stores, SourcesFile]:
+        with self._lock:
+            if self._stores is None:
+                self._stores = usecases.open_stores(self._settings)
+            if self._sources is None:
+                try:
+                    self._sources = usecases.configured_sources(self._stores)
+                except (ValueError, OSError) as exc:
+                    log.error("call webhooks: %s", str(exc).splitlines()[0][:300])
+                    raise _Refused(404, "no sources are configured (POLYGON_SOURCES)") from None
+            return self._stores, self._sources
+
+
+def call_webhook_router(settings: PolygonSettings, config: WebhookConfig, *,
+                        clock: Callable[[], float] = time.time) -> APIRouter:
+    """`POST /webhooks/calls/{source}` (platform webhooks) and `/webhooks/calls/{source}/s3`."""
+    held = _Sources(settings)
+    router = APIRouter(prefix="/webhooks/calls", tags=["webhooks"])
+
+    def source_of(sources: SourcesFile, name: str) -> Source:
+        source = sources.sources.get(name)
+        if source is None:
+            raise _Refused(404, f"no source {name[:64]!r} in the sources file")
+        return source
+
+    def refused(kind: str, refusal: _Refused) -> JSONResponse:
+        log.warning("webhook %s refused (%d): %s", kind, refusal.status, refusal.detail)
+        return JSONResponse({"detail": refusal.detail}, status_code=refusal.status)
+
+    @router.post("/{source}", status_code=202, responses=webhook_responses(), summary="A call ended")
+    async def call_ended(source: str, request: Request) -> JSONResponse:
+        """A voice platform's call-ended webhook for `source` (Vapi end-of-call-report, Retell
+        call_ended / call_analyzed): the call is redacted, held and announced."""
+        try:
+            body = await _json_body(request, config.max_body_bytes)
+            stores, sources = held.get()
+            configured = source_of(sources, source)
+            fmt = get_format(configured.platform)
+            verify = VERIFIERS.get(configured.platform)
+            if fmt.webhook is None or verify is None:
+                raise _Refused(404, f"source {source!r} ({configured.platform}) receives no webhooks")
+            secret = os.environ.get(configured.secret_env or "", "")
+            if not secret:
+                raise _Refused(401, f"the webhook secret is not set ({configured.secret_env})")
+            if not verify(secret, body, request.headers, clock()):
+                raise _Refused(401, f"missing, stale or invalid {configured.platform} signature")
+            records = fmt.webhook(_decode(body))
+            if records is None:
+                return JSONResponse({"ignored": "this event carries no finished call"}, status_code=200)
+            return _accept(stores, source, configured, records)
+        except _Refused as refusal:
+            return refused(f"calls/{source[:64]}", refusal)
+
+    @router.post("/{source}/s3", status_code=202, responses=webhook_responses(), summary="S3 objects arrived")
+    async def objects_arrived(source: str, request: Request) -> JSONResponse:
+        """An S3 event notification (the `Records` of S3, or EventBridge's `detail`) forwarded and
+        signed with POLYGON_WEBHOOK_SECRET: the objects it names are recorded for import."""
+        try:
+            body = await _json_body(request, config.max_body_bytes)
+            secret = config.secret.get_secret_value() if config.secret is not None else ""
+            if not secret or not verify_signature(secret, body, request.headers.get(SIGNATURE_HEADER)):
+                raise _Refused(401, f"missing or invalid {SIGNATURE_HEADER} signature")
+            stores, sources = held.get()
+            configured = source_of(sources, source)
+            objects = _s3_objects(_decode(body))
+            fresh = usecases.record_objects(stores, source, configured, objects, via="s3-event")
+            if not fresh:
+                return JSONResponse({"duplicate": True, "objects": 0}, status_code=200)
+            event_id = _emit(source, [o.key for o in fresh], "s3-event",
+                             f"s3:{source}:" + ",".join(f"{o.key}@{o.etag}" for o in fresh))
+            return JSONResponse({"objects": len(fresh), "event_id": event_id}, status_code=202)
+        except _Refused as refusal:
+            return refused(f"calls/{source[:64]}/s3", refusal)
+
+    return router
+
+
+async def _json_body(request: Request, limit: int) -> bytes:
+    media = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if media != "application/json":
+        raise _Refused(415, "content type must be application/json")
+    return await _read_body(request, limit)
+
+
+def _decode(body: bytes) -> Any:
+    try:
+        return json.loads(body)
+    except ValueError:
+        raise _Refused(422, "body is not valid JSON") from None
+
+
+def _accept(stores: usecases.Stores, name: str, source: Source, records: list[Any]) -> JSONResponse:
+    if len(records) != 1:
+        raise _Refused(422, f"expected one call in the webhook, found {len(records)}")
+    try:
+        arrival = usecases.receive_call(stores, name, source, records[0])
+    except usecases.CallRejectedError as exc:
+        raise _Refused(422, f"invalid call: {exc}") from None
+    if not arrival.fresh:
+        log.info("webhook calls/%s: call %s %s; nothing emitted", name, arrival.external_id, arrival.reason)
+        return JSONResponse({"duplicate": True, "external_id": arrival.external_id, "reason": arrival.reason},
+                            status_code=200)
+    event_id = _emit(name, [arrival.external_id], "webhook", f"call:{name}:{arrival.external_id}",
+                     location=arrival.location)
+    return JSONResponse({"external_id": arrival.external_id, "event_id": event_id}, status_code=202)
+
+
+def _emit(source: str, ids: list[str], via: str, identity: str, **extra: Any) -> str | None:
+    """Announce arrivals; None when Prefect events are off (the arrival still waits for the next
+    import: pull-calls and the weekly grading import whatever is waiting)."""
+    emitted = _webhooks.emit_event(
+        id=uuid.uuid5(_NAMESPACE, identity), event=CALLS_ARRIVED,
+        resource={"prefect.resource.id": f"polygon.calls.{source}", "prefect.resource.name": source},
+        payload={"source": source, "via": via, "external_ids" if via == "webhook" else "objects": ids, **extra})
+    if emitted is None:
+        log.warning("call arrival of %s held, but Prefect events are disabled: nothing emitted", source)
+        return None
+    return str(emitted.id)
+
+
+def _s3_objects(data: Any) -> list[tuple[str, str]]:
+    """(s3:// URI, ETag) of the created objects an S3 or EventBridge notification names."""
+    records = data.get("Records") if isinstance(data, dict) else None
+    found: list[tuple[str, str]] = []
+    if isinstance(records, list):
+        for r in records:
+            s3 = r.get("s3", {}) if isinstance(r, dict) else {}
+            bucket, obj = s3.get("bucket", {}).get("name"), s3.get("object", {})
+            if bucket and obj.get("key"):
+                # S3 notifications URL-encode keys (a space is `+`); EventBridge's are plain.
+                found.append((f"s3://{bucket}/{unquote_plus(obj['key'])}",
+                              str(obj.get("eTag") or obj.get("etag") or "")))
+    elif isinstance(data, dict) and isinstance(data.get("detail"), dict):
+        detail = data["detail"]
+        bucket, obj = (detail.get("bucket") or {}).get("name"), detail.get("object") or {}
+        if bucket and obj.get("key"):
+            found.append((f"s3://{bucket}/{obj['key']}", str(obj.get("etag") or "")))
+    if not found:
+        raise _Refused(422, "no S3 objects in the notification (Records[].s3 or detail.object)")
+    return found
