@@ -16,6 +16,7 @@ from . import (
     _cmd_analyze,
     _cmd_calibrate,
     _cmd_compare,
+    _cmd_deploy,
     _cmd_files,
     _cmd_import,
     _cmd_personas,
@@ -51,6 +52,7 @@ COMMANDS: dict[str, Callable[..., Any]] = {
     "validate": _cmd_files.validate,
     "schema": _cmd_files.schema,
     "serve": _cmd_serve.serve,
+    "deploy": _cmd_deploy.deploy,
 }
 
 #: group name → (help, {subcommand name → function}).
