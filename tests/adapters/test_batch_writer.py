@@ -79,7 +79,12 @@ def test_postgres_writes_from_many_threads_are_committed_in_batches(postgres_url
     _check_batched(postgres_url)
 
 
+def _writers() -> int:
+    return sum(t.name == "polygon-writer" and t.is_alive() for t in threading.enumerate())
+
+
 def test_a_bad_write_fails_its_own_caller_and_no_other(tmp_path: Path) -> None:
+    before = _writers()  # other tests' shared stores keep theirs
     repo = BatchedRepository(ensure_database(f"sqlite:///{tmp_path / 'p.db'}"))
     try:
         repo.save_run(Run(id="r", suite="s", agent_name="a", agent_version="v", rubric_version="v1", seeds=[0]))
@@ -105,4 +110,4 @@ def test_a_bad_write_fails_its_own_caller_and_no_other(tmp_path: Path) -> None:
             repo.save_conversation("r", make_conversation("huge", seed=2**63), artifact_uri="mem://x", assertions=[])
     finally:
         repo.close()
-    assert not any(t.name == "polygon-writer" and t.is_alive() for t in threading.enumerate())
+    assert _writers() == before  # closing the repository stopped its writer
