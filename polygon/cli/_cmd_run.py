@@ -155,10 +155,13 @@ def run(suite: Annotated[Path, typer.Argument(help="suite folder")],
             "waits for the batch, polling every POLYGON_BATCH_POLL_SECONDS)")] = False,
         scenario: Annotated[list[str] | None, typer.Option("--scenario", help=_SCENARIO_HELP)] = None,
         output: Annotated[list[Path] | None, typer.Option("--output", "-o", help=OUTPUT_HELP)] = None,
+        concurrency: Annotated[int | None, typer.Option(
+            help="conversations in flight at once (default: the suite's `concurrency`, else "
+            "POLYGON_CONCURRENCY)")] = None,
         ) -> None:
     """Run a suite against one or more agents."""
     check_outputs(output or [])
     flags = {"agent": agent_model, "caller": caller_model, "judge": judge_model, "probe": probe_model}
     report(execute(suite, agent, seeds, rubric, run_id, not json_out, probes=probes, flags=flags,
                    personas=personas, allow_stale=allow_stale, batch_judging=batch_judging,
-                   scenarios=scenario or ()), json_out, output)
+                   scenarios=scenario or (), concurrency=concurrency), json_out, output)

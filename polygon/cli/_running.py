@@ -65,7 +65,7 @@ def execute(suite: Path, agents: list[Path], seeds: int | None, rubric: str | No
             run_id: str | None, show_progress: bool, probes: Path | None = None,
             flags: dict[str, str | None] | None = None, personas: bool = False,
             allow_stale: bool = False, batch_judging: bool = False,
-            scenarios: Sequence[str] = ()) -> list[Run]:
+            scenarios: Sequence[str] = (), concurrency: int | None = None) -> list[Run]:
     """Validate inputs, then run the evaluate_suite flow, showing progress on stderr."""
     from polygon import usecases
     from polygon_core.files import load_agent
@@ -79,6 +79,8 @@ def execute(suite: Path, agents: list[Path], seeds: int | None, rubric: str | No
     chosen = select_scenarios(suite, scenarios)
     seed_list = list(range(seeds)) if seeds else list(loaded.config.seeds)
     stores = usecases.open_stores()
+    # --concurrency, else the suite's `concurrency`, else POLYGON_CONCURRENCY (a bad value: exit 2).
+    limit = usecases.run_concurrency(concurrency, str(suite.resolve()), stores.settings)
     # The stores answer before anything is recorded: a missing bucket is one line, not a run left
     # `running` and a traceback per task.
     stores.artifacts.exists("runs/.preflight")
@@ -106,5 +108,21 @@ def execute(suite: Path, agents: list[Path], seeds: int | None, rubric: str | No
         flow = evaluate_suite.with_options(task_runner=task_runner(stores.settings.concurrency))  # POLYGON_TASK_RUNNER
         flow(suite_path=str(suite.resolve()), runs=runs, agent_paths=[str(a.resolve()) for a in agents],
              seeds=seed_list, rubric_version=rubric, batch_judging=batch_judging or None,
-             probes_path=str(probes.resolve()) if probes else None, scenarios=chosen)
+             probes_path=str(probes.resolve()) if probes else None, scenarios=chosen, concurrency=limit)
+    if show_progress:
+        _execution_lines(stores, runs)
     return runs
+
+
+def _execution_lines(stores: Any, runs: list[Run]) -> None:
+    """How the run went (stderr, beside the progress): peak in flight, and any model limit below it."""
+    from polygon import usecases
+
+    for run in runs:
+        record = usecases.run_execution(stores, run.id)
+        if record is None:
+            continue
+        below = "; ".join(f"{m} limited to {n} requests in flight (POLYGON_MODEL_CONCURRENCY)"
+                          for m, n in record["model_limits_below_concurrency"].items())
+        err.print(f"{run.id}: peak {record['peak_in_flight']} of {record['concurrency']} conversations in flight"
+                  + (f"; {below}" if below else ""), highlight=False, soft_wrap=True)

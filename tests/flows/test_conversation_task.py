@@ -148,3 +148,19 @@ def test_concurrency_precedence(tmp_path: Path) -> None:
     assert usecases.model_limits_below(limited, models, 40) == {"openai:gpt-4o-mini": 4}
     assert usecases.model_limits_below(limited, models, 4) == {}
     assert usecases.model_limits_below(settings, models, 40) == {}  # unset: bounded by the conversations
+
+
+@pytest.mark.prefect
+@pytest.mark.usefixtures("prefect_harness")
+def test_run_concurrency_flag_governs_and_reports_the_peak(polygon_home: Path) -> None:
+    from typer.testing import CliRunner
+
+    from polygon.cli import app
+
+    runner = CliRunner()
+    bad = runner.invoke(app, ["run", SUITE, "--agent", str(V1), "--seeds", "1", "--concurrency", "0"])
+    assert bad.exit_code == 2 and " ".join(bad.stderr.split()) == "error: --concurrency must be at least 1, got 0"
+    ok = runner.invoke(app, ["run", SUITE, "--agent", str(V1), "--seeds", "1", "--concurrency", "3",
+                             "--run-id", "c3"])
+    assert ok.exit_code == 0, ok.output
+    assert "c3: peak 3 of 3 conversations in flight" in ok.stderr
