@@ -80,7 +80,9 @@ def test_polygon_deploy_from_the_wheel_in_an_empty_folder_creates_the_deployment
     assert report["work_pool"] == "wheel-pool" and report["work_pool_created"] is True
     assert [(d["name"], d["entrypoint"]) for d in report["deployments"]] == [
         ("reevaluate-on-prompt-commit", "polygon.flows._reevaluate.reevaluate_on_prompt_commit"),
-        ("sweep", "polygon.flows._sweep.run_sweep")]
+        ("sweep", "polygon.flows._sweep.run_sweep"),
+        ("import-calls", "polygon.flows._import_calls.import_arrived_calls"),
+        ("pull-calls", "polygon.flows._import_calls.pull_calls")]
     start_in = [{"prefect.deployments.steps.set_working_directory": {"directory": str(empty)}}]
     with get_client(sync_client=True) as client:
         assert client.read_work_pool("wheel-pool").type == "process"
