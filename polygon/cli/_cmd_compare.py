@@ -21,6 +21,8 @@ def compare(
     junit: Annotated[Path | None, typer.Option(
         help="write JUnit XML (a case per comparison verdict, gate and conversation); as -o FILE.xml")] = None,
     html: Annotated[Path | None, typer.Option(help="write a self-contained HTML report; as -o FILE.html")] = None,
+    every: Annotated[bool, typer.Option("--all", help="print every scenario, difference and pair (default: "
+                                        "a page of each long table)")] = False,
 ) -> None:
     """Compare runs against a baseline; exit 1 when a candidate is worse beyond noise or a gate fires.
 
@@ -47,7 +49,12 @@ def compare(
     if json_out:
         print(json.dumps({**comp.report_json(), "exit_code": comp.ci.exit_code}, indent=2))
     else:
-        _render.print_comparison(console, comp)
+        from ._compare_page import page
+
+        shown, notes = (comp, []) if every else page(comp)  # the verdict is the whole comparison's
+        _render.print_comparison(console, shown)
+        for note in notes:
+            console.print(f"[dim]{note}[/]", highlight=False)
         for kind, path in written:
             console.print(f"{kind} report: {path}", highlight=False)
     if comp.ci.exit_code:

@@ -52,18 +52,49 @@ def list_runs(limit: Annotated[int, typer.Option(help="how many, newest first")]
     console.print(fit(console, table, drop=("created", "version", "rubric")))
 
 
-def _failed_text(row: Any, rec: Any) -> str:
-    failed = ", ".join(f"{a.name}" + (f" (turn {a.turn})" if a.turn is not None else "")
-                       for a in rec.assertions if a.status in ("fail", "error"))
-    if row.status in ("agent_failure", "judge_error"):
-        failed = f"{row.status}: {row.reason}" + (f"; {failed}" if failed else "")
-    return failed
+PAGE = 50  # conversations `polygon show` lists without --all
+_CHUNK = 1_000  # rows per table with --all: one table of 100,000 rows would be held whole to render
 
 
-def _show_json(card: Any, rows: list[Any], records: list[Any]) -> dict[str, Any]:
+def _show_json(card: Any, rows: Any) -> dict[str, Any]:
+    from polygon import usecases
+
     return {"scorecard": card.model_dump(mode="json"),
-            "conversations": [{**row.model_dump(mode="json"), "why": _failed_text(row, rec)}
-                              for row, rec in zip(rows, records, strict=False)]}
+            "conversations": [{**row.model_dump(mode="json"), "why": usecases.failed_text(row)} for row in rows]}
+
+
+def _rows_table(rows: list[Any], title: str) -> Table:
+    from polygon import usecases
+
+    table = Table(title=title)
+    table.add_column("conversation", no_wrap=True)
+    for col in ("caller", "end", "composite", "verdict", "gates", "failed assertions / why"):
+        table.add_column(col, overflow="fold")
+    for row in rows:
+        table.add_row(row.conversation_id, row.caller_type, row.end_reason,
+                      "—" if row.composite is None else f"{row.composite:.1f}", row.verdict or "—",
+                      ", ".join(row.gates) or "", usecases.failed_text(row))
+    return table
+
+
+def _print_rows(rows: Any, total: int, every: bool) -> None:
+    """A page of conversations, or (`every`) all of them in tables of `_CHUNK`, never all held at once."""
+    batch: list[Any] = []
+    shown = 0
+    for row in rows:
+        batch.append(row)
+        if len(batch) == _CHUNK:
+            shown += len(batch)
+            console.print(fit(console, _rows_table(batch, f"Conversations {shown - len(batch) + 1}–{shown}"),
+                              drop=("caller",)))
+            batch = []
+    if batch or not shown:
+        shown += len(batch)
+        console.print(fit(console, _rows_table(batch, "Conversations" if every or shown == total else
+                                               f"Conversations 1–{shown} of {total} (by id)"), drop=("caller",)))
+    if not every and shown < total:
+        console.print(f"{total - shown} more conversation(s): --all lists every one, --json prints them all",
+                      highlight=False)
 
 
 @friendly
@@ -72,40 +103,28 @@ def show(run_id: Annotated[str, typer.Argument(help="run id (or a unique prefix)
          judge: Annotated[str | None, typer.Option(
              help="whose judgments to show (default: the run's own judge, else the latest)")] = None,
          json_out: Annotated[bool, typer.Option("--json", help=JSON_HELP)] = False,
+         every: Annotated[bool, typer.Option("--all", help=f"list every conversation (default: the first {PAGE})")]
+         = False,
          ) -> None:
-    """Show one run: scorecard and per-conversation results (one rubric version, one judge)."""
+    """Show one run: scorecard and its conversations (one rubric version, one judge), the first 50
+    by id unless --all; the scorecard is computed once, in SQL, however large the run."""
     from polygon import usecases
 
     stores = usecases.open_stores()
-    run = stores.repo.get_run(run_id)
-    if run is None:
-        raise ValueError(f"no run {run_id!r} is stored (see `polygon runs`)")
     if rubric is not None:
         from polygon_core.scoring import get_rubric
 
         get_rubric(rubric)  # an unknown version is a user error naming the known ones
-    card = usecases.scorecard(stores, run.id, rubric_version=rubric, judge=judge)
-    judges = {j.judge_model for j in stores.repo.judgments(run.id, card.rubric_version)}
-    if judge is not None and judge not in judges:
-        raise ValueError(f"run {run.id} has no judgments by {judge!r} under rubric {card.rubric_version}; "
-                         f"judged by: {', '.join(sorted(judges)) or 'nobody yet'}")
-    rows = usecases.result_rows(stores, run.id, rubric, judge=card.judge_model)
-    records = stores.repo.list_conversations(run.id)
+    view = usecases.run_view(stores, run_id, rubric_version=rubric, judge=judge,
+                             limit=None if every or json_out else PAGE)
+    card = view.card
     if json_out:
-        print(json.dumps(_show_json(card, rows, records), indent=2))
+        print(json.dumps(_show_json(card, view.rows), indent=2))
         return
     console.print(fit(console, _render.scorecards_table([card])))
-    if len(judges) > 1:
-        others = ", ".join(sorted(judges - {card.judge_model}))
+    if len(view.judges) > 1:
+        others = ", ".join(sorted(set(view.judges) - {card.judge_model}))
         console.print(f"(also judged under {card.rubric_version} by {others}: see --judge)", highlight=False)
-    table = Table(title="Conversations")
-    table.add_column("conversation", no_wrap=True)
-    for col in ("caller", "end", "composite", "verdict", "gates", "failed assertions / why"):
-        table.add_column(col, overflow="fold")
-    for row, rec in zip(rows, records, strict=False):
-        table.add_row(row.conversation_id, row.caller_type, row.end_reason,
-                      "—" if row.composite is None else f"{row.composite:.1f}", row.verdict or "—",
-                      ", ".join(row.gates) or "", _failed_text(row, rec))
-    console.print(fit(console, table, drop=("caller",)))
+    _print_rows(view.rows, view.total, every)
     console.print(fit(console, _render.probes_table([card])))
     _render.print_provenance(console, [card])

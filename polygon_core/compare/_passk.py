@@ -55,9 +55,10 @@ def pass_hat_k_by_seed(rows: Sequence[ResultRow], max_k: int | None = None) -> d
     top = max((len(v) for v in trials.values()), default=0)
     if max_k is not None:
         top = min(top, max_k)
+    counts = [(sum(v), len(v)) for v in trials.values()]  # once, not once per k
     out: dict[int, float] = {}
     for k in range(1, top + 1):
-        value = pass_hat_k(trials, k)
+        value = pass_hat_k(counts, k)
         if value is not None:
             out[k] = round(value, 4)
     return out
