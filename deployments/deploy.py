@@ -16,7 +16,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from polygon.deployments import WEEKLY_CRON, Declared, declared, deploy
+from polygon.deployments import PULL_CRON, WEEKLY_CRON, Declared, declared, deploy
 
 __all__ = ["REPO", "Declared", "declared", "deploy", "main"]
 
@@ -33,11 +33,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--timezone", default="UTC", help="timezone of the cron schedule")
     parser.add_argument("--production-source", default=None, help="where production calls come from")
     parser.add_argument("--seeds", default=None, help="comma-separated seeds for re-evaluations")
+    parser.add_argument("--pull-cron", default=PULL_CRON, help="S3 pull schedule (default: every 15 minutes)")
     args = parser.parse_args(argv)
     seeds = [int(s) for s in args.seeds.split(",")] if args.seeds else None
     for name, dep_id in deploy(args.source, work_pool=args.pool, suite_path=args.suite, cron=args.cron,
                                timezone=args.timezone, production_source=args.production_source,
-                               seeds=seeds).items():
+                               seeds=seeds, pull_cron=args.pull_cron).items():
         print(f"{name}\t{dep_id}")
 
 

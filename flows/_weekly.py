@@ -2,6 +2,9 @@
 
 A cron schedule's parameters are fixed when the deployment is declared, so the window is computed
 here, from the run's scheduled start (a late or re-run still grades the week it was meant for).
+Besides `source` (a folder or s3:// prefix of exports), every source of the sources file
+(POLYGON_SOURCES or `sources_file`) is graded: what arrived by webhook, S3 event or pull, after the
+arrivals still waiting are imported. Without a sources file only `source` is graded.
 """
 
 from __future__ import annotations
@@ -9,7 +12,9 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from polygon.flows._production import grade_production_calls  # absolute: loaded by path
+from polygon.flows._import_calls import import_and_grade  # absolute: loaded by path
+from polygon.flows._production import grade_production_calls
+from polygon.tasks import configured_sources_task
 from prefect import flow, get_run_logger
 from prefect.runtime import flow_run
 
@@ -23,10 +28,10 @@ def grading_window(end: datetime, days: int) -> tuple[str, str]:
 
 
 @flow(name="weekly-production-grading", flow_run_name="grade the {days} days of calls from {source}")
-def weekly_production_grading(source: str, days: int = 7, agent_path: str | None = None,
+def weekly_production_grading(source: str | None = None, days: int = 7, agent_path: str | None = None,
                               suite_path: str | None = None, rubric_version: str | None = None,
                               judge_model: str | None = None, probe_model: str | None = None,
-                              batch_judging: bool = False) -> dict[str, Any]:
+                              batch_judging: bool = False, sources_file: str | None = None) -> dict[str, Any]:
     """Import and grade the production calls of the `days` days before this run's scheduled start
     (judge and probe models: these parameters, else the worker's POLYGON_JUDGE_MODEL / _PROBE_MODEL;
     `batch_judging` sends model passes through the provider's batch API at half price)."""
@@ -35,7 +40,15 @@ def weekly_production_grading(source: str, days: int = 7, agent_path: str | None
     since, until = grading_window(end, days)
     get_run_logger().info("grading the production calls of %s from %s to %s (%d days before %s)", source, since,
                           until, days, "the scheduled start" if scheduled is not None else "now")
-    return grade_production_calls(source=source, since=since, until=until, agent_path=agent_path,
-                                  suite_path=suite_path, rubric_version=rubric_version,
-                                  judge_model=judge_model, probe_model=probe_model,
-                                  batch_judging=batch_judging)
+    models = {"rubric_version": rubric_version, "judge_model": judge_model, "probe_model": probe_model,
+              "batch_judging": batch_judging}
+    graded = {} if source is None else grade_production_calls(
+        source=source, since=since, until=until, agent_path=agent_path, suite_path=suite_path, **models)
+    sources = configured_sources_task(sources_file, required=source is None)
+    if not sources:
+        return graded
+    arrivals = import_and_grade("weekly", sources_file)  # nothing still waiting is left out
+    per_source = {name: grade_production_calls(source=name, source_name=name, since=since, until=until,
+                                               agent_path=s["agent"], suite_path=s["suite"], **models)
+                  for name, s in sources.items()}
+    return {**({"source": graded} if source is not None else {}), "arrivals": arrivals, "sources": per_source}

@@ -16,9 +16,13 @@ def _stores() -> usecases.Stores:
 
 
 @task(name="configured-sources", retries=1, retry_delay_seconds=2)
-def configured_sources_task(sources_file: str | None = None) -> dict[str, dict[str, Any]]:
-    """The sources file (`sources_file`, else POLYGON_SOURCES) as name → source fields."""
-    loaded = usecases.configured_sources(_stores(), sources_file)
+def configured_sources_task(sources_file: str | None = None, *, required: bool = True) -> dict[str, dict[str, Any]]:
+    """The sources file (`sources_file`, else POLYGON_SOURCES) as name → source fields; with
+    `required` False, none configured is no source rather than an error."""
+    stores = _stores()
+    if not required and sources_file is None and stores.settings.sources is None:
+        return {}
+    loaded = usecases.configured_sources(stores, sources_file)
     return {name: source.model_dump() for name, source in loaded.sources.items()}
 
 

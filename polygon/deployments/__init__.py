@@ -3,11 +3,24 @@ Prefect server PREFECT_API_URL names (docs/deployments.md). `deployments/deploy.
 `deployments/prefect.yaml` in a checkout declare the same ones."""
 
 from ._apply import DEFAULT_POOL, WorkingDirectory, deploy, ensure_work_pool
-from ._declared import PROMPT_COMMITTED, SWEEP_REQUESTED, WEEKLY_CRON, Declared, declared, flow_exists
+from ._declared import (
+    ARRIVAL_WINDOW,
+    CALLS_ARRIVED,
+    PROMPT_COMMITTED,
+    PULL_CRON,
+    SWEEP_REQUESTED,
+    WEEKLY_CRON,
+    Declared,
+    declared,
+    flow_exists,
+)
 
 __all__ = [
+    "ARRIVAL_WINDOW",
+    "CALLS_ARRIVED",
     "DEFAULT_POOL",
     "PROMPT_COMMITTED",
+    "PULL_CRON",
     "SWEEP_REQUESTED",
     "WEEKLY_CRON",
     "Declared",

@@ -7,7 +7,7 @@ import importlib
 from pathlib import Path
 from typing import Any, cast
 
-from ._declared import WEEKLY_CRON, Declared, declared
+from ._declared import PULL_CRON, WEEKLY_CRON, Declared, declared
 
 DEFAULT_POOL = "polygon"
 
@@ -66,7 +66,7 @@ def ensure_work_pool(name: str, pool_type: str = "process") -> bool:
 def deploy(source: str | Path | None = None, *, work_pool: str = DEFAULT_POOL, suite_path: str,
            cron: str = WEEKLY_CRON, timezone: str = "UTC", production_source: str | None = None,
            seeds: list[int] | None = None, job_variables: dict[str, Any] | None = None,
-           working_dir: str | Path | None = None) -> dict[str, str]:
+           working_dir: str | Path | None = None, pull_cron: str = PULL_CRON) -> dict[str, str]:
     """Create or update every declared deployment on `work_pool`; returns name → deployment id.
 
     `source` None: the flows of the installed package (entrypoints such as
@@ -82,7 +82,7 @@ def deploy(source: str | Path | None = None, *, work_pool: str = DEFAULT_POOL, s
     start_in = Path(working_dir or Path.cwd()).absolute()
     ids: dict[str, str] = {}
     for d in declared(src, suite_path=suite_path, cron=cron, timezone=timezone,
-                      production_source=production_source, seeds=seeds):
+                      production_source=production_source, seeds=seeds, pull_cron=pull_cron):
         options: dict[str, Any] = {
             "name": d.name, "description": d.description, "parameters": d.parameters, "triggers": d.triggers,
             "schedules": [CronSchedule(cron=d.cron, timezone=d.timezone)] if d.cron else None,

@@ -8,20 +8,30 @@ from a checkout (`python deployments/deploy.py`); `deployments/prefect.yaml` is 
   seven days of production calls from `production_source` (a folder or s3:// prefix of call
   exports; declared only when a source is given).
 - `sweep`: runs when `polygon.sweep.requested` arrives, with the sweep spec's path in the payload.
+- `import-calls`: runs when `polygon.calls.arrived` arrives (a voice platform's call-ended webhook,
+  or S3 objects an event notification named), at most once per source per `ARRIVAL_WINDOW`
+  seconds; the run waits that long, then imports everything waiting as one batch.
+- `pull-calls`: a cron schedule (`pull_cron`, every 15 minutes by default) that lists each
+  source's S3 prefix and imports the objects not seen before.
 """
 
 from __future__ import annotations
 
 import importlib.util
 from dataclasses import dataclass, field
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 from prefect.events import DeploymentEventTrigger
+from prefect.events.schemas.automations import Posture
 
 PROMPT_COMMITTED = "polygon.prompt.committed"
 SWEEP_REQUESTED = "polygon.sweep.requested"
 WEEKLY_CRON = "0 6 * * 1"  # Monday 06:00
+CALLS_ARRIVED = "polygon.calls.arrived"
+PULL_CRON = "*/15 * * * *"  # every 15 minutes
+ARRIVAL_WINDOW = 60  # seconds: arrivals of a source within it are imported by one flow run
 
 
 @dataclass(frozen=True)
@@ -57,7 +67,8 @@ def flow_exists(source: str | None, entrypoint: str) -> bool:
 
 
 def declared(source: str | None, *, suite_path: str, cron: str = WEEKLY_CRON, timezone: str = "UTC",
-             production_source: str | None = None, seeds: list[int] | None = None) -> list[Declared]:
+             production_source: str | None = None, seeds: list[int] | None = None,
+             pull_cron: str = PULL_CRON) -> list[Declared]:
     """The deployments Polygon declares, each once; flows that do not exist in `source` (None: the
     installed package) are left out."""
     out = [Declared(
@@ -94,4 +105,28 @@ def declared(source: str | None, *, suite_path: str, cron: str = WEEKLY_CRON, ti
                 match={"prefect.resource.id": "polygon.sweep.*"},
                 parameters={"spec_path": "{{ event.payload.spec_path }}"})],
             tags=["polygon", "sweep"]))
-    return out
+    return out + _call_imports(source, pull_cron, timezone)
+
+
+def _call_imports(source: str | None, pull_cron: str, timezone: str) -> list[Declared]:
+    """import-calls (on arrival events) and pull-calls (scheduled), when their flows exist."""
+    entry = "flows/_import_calls.py"
+    if not flow_exists(source, entry):
+        return []
+    # Reactive, threshold 1, within ARRIVAL_WINDOW: the first arrival of a source fires at once and
+    # the next ones in the window fire nothing; the run waits out the window (settle_seconds) and
+    # then imports them all.
+    arrived = DeploymentEventTrigger(
+        name="calls arrived", expect={CALLS_ARRIVED}, match={"prefect.resource.id": "polygon.calls.*"},
+        for_each={"prefect.resource.id"}, posture=Posture.Reactive, threshold=1,
+        within=timedelta(seconds=ARRIVAL_WINDOW),
+        parameters={"source": "{{ event.payload.source }}"})
+    return [
+        Declared(name="import-calls", entrypoint=f"{entry}:import_arrived_calls",
+                 description="Import (and grade on arrival) the calls that arrived by webhook or S3 event.",
+                 parameters={"settle_seconds": ARRIVAL_WINDOW}, triggers=[arrived],
+                 tags=["polygon", "production"]),
+        Declared(name="pull-calls", entrypoint=f"{entry}:pull_calls",
+                 description="List each source's S3 prefix and import the objects not seen before.",
+                 cron=pull_cron, timezone=timezone, tags=["polygon", "production"]),
+    ]

@@ -220,3 +220,16 @@ def test_s3_objects_are_imported_once_across_two_scheduled_pulls(
     assert ImportLedger(stores.repo.engine).count("nightly") == 3
     assert CallObjectLedger(stores.repo.engine).count("nightly", pending=False) == 2
     stores.repo.close()
+
+
+def test_weekly_grading_grades_what_arrived_by_webhook(setup: dict[str, Any]) -> None:
+    from polygon.flows import weekly_production_grading
+
+    assert _post_vapi(setup["client"], _vapi_report("weekly-call")).status_code == 202
+    # No `source`: every configured source; the waiting arrival is imported first, then graded.
+    out = weekly_production_grading(days=100_000)
+    assert [(s["source"], s["imported"]) for s in out["arrivals"]["sources"]] == [("vapi-line", 1)]
+    assert sorted(out["sources"]) == ["retell-line", "vapi-line"]
+    assert out["sources"]["retell-line"]["runs"] == []
+    (card,) = out["sources"]["vapi-line"]["runs"]
+    assert card["conversations"] == 1

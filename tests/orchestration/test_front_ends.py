@@ -147,13 +147,19 @@ def test_declared_deployments_and_prefect_yaml_agree(monkeypatch: pytest.MonkeyP
                                                    production_source="s3://polygon-calls/exports")}
     doc = yaml.safe_load((REPO / "deployments" / "prefect.yaml").read_text())
     in_yaml = {d["name"]: d for d in doc["deployments"]}
-    assert sorted(declared) == sorted(in_yaml) == ["reevaluate-on-prompt-commit", "sweep",
-                                                   "weekly-production-grading"]
+    assert sorted(declared) == sorted(in_yaml) == ["import-calls", "pull-calls", "reevaluate-on-prompt-commit",
+                                                   "sweep", "weekly-production-grading"]
     for name, d in declared.items():
         assert in_yaml[name]["entrypoint"] == d.entrypoint
         triggers = in_yaml[name].get("triggers", [])
         assert [t["parameters"] for t in triggers] == [t.parameters for t in d.triggers]
         assert [sorted(t["expect"]) for t in triggers] == [sorted(t.expect) for t in d.triggers]
     assert declared["weekly-production-grading"].cron == "0 6 * * 1"
+    arrived = in_yaml["import-calls"]["triggers"][0]
+    (trigger,) = declared["import-calls"].triggers
+    assert (arrived["within"], arrived["threshold"], arrived["for_each"]) == (
+        trigger.within.total_seconds(), trigger.threshold, sorted(trigger.for_each))
+    assert in_yaml["import-calls"]["parameters"] == declared["import-calls"].parameters == {"settle_seconds": 60}
+    assert in_yaml["pull-calls"]["schedules"][0]["cron"] == declared["pull-calls"].cron == "*/15 * * * *"
     assert in_yaml["weekly-production-grading"]["schedules"][0]["cron"] == "0 6 * * 1"
     assert "weekly-production-grading" not in {d.name for d in module.declared(str(REPO), suite_path="x")}
