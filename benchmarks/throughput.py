@@ -180,6 +180,11 @@ def main() -> None:
         "peak_in_flight_at_model_server": stats["max_in_flight"],
         "peak_conversations_in_flight": result["execution"]["peak_in_flight"],
         "peak_memory_mib": round(result["peak_rss_mib"], 1),
+        # Where the wall time went: the conversations' loop (simulate, judge, probe) as the run
+        # recorded it, and everything else (start-up, creating the run, scorecard, report).
+        "conversation_phase_s": result["execution"]["seconds"],
+        "conversation_phase_over_ideal": round(result["execution"]["seconds"] / ideal, 3),
+        "rest_of_process_s": round(result["wall_s"] - result["execution"]["seconds"], 3),
         "model_requests": stats["requests"], "model_requests_expected": calls * n,
         "simulated_twice": stats["starts"] - n,
         "conversations_stored": result["run"]["conversations"], "verdicts": result["run"]["verdicts"],

@@ -21,7 +21,7 @@ from polygon_core.models import Conversation, Run
 
 from ._common import Stores, load_conversation
 from ._grade import judge_conversation, probe_conversation
-from ._runs import run_settings
+from ._runs import cached_run_settings, run_settings
 from ._simulate import simulate_async
 
 __all__ = ["STAGES", "Evaluated", "InFlight", "evaluate_conversation", "run_bounded"]
@@ -51,7 +51,7 @@ async def evaluate_conversation(stores: Stores, run_id: str, suite_path: str | N
     (see `run_bounded`); equivalent to `simulate`, then `judge` and `probe` on the stored
     conversation.
     """
-    own = await asyncio.to_thread(run_settings, stores, run_id)
+    own = cached_run_settings(stores, run_id) or await asyncio.to_thread(run_settings, stores, run_id)
     suite, agent = suite_path or own.suite_path, agent_path or own.agent_path
     if not suite or not agent:
         raise ValueError(f"run {run_id!r} has no manifest naming its suite and agent files")

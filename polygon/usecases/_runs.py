@@ -69,13 +69,18 @@ class RunSettings:
 _settings_cache: dict[tuple[str, str], RunSettings] = {}
 
 
+def cached_run_settings(stores: Stores, run_id: str) -> RunSettings | None:
+    """`run_settings` when this process has read them already (no I/O), else None."""
+    return _settings_cache.get((str(stores.artifacts.uri(manifest_key(run_id))), run_id))
+
+
 def run_settings(stores: Stores, run_id: str) -> RunSettings:
     """The stored run's settings (`RunSettings`); read once per process, since they never change
     after the run is created (a resumed run keeps its own)."""
-    key = (str(stores.artifacts.uri(manifest_key(run_id))), run_id)
-    found = _settings_cache.get(key)
+    found = cached_run_settings(stores, run_id)
     if found is not None:
         return found
+    key = (str(stores.artifacts.uri(manifest_key(run_id))), run_id)
     run = stores.repo.get_run(run_id, exact=True)
     if run is None:
         raise ValueError(f"no run {run_id!r} is stored; create it before its conversations")
