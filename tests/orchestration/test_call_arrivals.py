@@ -233,3 +233,42 @@ def test_weekly_grading_grades_what_arrived_by_webhook(setup: dict[str, Any]) ->
     assert out["sources"]["retell-line"]["runs"] == []
     (card,) = out["sources"]["vapi-line"]["runs"]
     assert card["conversations"] == 1
+
+
+def test_an_s3_event_notification_records_its_objects_for_the_same_import(
+        polygon_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, s3_endpoint: str) -> None:
+    import boto3
+
+    from polygon.web import sign
+
+    monkeypatch.setenv("POLYGON_S3_ENDPOINT_URL", s3_endpoint)
+    sources = tmp_path / "sources.yaml"
+    sources.write_text("sources:\n  drops:\n    platform: retell\n    secret_env: UNUSED_KEY\n", encoding="utf-8")
+    monkeypatch.setenv("POLYGON_SOURCES", str(sources))
+    emitted: list[dict[str, Any]] = []
+    real_emit = _webhooks.emit_event
+    monkeypatch.setattr(_webhooks, "emit_event", lambda **kw: (emitted.append(kw), real_emit(**kw))[1])
+    s3 = boto3.client("s3", endpoint_url=s3_endpoint)
+    s3.create_bucket(Bucket="notified")
+    put = s3.put_object(Bucket="notified", Key="in/retell calls.json", Body=sample_path("retell").read_bytes())
+    etag = put["ETag"].strip('"')
+    # What S3 sends through SQS: the key URL-encoded (a space is `+`).
+    notification = json.dumps({"Records": [{"eventName": "ObjectCreated:Put", "s3": {
+        "bucket": {"name": "notified"}, "object": {"key": "in/retell+calls.json", "eTag": etag}}}]}).encode()
+    client = TestClient(create_app(load_settings(webhook_secret=HOOK_SECRET)))
+
+    def post(body: bytes, secret: str = HOOK_SECRET) -> Any:
+        return client.post("/webhooks/calls/drops/s3", content=body, headers={
+            "Content-Type": "application/json", "X-Hub-Signature-256": sign(secret, body)})
+
+    assert post(notification, secret="wrong").status_code == 401
+    assert post(json.dumps({"Records": []}).encode()).status_code == 422
+    assert emitted == []
+    accepted = post(notification)
+    assert (accepted.status_code, accepted.json()["objects"]) == (202, 1)
+    assert [(e["event"], e["payload"]["objects"]) for e in emitted] == [
+        ("polygon.calls.arrived", ["s3://notified/in/retell calls.json"])]
+    assert post(notification).json() == {"duplicate": True, "objects": 0}  # SQS delivers at least once
+    result = import_arrived_calls(source="drops")
+    assert [(s["source"], s["arrived"], s["imported"]) for s in result["sources"]] == [("drops", 1, 2)]
+    assert len(emitted) == 1
