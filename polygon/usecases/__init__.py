@@ -8,7 +8,8 @@ re-run alone (re-judge, re-probe, re-compare) and a killed run resumes where it 
 
 Modules: `_common` (stores, cached loading), `_runs`, `_simulate`, `_grade` (judge and probe passes),
 `_results` (result rows, scorecards), `_compare`, `_batch` (judge and probe passes through batch APIs),
-`_production` and `_production_grade` (imported calls), `_calibrations`, `_sweeps`, `_replay`.
+`_production`, `_production_runs` and `_production_grade` (imported calls: import, plan, grade),
+`_arrivals` (calls arriving by webhook or S3, imported once), `_calibrations`, `_sweeps`, `_replay`.
 """
 
 from ._analysis import analysis_for_run
