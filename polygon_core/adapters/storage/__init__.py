@@ -10,13 +10,9 @@ from ._call_objects import CallObject, CallObjectLedger
 from ._deliveries import DeliveryLedger
 from ._imports import ImportedRecord, ImportLedger, ProductionRunInfo
 from ._migrate import DatabaseNotReadyError, head_revision
+from ._open import ensure_database, repository_from_settings
 from ._records import ConversationRecord
-from ._repository import (
-    Repository,
-    RunNotFoundError,
-    ensure_database,
-    repository_from_settings,
-)
+from ._repository import Repository, RunNotFoundError
 from ._writer import BatchedRepository, BatchWriter
 
 __all__ = [

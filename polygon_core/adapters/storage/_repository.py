@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, get_args
+from typing import Any, get_args
 
 from alembic.script import ScriptDirectory
 from alembic.util import CommandError
@@ -44,10 +44,7 @@ from ._tables import TABLE_NAMES, ConversationRow, JudgmentRow, ProbeAnswerRow, 
 from ._upsert import upsert
 from ._writes import RunNotFoundError, write_conversation, write_judgment, write_probe_answers
 
-if TYPE_CHECKING:
-    from polygon_core.adapters.settings import PolygonSettings
-
-__all__ = ["Repository", "RunNotFoundError", "ensure_database", "repository_from_settings"]
+__all__ = ["Repository", "RunNotFoundError", "not_ready_message"]
 
 RUN_STATUSES: tuple[str, ...] = get_args(Run.model_fields["status"].annotation)
 
@@ -342,7 +339,7 @@ class Repository(ConversationLookups):
             except sa_exc.SQLAlchemyError:
                 raise exc from None
             if missing:
-                raise DatabaseNotReadyError(_not_ready_message(self.url)) from exc
+                raise DatabaseNotReadyError(not_ready_message(self.url)) from exc
             raise
 
     @staticmethod
@@ -366,34 +363,11 @@ class Repository(ConversationLookups):
         return matches[0] if matches else None
 
 
-def ensure_database(url: str | URL) -> Repository:
-    """Open the database at ``url``, ready to use.
-
-    SQLite (the local default) is created or migrated to the newest schema on the spot.
-    Postgres is shared, so its migrations stay an explicit step: when its schema is missing or
-    older, this raises DatabaseNotReadyError telling to run ``polygon db upgrade``.
-    """
-    repository = Repository(url)
-    try:
-        if repository.needs_upgrade():
-            if repository.dialect != "sqlite":
-                raise DatabaseNotReadyError(_not_ready_message(repository.url))
-            repository.upgrade()
-    except BaseException:
-        repository.close()
-        raise
-    return repository
-
-
-def repository_from_settings(settings: PolygonSettings) -> Repository:
-    """The repository ``settings`` point at (see ``ensure_database``)."""
-    return ensure_database(settings.resolved_database_url())
-
-
 # -- helpers -----------------------------------------------------------------------------------
 
 
-def _not_ready_message(url: str) -> str:
+def not_ready_message(url: str) -> str:
+    """What to do about a database without Polygon's current tables."""
     return (
         f"database {url} does not have Polygon's current tables; "
         "run `polygon db upgrade` to create or migrate them"
