@@ -196,9 +196,14 @@ def import_arrivals(stores: Stores, sources: SourcesFile, batch: str,
         if source is None:
             continue
         report = reports.setdefault(arrival.source, ArrivalReport(arrival.source))
-        summary = import_file(stores, arrival.location, arrival.fmt, source=arrival.source,
-                              agent=_agent_of(agents, arrival.source, source),
-                              redaction=source_redaction(stores, source), batch=batch)
+        try:
+            summary = import_file(stores, arrival.location, arrival.fmt, source=arrival.source,
+                                  agent=_agent_of(agents, arrival.source, source),
+                                  redaction=source_redaction(stores, source), batch=batch)
+        except Exception as exc:  # an unreadable file (gone, denied) must not hold up the others
+            report.errors.append(f"{arrival.location}: not imported, still waiting ({type(exc).__name__}: "
+                                 f"{str(exc).splitlines()[0][:200] if str(exc) else ''})")
+            continue
         ledger.mark_imported(arrival, batch=batch, imported=summary.imported,
                              duplicates=summary.duplicates, rejected=summary.rejected)
         report.arrived += 1
