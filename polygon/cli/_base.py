@@ -32,6 +32,15 @@ def _user_errors() -> tuple[type[BaseException], ...]:
     return (PolygonFileError, FileErrors, AgentConfigError, ComparisonError, FileNotFoundError, ValueError)
 
 
+def _error_lines(exc: BaseException) -> list[str]:
+    """One line per problem: FileErrors' list, a pydantic error's entries (a bad POLYGON_* setting:
+    `field: message`), else the message."""
+    errors = getattr(exc, "errors", [])
+    if callable(errors):  # pydantic's ValidationError.errors()
+        return [f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in errors()] or [str(exc)]
+    return [str(e) for e in errors] or [str(exc)]
+
+
 def friendly(fn: F) -> F:
     """Bad input → one clear line on stderr and exit 2, never a traceback."""
 
@@ -46,7 +55,7 @@ def friendly(fn: F) -> F:
             if infra is not None:  # e.g. DatabaseNotReadyError is a ValueError, but not bad input
                 print_infrastructure_error(err, infra)
                 raise typer.Exit(1) from None
-            lines = [str(e) for e in getattr(exc, "errors", [])] or [str(exc)]
+            lines = _error_lines(exc)
             for line in lines:
                 err.print(f"[red]error:[/] {line}", markup=True, highlight=False, soft_wrap=True)
             raise typer.Exit(2) from None

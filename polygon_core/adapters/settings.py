@@ -172,6 +172,18 @@ class PolygonSettings(BaseSettings):
             return json.loads(text)
         return [part for part in text.split(os.pathsep) if part.strip()]
 
+    @field_validator("rubric")
+    @classmethod
+    def _known_rubric(cls, value: str) -> str:
+        # Checked once, when settings are read: a run's rubric is --rubric, else the suite's, else
+        # this, else v1 (polygon.usecases.resolve_rubric), and a typo here must not wait for a judge.
+        from polygon_core.scoring import KNOWN_VERSIONS
+
+        if value not in KNOWN_VERSIONS:
+            raise ValueError(f"POLYGON_RUBRIC={value!r} is not a rubric version; known versions: "
+                             f"{', '.join(KNOWN_VERSIONS)}")
+        return value
+
     def resolved_database_url(self) -> str:
         """The database URL to use: ``database_url``, or a SQLite file under ``home``."""
         if self.database_url:

@@ -164,3 +164,37 @@ def test_run_concurrency_flag_governs_and_reports_the_peak(polygon_home: Path) -
                              "--run-id", "c3"])
     assert ok.exit_code == 0, ok.output
     assert "c3: peak 3 of 3 conversations in flight" in ok.stderr
+
+
+def test_rubric_precedence_flag_suite_environment_default(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from polygon_core.adapters.settings import load_settings
+    from polygon_core.files import load_suite_config
+
+    (tmp_path / "set.yaml").write_text("name: s\nrubric: v3\n", encoding="utf-8")
+    (tmp_path / "unset.yaml").write_text("name: s\n", encoding="utf-8")
+    explicit, silent = load_suite_config(tmp_path / "set.yaml"), load_suite_config(tmp_path / "unset.yaml")
+    monkeypatch.delenv("POLYGON_RUBRIC", raising=False)
+    plain = load_settings(home=tmp_path)
+    monkeypatch.setenv("POLYGON_RUBRIC", "v2")
+    env = load_settings(home=tmp_path)
+    assert usecases.resolve_rubric("v1", explicit, env) == "v1"  # --rubric
+    assert usecases.resolve_rubric(None, explicit, env) == "v3"  # the suite's
+    assert usecases.resolve_rubric(None, silent, env) == "v2"  # POLYGON_RUBRIC
+    assert usecases.resolve_rubric(None, silent, plain) == "v1"  # the default
+    with pytest.raises(ValueError, match=r"^rubric version 'v7' \(--rubric\): "):
+        usecases.resolve_rubric("v7", explicit, env)
+    monkeypatch.setenv("POLYGON_RUBRIC", "v9")
+    with pytest.raises(ValueError, match="POLYGON_RUBRIC='v9' is not a rubric version; known versions: v1, v2, v3"):
+        load_settings(home=tmp_path)
+
+
+def test_a_bad_setting_is_one_line_and_exit_2(polygon_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from typer.testing import CliRunner
+
+    from polygon.cli import app
+
+    monkeypatch.setenv("POLYGON_RUBRIC", "v9")
+    result = CliRunner().invoke(app, ["runs"])
+    assert result.exit_code == 2 and "Traceback" not in result.stderr
+    assert " ".join(result.stderr.split()) == ("error: rubric: Value error, POLYGON_RUBRIC='v9' is not a rubric "
+                                               "version; known versions: v1, v2, v3")
