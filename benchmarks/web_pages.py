@@ -1,11 +1,17 @@
-"""Web app response times on a run of 5,000 conversations, as ratios against a trivial endpoint.
+"""Web app response times on a run of 5,000 conversations (and a comparison of two runs of 1,000),
+as ratios against a trivial endpoint.
 
 Stores one run of N conversations (default 5,000) directly through the repository and the artifact
 store (no simulation: one demo transcript, re-keyed N times, with a judgment and probe answers
 each), then times pages and API calls through the real ASGI app (FastAPI's TestClient, loopback
 client) and divides each median by the median of `/healthz` measured in the same process.
 
-    .venv/bin/python benchmarks/web_pages.py [--conversations 5000] [--repeats 5] [--home DIR]
+    .venv/bin/python benchmarks/web_pages.py [--conversations 5000] [--compared 1000] [--repeats 5] [--home DIR]
+
+The comparison screen is measured on two more runs of `--compared` conversations each: the first
+`/api/compare` (computed: every result row and each pair's transcripts), the same call again (kept
+in memory until a compared run changes), a page of divergences, and the calls the screen makes
+before the comparison is ready (each run's stored scorecard and its scenarios).
 
 `--home DIR` keeps the stored run in DIR and reuses it on the next call (storing 5,000
 conversations one transaction at a time takes minutes on a busy machine).
@@ -101,16 +107,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--conversations", type=int, default=5000)
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--compared", type=int, default=1000, help="conversations of each compared run")
     parser.add_argument("--home", type=Path, default=None, help="keep (and reuse) the stored run here")
     args = parser.parse_args()
     if args.home is not None:
-        run(args.home, args.conversations, args.repeats)
+        run(args.home, args.conversations, args.repeats, args.compared)
         return
     with tempfile.TemporaryDirectory(prefix="polygon-bench-") as tmp:
-        run(Path(tmp), args.conversations, args.repeats)
+        run(Path(tmp), args.conversations, args.repeats, args.compared)
 
 
-def run(home: Path, conversations: int, repeats: int) -> None:
+def run(home: Path, conversations: int, repeats: int, compared: int = 1000) -> None:
     """Store the run in `home` (unless it is there already) and print the timing table."""
     from fastapi.testclient import TestClient
 
@@ -139,6 +146,10 @@ def run(home: Path, conversations: int, repeats: int) -> None:
         "GET /api/runs/{run}/conversations/{id}": "/api/runs/bench-run/conversations/bench-00007",
         "GET /api/runs/{run}/judgments (page)": "/api/runs/bench-run/judgments?limit=50",
         "GET /api/probes/trends": "/api/probes/trends",
+        "GET /api/trends": "/api/trends",
+        "GET /api/runs/{run}/distributions": "/api/runs/bench-run/distributions",
+        "GET /api/runs/{run}/facets": "/api/runs/bench-run/facets",
+        "conversations filtered by gate": "/api/runs/bench-run/conversations?limit=50&gate=safety",
     }
     for path in paths.values():  # warm caches and imports once
         client.get(path)
@@ -146,6 +157,26 @@ def run(home: Path, conversations: int, repeats: int) -> None:
     print(f"\n{'endpoint':<52} {'median ms':>10} {'× /healthz':>11}")
     for name, path in paths.items():
         ms = base if path == "/healthz" else _median_ms(client, path, repeats)
+        print(f"{name:<52} {ms:>10.1f} {ms / base:>11.1f}")
+    _comparison(stores, client, base, compared, repeats)
+
+
+def _comparison(stores: Stores, client, base: float, n: int, repeats: int) -> None:  # type: ignore[no-untyped-def]
+    """The comparison screen over two runs of `n` conversations (stored once, like bench-run)."""
+    for run_id, version in (("bench-a", "benchv1"), ("bench-b", "benchv2")):
+        if stores.repo.get_run(run_id, exact=True) is None:
+            populate(stores, run_id, n, agent_version=version)
+    runs = "runs=bench-a&runs=bench-b"
+    print(f"\ncomparison of two runs of {n} conversations")
+    start = time.perf_counter()
+    assert client.get(f"/api/compare?{runs}").status_code == 200
+    first = (time.perf_counter() - start) * 1000
+    print(f"{'GET /api/compare (first: computed)':<52} {first:>10.1f} {first / base:>11.1f}")
+    for name, path in {"GET /api/compare (again: kept)": f"/api/compare?{runs}",
+                       "GET /api/compare/divergences (page of 25)": f"/api/compare/divergences?{runs}&limit=25",
+                       "shown first: GET /api/runs/{run} (each run)": "/api/runs/bench-b",
+                       "compare page": f"/compare?{runs}"}.items():
+        ms = _median_ms(client, path, repeats)
         print(f"{name:<52} {ms:>10.1f} {ms / base:>11.1f}")
 
 

@@ -109,6 +109,8 @@ from ._sweeps import (
     point_profile,
     top_matrix,
 )
+from ._trends import TREND_METRICS, metric_trends
+from ._views import conversation_facets, conversation_list, run_distributions
 
 __all__ = [
     "DEFAULT_RUBRIC",
@@ -116,6 +118,7 @@ __all__ = [
     "OFFLINE_NAMES",
     "ROLES",
     "STAGES",
+    "TREND_METRICS",
     "AgentIdentity",
     "Arrival",
     "ArrivalReport",
@@ -150,6 +153,8 @@ __all__ = [
     "collect_batch_pass",
     "compare_runs",
     "configured_sources",
+    "conversation_facets",
+    "conversation_list",
     "create_run",
     "ensure_judged",
     "evaluate_conversation",
@@ -176,6 +181,7 @@ __all__ = [
     "load_sweep",
     "manifest_key",
     "materialise_point",
+    "metric_trends",
     "model_limits_below",
     "new_run",
     "open_stores",
@@ -204,6 +210,7 @@ __all__ = [
     "role_models",
     "run_bounded",
     "run_concurrency",
+    "run_distributions",
     "run_execution",
     "run_inputs",
     "run_labels",

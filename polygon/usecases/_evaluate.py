@@ -51,7 +51,9 @@ async def evaluate_conversation(stores: Stores, run_id: str, suite_path: str | N
     (see `run_bounded`); equivalent to `simulate`, then `judge` and `probe` on the stored
     conversation.
     """
-    own = cached_run_settings(stores, run_id) or await asyncio.to_thread(run_settings, stores, run_id)
+    own = cached_run_settings(stores, run_id)
+    if own is None:  # the first conversation of the run in this process reads them
+        own = await asyncio.to_thread(run_settings, stores, run_id)
     suite, agent = suite_path or own.suite_path, agent_path or own.agent_path
     if not suite or not agent:
         raise ValueError(f"run {run_id!r} has no manifest naming its suite and agent files")

@@ -17,9 +17,8 @@ from fastapi import APIRouter, Depends, HTTPException, Query, Request
 from pydantic import BaseModel, ConfigDict
 
 from polygon.usecases import (
-    ComparisonError,
     Stores,
-    compare_runs,
+    conversation_list,
     load_conversation,
     open_stores,
     run_labels,
@@ -33,8 +32,18 @@ from polygon_core.compare import ProbeRate, probe_rates
 from polygon_core.models import Run
 
 from ._auth import ApiToken, Scope, authorize, tokens_from_settings
+from ._models import (
+    ConversationPage,
+    ConversationView,
+    JudgmentPage,
+    ProbeTrendsOut,
+    RescoreOut,
+    RunDetail,
+    RunPage,
+    RunProbes,
+)
 from ._schema import API_RESPONSES, PAGE, Access, documented
-from ._views import aligned_pair, conversation_view, probe_series, run_summary
+from ._views import conversation_view, probe_series, run_summary
 
 __all__ = ["MAX_LIMIT", "Ctx", "Limit", "Offset", "WebContext", "context", "page", "read_access", "router"]
 
@@ -51,6 +60,8 @@ class WebContext:
     tokens: list[ApiToken]
     _stores: Stores | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock)
+    #: Finished comparisons by (runs, baseline, what each run holds): see `_api_compare`.
+    comparisons: dict[Any, dict[str, Any]] = field(default_factory=dict)
 
     @classmethod
     def from_settings(cls, settings: PolygonSettings) -> WebContext:
@@ -114,7 +125,7 @@ def _summary(stores: Stores, run: Run) -> dict[str, Any]:
 # -- runs ----------------------------------------------------------------------------------------
 
 
-@router.get("/runs", **PAGE)
+@router.get("/runs", **documented(RunPage))
 def list_runs(ctx: Ctx, offset: Offset = 0, limit: Limit = 50, agent: str | None = None,
               suite: str | None = None, rubric_version: str | None = None, status: str | None = None,
               source: str | None = None, q: str | None = None, sort: str = "-created_at") -> dict[str, Any]:
@@ -144,7 +155,7 @@ def list_runs(ctx: Ctx, offset: Offset = 0, limit: Limit = 50, agent: str | None
     return page(len(runs), offset, limit, items)
 
 
-@router.get("/runs/{run_id}")
+@router.get("/runs/{run_id}", **documented(RunDetail))
 def get_run(run_id: str, ctx: Ctx) -> dict[str, Any]:
     """One run: its row on the runs list, its scorecard and manifest."""
     stores = ctx.stores()
@@ -163,24 +174,27 @@ def _calibration(stores: Stores, run: Run, card: dict[str, Any]) -> dict[str, An
     return judge_calibration(stores, judge, card.get("rubric_version") or run.rubric_version)
 
 
-@router.get("/runs/{run_id}/conversations", **PAGE)
+@router.get("/runs/{run_id}/conversations", **documented(ConversationPage))
 def list_conversations(run_id: str, ctx: Ctx, offset: Offset = 0, limit: Limit = 50,
                        sort: str = "conversation_id", scenario: str | None = None,
                        verdict: str | None = None, end_reason: str | None = None,
-                       caller_type: str | None = None, rubric_version: str | None = None) -> dict[str, Any]:
-    """One page of a run's conversations with their verdicts (`verdict=unjudged` for none)."""
+                       caller_type: str | None = None, rubric_version: str | None = None,
+                       gate: str | None = None, assertion: str | None = None,
+                       q: str | None = None) -> dict[str, Any]:
+    """One page of a run's conversations with their verdicts (`verdict=unjudged` for none),
+    filtered by scenario, verdict, end reason, caller type, a fired `gate`, a failed `assertion`
+    and `q` (a search over conversation and scenario ids); `/api/runs/{id}/facets` lists the values."""
     stores = ctx.stores()
     run = _run(stores, run_id)
     if sort not in pages.CONVERSATION_SORTS:
         raise HTTPException(422, f"sort must be one of {', '.join(pages.CONVERSATION_SORTS)}")
-    total, items = pages.conversation_page(
-        stores.repo.engine, run.id, rubric_version=rubric_version or run.rubric_version, offset=offset,
-        limit=limit, sort=sort, scenario=scenario, verdict=verdict, end_reason=end_reason,
-        caller_type=caller_type)
+    total, items = conversation_list(
+        stores, run, rubric_version=rubric_version, offset=offset, limit=limit, sort=sort, scenario=scenario,
+        verdict=verdict, end_reason=end_reason, caller_type=caller_type, gate=gate, assertion=assertion, q=q)
     return page(total, offset, limit, items)
 
 
-@router.get("/runs/{run_id}/conversations/{conversation_id}")
+@router.get("/runs/{run_id}/conversations/{conversation_id}", **documented(ConversationView))
 def get_conversation(run_id: str, conversation_id: str, ctx: Ctx,
                      rubric_version: str | None = None) -> dict[str, Any]:
     """A conversation as the viewer shows it: turns as said and as heard (distortions placed),
@@ -201,7 +215,7 @@ def get_conversation(run_id: str, conversation_id: str, ctx: Ctx,
         rubric_version=rubric_version)
 
 
-@router.get("/runs/{run_id}/judgments", **PAGE)
+@router.get("/runs/{run_id}/judgments", **documented(JudgmentPage))
 def list_judgments(run_id: str, ctx: Ctx, offset: Offset = 0, limit: Limit = 50,
                    rubric_version: str | None = None) -> dict[str, Any]:
     """One page of a run's judgments in the order saved (all rubric versions unless one is named)."""
@@ -218,7 +232,7 @@ def _rates(stores: Stores, run: Run, summary: dict[str, Any] | None) -> list[Pro
     return probe_rates(stores.repo.probe_answers(run.id))
 
 
-@router.get("/runs/{run_id}/probes")
+@router.get("/runs/{run_id}/probes", **documented(RunProbes))
 def run_probes(run_id: str, ctx: Ctx) -> dict[str, Any]:
     """A run's probe conformance, per probe and wording hash, with Wilson 95% intervals."""
     stores = ctx.stores()
@@ -227,7 +241,7 @@ def run_probes(run_id: str, ctx: Ctx) -> dict[str, Any]:
     return {"run_id": run.id, "items": [r.model_dump(mode="json") for r in rates]}
 
 
-@router.get("/probes/trends")
+@router.get("/probes/trends", **documented(ProbeTrendsOut))
 def probe_trends(ctx: Ctx, agent: str | None = None, suite: str | None = None,
                  probe: str | None = None, limit: Limit = 100) -> dict[str, Any]:
     """Each probe's conformance across runs (oldest first), split into segments of equal wording."""
@@ -245,39 +259,7 @@ def probe_trends(ctx: Ctx, agent: str | None = None, suite: str | None = None,
             "series": probe_series(points)}
 
 
-# -- comparisons ---------------------------------------------------------------------------------
-
-
-def _run_ids(runs: list[str]) -> list[str]:
-    ids = [i.strip() for value in runs for i in value.split(",") if i.strip()]
-    if len(ids) < 2:
-        raise HTTPException(422, "choose at least two runs to compare")
-    return ids
-
-
-@router.get("/compare")
-def compare(ctx: Ctx, runs: Annotated[list[str], Query()], baseline: str | None = None,
-            divergences: Limit = 200) -> dict[str, Any]:
-    """Compare runs (`runs=A&runs=B` or `runs=A,B`): scorecards, the matrix ordered by spread
-    (incomparable rows last), divergences, noise-aware differences and the written analysis.
-
-    Runs judged under different rubric versions are refused with 422 and the reason.
-    """
-    stores = ctx.stores()
-    ids = [_run(stores, rid).id for rid in _run_ids(runs)]
-    try:
-        comparison = compare_runs(stores, ids, baseline)
-    except ComparisonError as exc:
-        raise HTTPException(422, str(exc)) from None
-    out = comparison.report_json()
-    out.pop("rows", None)  # one row per conversation: the conversations endpoint pages them
-    for s in out["divergence_sets"]:
-        s["total"] = len(s["items"])
-        s["items"] = s["items"][:divergences]
-    out["run_ids"] = {label: run.id for label, run in zip(comparison.labels, comparison.runs, strict=False)}
-    out["calibrations"] = {card.label: _calibration(stores, run, card.model_dump(mode="json"))
-                           for card, run in zip(comparison.cards, comparison.runs, strict=False)}
-    return out
+# -- calibrations --------------------------------------------------------------------------------
 
 
 @router.get("/calibrations", **PAGE)
@@ -290,34 +272,6 @@ def list_calibrations(ctx: Ctx, offset: Offset = 0, limit: Limit = 50, judge_mod
         offset=offset, limit=limit, judge_model=judge_model, rubric_version=rubric_version)
     return page(total, offset, limit, [c.model_dump(mode="json") for c in items])
 
-
-@router.get("/compare/pair")
-def compare_pair(ctx: Ctx, a: str, b: str, scenario: str, seed: int | None = None) -> dict[str, Any]:
-    """One scenario's conversations of two runs side by side, aligned by turn, with the divergence
-    turn and its reasons (the lowest seed both ran, unless `seed` is given)."""
-    stores = ctx.stores()
-    run_a, run_b = _run(stores, a), _run(stores, b)
-    if run_a.rubric_version != run_b.rubric_version:
-        raise HTTPException(422, f"cannot compare runs judged under different rubric versions "
-                                 f"({run_a.rubric_version} and {run_b.rubric_version})")
-    found: list[dict[int, str]] = []
-    for run in (run_a, run_b):
-        _total, items = pages.conversation_page(stores.repo.engine, run.id, rubric_version=run.rubric_version,
-                                                scenario=scenario, limit=MAX_LIMIT, sort="scenario_id")
-        found.append({i["seed"]: i["conversation_id"] for i in items})
-    shared = sorted(set(found[0]) & set(found[1]))
-    if seed is None:
-        if not shared:
-            raise HTTPException(404, f"no seed of scenario {scenario!r} was run by both {run_a.id} and {run_b.id}")
-        seed = shared[0]
-    elif seed not in shared:
-        raise HTTPException(404, f"scenario {scenario!r} seed {seed} was not run by both runs (incomparable)")
-    conv_a = load_conversation(stores, run_a.id, found[0][seed])
-    conv_b = load_conversation(stores, run_b.id, found[1][seed])
-    labels = run_labels([run_a, run_b])
-    return {**aligned_pair(conv_a, conv_b), "seeds": shared,
-            "runs": {"a": {"id": run_a.id, "label": labels[run_a.id]},
-                     "b": {"id": run_b.id, "label": labels[run_b.id]}}}
 
 
 # -- admin -----------------------------------------------------------------------------------------
@@ -338,7 +292,7 @@ class ReprobeBody(BaseModel):
     probe_model: str = "offline"
 
 
-@router.post("/runs/{run_id}/rescore", dependencies=[Depends(admin_access)], tags=["admin"])
+@router.post("/runs/{run_id}/rescore", **documented(RescoreOut), dependencies=[Depends(admin_access)], tags=["admin"])
 def rescore(run_id: str, body: RescoreBody, ctx: Ctx) -> dict[str, Any]:
     """Judge every conversation of a run under a rubric version (adds judgments; admin scope)."""
     from polygon.usecases import rescore_run
@@ -352,7 +306,7 @@ def rescore(run_id: str, body: RescoreBody, ctx: Ctx) -> dict[str, Any]:
     return dataclasses.asdict(result)
 
 
-@router.post("/runs/{run_id}/reprobe", dependencies=[Depends(admin_access)], tags=["admin"])
+@router.post("/runs/{run_id}/reprobe", **documented(RescoreOut), dependencies=[Depends(admin_access)], tags=["admin"])
 def reprobe(run_id: str, body: ReprobeBody, ctx: Ctx) -> dict[str, Any]:
     """Answer the probes again on every conversation of a run (adds answers; admin scope)."""
     from polygon.usecases import probe_run
@@ -361,6 +315,7 @@ def reprobe(run_id: str, body: ReprobeBody, ctx: Ctx) -> dict[str, Any]:
     run = _run(stores, run_id)
     try:
         result = probe_run(stores, run.id, probe_model=body.probe_model)
+        ctx.comparisons.clear()  # new answers: a cached comparison's probe rates are stale
     except (ValueError, KeyError, FileNotFoundError) as exc:
         raise HTTPException(422, str(exc)) from None
     return dataclasses.asdict(result)

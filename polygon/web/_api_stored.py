@@ -17,7 +17,8 @@ from polygon_core.adapters.artifacts import ArtifactNotFoundError
 from polygon_core.models import Run
 
 from ._api import Ctx, Limit, Offset, page, read_access
-from ._schema import API_RESPONSES, PAGE
+from ._models import AnalysisOut, AnalysisPage, PersonaGroups, SweepList, SweepOut
+from ._schema import API_RESPONSES, documented
 
 __all__ = ["SWEEP_PREFIX", "router", "sweep_key"]
 
@@ -67,7 +68,7 @@ def _analysis(stores: Stores, prompt_hash: str) -> Any:
         raise HTTPException(422, str(exc)) from None
 
 
-@router.get("/analyses", **PAGE)
+@router.get("/analyses", **documented(AnalysisPage))
 def list_analyses(ctx: Ctx, offset: Offset = 0, limit: Limit = 50) -> dict[str, Any]:
     """Stored prompt analyses (one per prompt version), with axis scores and the agents that used them."""
     stores = ctx.stores()
@@ -86,7 +87,7 @@ def list_analyses(ctx: Ctx, offset: Offset = 0, limit: Limit = 50) -> dict[str, 
     return page(len(keys), offset, limit, items)
 
 
-@router.get("/analyses/{prompt_hash}")
+@router.get("/analyses/{prompt_hash}", **documented(AnalysisOut))
 def get_analysis(prompt_hash: str, ctx: Ctx, previous: str | None = None) -> dict[str, Any]:
     """One prompt version's analysis with its text, and the change since the previous version.
 
@@ -123,7 +124,7 @@ def get_analysis(prompt_hash: str, ctx: Ctx, previous: str | None = None) -> dic
 # -- sweeps and personas -------------------------------------------------------------------------
 
 
-@router.get("/sweeps")
+@router.get("/sweeps", **documented(SweepList))
 def list_sweeps(ctx: Ctx) -> dict[str, Any]:
     """Stored sweeps: name, points ranked, points refused, and the leader."""
     import json
@@ -141,7 +142,7 @@ def list_sweeps(ctx: Ctx) -> dict[str, Any]:
     return {"total": len(items), "items": items}
 
 
-@router.get("/sweeps/{name}")
+@router.get("/sweeps/{name}", **documented(SweepOut))
 def get_sweep(name: str, ctx: Ctx) -> dict[str, Any]:
     """A sweep's leaderboard (ranked points) and its refused points with their reasons."""
     import json
@@ -155,7 +156,7 @@ def get_sweep(name: str, ctx: Ctx) -> dict[str, Any]:
             "refused": report.get("refused") or [], "stopped_early": report.get("stopped_early")}
 
 
-@router.get("/personas")
+@router.get("/personas", **documented(PersonaGroups))
 def list_personas(ctx: Ctx, agent: str | None = None, prompt_hash: str | None = None,
                   status: str | None = None) -> dict[str, Any]:
     """Personas grouped by agent and the prompt version they were made from; stale ones marked."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 import html
 import json
 import logging
+from functools import lru_cache
 from importlib import resources
 from typing import Any
 from urllib.parse import urlencode
@@ -21,6 +22,8 @@ from polygon_core.adapters.settings import PolygonSettings
 
 from ._api import WebContext, context
 from ._api import router as api_router
+from ._api_charts import router as charts_router
+from ._api_compare import router as compare_router
 from ._api_stored import router as stored_router
 from ._auth import COOKIE, access_notice, authorize, match_token
 
@@ -29,9 +32,15 @@ __all__ = ["PAGES", "install_web", "router"]
 log = logging.getLogger("polygon.web")
 router = APIRouter(include_in_schema=False)
 
-STATIC_TYPES = {"app.js": "text/javascript; charset=utf-8", "app.css": "text/css; charset=utf-8"}
+_JS, _CSS = "text/javascript; charset=utf-8", "text/css; charset=utf-8"
+#: What `/static/` serves: the app's script and stylesheet, and the vendored charting library
+#: (Vega, Vega-Lite, vega-embed; see static/vendor/README.md). Nothing else in the package is served.
+STATIC_TYPES = {"app.js": _JS, "charts.js": _JS, "app.css": _CSS, "vendor/vega.min.js": _JS,
+                "vendor/vega-lite.min.js": _JS, "vendor/vega-embed.min.js": _JS}
+#: The scripts every page loads, in order (the charting library before the app that uses it).
+SCRIPTS = ("vendor/vega.min.js", "vendor/vega-lite.min.js", "vendor/vega-embed.min.js", "charts.js", "app.js")
 #: page name → navigation title (the order of the menu)
-PAGES = {"runs": "Runs", "compare": "Compare", "probes": "Probe trends", "analyses": "Prompts",
+PAGES = {"runs": "Runs", "compare": "Compare", "trends": "Trends", "analyses": "Prompts",
          "sweeps": "Sweeps", "personas": "Personas"}
 
 
@@ -40,6 +49,8 @@ def install_web(app: FastAPI, settings: PolygonSettings) -> None:
     app.state.polygon_web = WebContext.from_settings(settings)
     app.include_router(api_router)
     app.include_router(stored_router)
+    app.include_router(compare_router)
+    app.include_router(charts_router)
     app.include_router(router)
     log.warning(access_notice(settings))
 
@@ -47,13 +58,14 @@ def install_web(app: FastAPI, settings: PolygonSettings) -> None:
 def _shell(page: str, title: str, args: dict[str, Any] | None = None, status: int = 200) -> HTMLResponse:
     nav = "".join(f'<a href="/{name}"{" class=current" if name == page else ""}>{html.escape(label)}</a>'
                   for name, label in PAGES.items())
+    scripts = "\n".join(f'<script src="/static/{name}"></script>' for name in SCRIPTS)
     body = f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Polygon · {html.escape(title)}</title><link rel="stylesheet" href="/static/app.css"></head>
 <body data-page="{page}" data-args="{html.escape(json.dumps(args or {}))}">
 <header><a class="brand" href="/runs">Polygon</a><nav>{nav}</nav></header>
 <main id="main"><p class="muted">Loading…</p></main>
-<script src="/static/app.js"></script>
+{scripts}
 </body></html>"""
     return HTMLResponse(body, status_code=status)
 
@@ -91,13 +103,18 @@ def _render(request: Request, page: str, title: str, args: dict[str, Any] | None
     return _page_access(request) or _shell(page, title, args)
 
 
-@router.get("/static/{name}")
+@router.get("/static/{name:path}")
 def static(name: str, request: Request) -> Response:
-    """The bundled script and stylesheet (nothing else is served from the package)."""
+    """The bundled scripts, stylesheet and charting library (nothing else is served from the package)."""
     if name not in STATIC_TYPES:
         raise HTTPException(404, "no such file")
-    text = resources.files("polygon.web").joinpath("static", name).read_text(encoding="utf-8")
-    return Response(text, media_type=STATIC_TYPES[name], headers={"Cache-Control": "no-cache"})
+    return Response(_static_text(name), media_type=STATIC_TYPES[name], headers={"Cache-Control": "no-cache"})
+
+
+@lru_cache(maxsize=len(STATIC_TYPES))
+def _static_text(name: str) -> str:
+    # The files are part of the installed package: read each once (Vega is half a megabyte).
+    return resources.files("polygon.web").joinpath("static", *name.split("/")).read_text(encoding="utf-8")
 
 
 @router.get("/")
@@ -133,10 +150,17 @@ def compare_page(request: Request) -> Response:
                                                   "baseline": request.query_params.get("baseline")})
 
 
+@router.get("/trends")
+def trends_page(request: Request) -> Response:
+    """A metric and probe conformance over the runs of one agent and suite (`?agent=…&suite=…`)."""
+    return _render(request, "trends", "Trends", {"agent": request.query_params.get("agent"),
+                                                 "suite": request.query_params.get("suite")})
+
+
 @router.get("/probes")
 def probes_page(request: Request) -> Response:
-    """Probe conformance across runs."""
-    return _render(request, "probes", "Probe trends", {"agent": request.query_params.get("agent")})
+    """The trends page under its earlier name (probe conformance across runs)."""
+    return trends_page(request)
 
 
 @router.get("/analyses")

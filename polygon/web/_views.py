@@ -28,6 +28,7 @@ __all__ = [
     "locate_quote",
     "probe_series",
     "run_summary",
+    "sweep_curves",
 ]
 
 _TOKEN = re.compile(r"\S+")
@@ -41,7 +42,7 @@ def distortion_spans(text: str, distortions: Sequence[Distortion]) -> list[dict[
     an insertion: an empty span at 0 whose `inserted` text is what the agent heard in addition.
     """
     tokens = [(m.start(), m.end()) for m in _TOKEN.finditer(text)]
-    spans = []
+    spans: list[dict[str, Any]] = []
     for d in distortions:
         if d.kind == "filler" or not d.original:
             spans.append({"kind": d.kind, "start": 0, "end": 0, "original": d.original,
@@ -102,7 +103,7 @@ def conversation_view(run: Run, conversation: Conversation, *, assertions: Seque
     version = rubric_version or run.rubric_version
     shown = [j for j in judgments if j.rubric_version == version]
     primary = shown[-1] if shown else None
-    judged = []
+    judged: list[dict[str, Any]] = []
     for j in judgments:
         criteria = []
         for c in j.criteria:
@@ -117,7 +118,7 @@ def conversation_view(run: Run, conversation: Conversation, *, assertions: Seque
     primary_view = next((v for v in judged if v["primary"]), None)
     turns = []
     for t in conversation.turns:
-        evidence = []
+        evidence: list[dict[str, Any]] = []
         if primary_view is not None:
             evidence = [{"criterion": c["criterion"], "score": c["score"], "start": c["evidence_at"]["start"],
                          "end": c["evidence_at"]["end"]}
@@ -220,3 +221,47 @@ def probe_series(points: Iterable[tuple[Run, Sequence[ProbeRate]]]) -> list[dict
             else:
                 segs.append({"wording_hash": r.wording_hash, "points": [point]})
     return [series[k] for k in sorted(series)]
+
+
+def _label_values(label: str) -> dict[str, str]:
+    """A sweep point's values from its label (`SweepPoint.label`: "a=1, b=x"; "base" has none)."""
+    if label == "base":
+        return {}
+    pairs = [part.split("=", 1) for part in label.split(", ") if "=" in part]
+    return {k: v for k, v in pairs}
+
+
+def _number(text: str) -> float | None:
+    try:
+        return float(text)
+    except ValueError:
+        return None
+
+
+def sweep_curves(leaderboard: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Per swept parameter, the finished points that set it (x = its value, y = mean composite with
+    its 95% interval), ordered by value, and the base point as a reference.
+
+    A leaderboard keeps each point's label, not its values, so they are read back from the label
+    ("noise=0.4, stub_error_rate=0.3"). A point that also sets other parameters (a grid) says which
+    in `others`, so the page can draw one line per combination rather than join unlike points.
+    """
+    points = [(p, _label_values(p.get("label", ""))) for p in leaderboard]
+    base = next((p for p, values in points if not values), None)
+    names = sorted({k for _, values in points for k in values})
+    curves = []
+    for name in names:
+        mine = [(p, values) for p, values in points if name in values]
+        numeric = all(_number(values[name]) is not None for _, values in mine)
+        cells = [{"label": p["label"], "run_id": p["run_id"],
+                  "value": _number(values[name]) if numeric else values[name],
+                  "others": ", ".join(f"{k}={v}" for k, v in sorted(values.items()) if k != name),
+                  "mean_composite": p.get("mean_composite"), "ci_low": p.get("ci_low"),
+                  "ci_high": p.get("ci_high")} for p, values in mine]
+        cells.sort(key=lambda c: (c["others"], c["value"]))
+        curves.append({"parameter": name, "numeric": numeric, "points": cells,
+                       "base": None if base is None else {
+                           "label": "base", "run_id": base["run_id"], "value": None, "others": "",
+                           "mean_composite": base.get("mean_composite"), "ci_low": base.get("ci_low"),
+                           "ci_high": base.get("ci_high")}})
+    return curves

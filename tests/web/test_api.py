@@ -10,7 +10,7 @@ from fastapi.testclient import TestClient
 
 from polygon.web import create_app
 from polygon.web._auth import TokenConfigError, access_notice, parse_tokens
-from polygon.web._views import distortion_spans, locate_quote, probe_series
+from polygon.web._views import distortion_spans, locate_quote, probe_series, sweep_curves
 from polygon_core.adapters.settings import load_settings
 from polygon_core.compare import ProbeRate
 from polygon_core.models import Distortion, Run, Turn
@@ -201,9 +201,70 @@ def test_prompt_analysis_with_change_since_previous_version(client: TestClient, 
 
 
 def test_openapi_is_published(client: TestClient) -> None:
-    paths = client.get("/openapi.json").json()["paths"]
+    schema = client.get("/openapi.json").json()
+    paths = schema["paths"]
     assert {"/api/runs", "/api/compare", "/api/runs/{run_id}/conversations/{conversation_id}",
             "/api/sweeps", "/api/personas", "/api/analyses/{prompt_hash}"} <= set(paths)
+    # Every payload is documented by a model, not an untyped object.
+    untyped = [f"{method.upper()} {path}" for path, item in paths.items() for method, op in item.items()
+               if path.startswith("/api/") and "$ref" not in json.dumps(op["responses"].get("200", {}))]
+    assert untyped == []
+    ok = paths["/api/runs/{run_id}/distributions"]["get"]["responses"]["200"]["content"]["application/json"]
+    assert ok["schema"] == {"$ref": "#/components/schemas/RunDistributions"}
+    assert {"composite", "criteria", "calibration"} <= set(schema["components"]["schemas"]["RunDistributions"]["required"])
+
+
+# -- charts, filters and trends --------------------------------------------------------------------
+
+
+def test_distributions_count_each_judged_conversation_once(client: TestClient, demo: Demo) -> None:
+    dist = client.get(f"/api/runs/{demo.v2}/distributions").json()
+    assert [(b["start"], b["count"]) for b in dist["composite"] if b["count"]] == [(50, 2), (60, 2), (90, 2)]
+    assert (dist["judged"], dist["composites"], dist["judge_model"], dist["rubric_version"]) == (
+        6, 6, "offline-heuristic", "v1")
+    safety = next(c for c in dist["criteria"] if c["criterion"] == "safety_compliance")
+    assert sum(k["count"] for k in safety["counts"]) + safety["not_scored"] == 6
+    assert dist["calibration"]["line"] == "judge offline-heuristic, rubric v1: not calibrated"
+
+
+def test_conversation_filters_by_gate_assertion_and_search(client: TestClient, demo: Demo) -> None:
+    facets = client.get(f"/api/runs/{demo.v2}/facets").json()
+    assert facets["gate"] == [{"value": "safety", "count": 3}]
+    assert facets["assertion"] == [{"value": "no_policy_breach", "count": 3}, {"value": "no_refund_of_valid_fee", "count": 1}]
+    assert facets["verdict"] == [{"value": "fail", "count": 3}, {"value": "pass", "count": 2}, {"value": "warn", "count": 1}]
+    url = f"/api/runs/{demo.v2}/conversations"
+    gated = client.get(url, params={"gate": "safety", "limit": 2}).json()
+    assert gated["total"] == 3 and len(gated["items"]) == 2 and all("safety" in c["gates"] for c in gated["items"])
+    fee = client.get(url, params={"assertion": "no_refund_of_valid_fee"}).json()
+    assert [c["scenario_id"] for c in fee["items"]] == ["late-fee-demand"]
+    found = client.get(url, params={"q": "BILLING"}).json()
+    assert [c["scenario_id"] for c in found["items"]] == ["billing-dispute-v3"]
+
+
+def test_trends_of_one_agent_and_suite_split_by_source(client: TestClient, demo: Demo) -> None:
+    v1 = client.get(f"/api/runs/{demo.v1}").json()
+    mine = {"agent": v1["agent_name"], "suite": v1["suite"]}
+    trend = client.get("/api/trends", params=mine).json()
+    assert (trend["agent"], trend["runs"]) == ("northwind-billing", 2)
+    (series,) = trend["series"]
+    assert (series["rubric_version"], series["source"], series["judge_model"]) == ("v1", "synthetic", "offline-heuristic")
+    assert series["points"][0]["run_id"] == demo.v1 and series["points"][0]["value"] == v1["mean_composite"]
+    assert series["calibration"]["calibrated"] is False
+    assert client.get("/api/trends", params={**mine, "source": "production"}).json()["series"] == []
+    assert client.get("/api/trends", params={"metric": "nope"}).status_code == 422
+    safety = client.get("/api/trends", params={**mine, "metric": "criterion:safety_compliance"}).json()
+    assert [p["value"] for p in safety["series"][0]["points"]] == [5.0, 3.0]
+
+
+def test_divergences_paged_from_the_cached_comparison(client: TestClient, demo: Demo) -> None:
+    params = {"runs": [demo.v1, demo.v2]}
+    whole = client.get("/api/compare", params=params).json()
+    everything = whole["divergence_sets"][0]
+    page = client.get("/api/compare/divergences", params={**params, "limit": 2, "offset": 1}).json()
+    assert (page["total"], page["items"]) == (everything["total"], everything["items"][1:3])
+    parted = client.get("/api/compare/divergences", params={**params, "diverged": True}).json()
+    assert parted["total"] == sum(d["turn"] is not None for d in everything["items"]) == 4
+    assert client.get("/api/compare/divergences", params={**params, "candidate": "nobody"}).status_code == 404
 
 
 # -- access ----------------------------------------------------------------------------------------
@@ -251,11 +312,11 @@ def test_page_token_becomes_a_cookie(demo: Demo) -> None:
 
 
 def test_pages_and_static_files_reference_nothing_outside(client: TestClient, demo: Demo) -> None:
-    for path in ("/runs", f"/runs/{demo.v1}", "/compare", "/probes", "/analyses", "/sweeps", "/personas"):
+    for path in ("/runs", f"/runs/{demo.v1}", "/compare", "/trends", "/probes", "/analyses", "/sweeps", "/personas"):
         page = client.get(path)
         assert page.status_code == 200 and '<script src="/static/app.js">' in page.text
         assert "http://" not in page.text and "https://" not in page.text
-    for name in ("app.js", "app.css"):
+    for name in ("app.js", "charts.js", "app.css"):
         text = client.get(f"/static/{name}").text
         assert len(text) > 1000 and "http://" not in text and "https://" not in text and "//cdn" not in text
     assert client.get("/static/../_api.py").status_code == 404
@@ -291,6 +352,16 @@ def test_distortion_spans_and_quotes() -> None:
     assert locate_quote(turns, "not said") is None and locate_quote(turns, None) is None
 
 
+def test_sweep_curves_read_values_from_point_labels() -> None:
+    board = [{"label": "base", "run_id": "r0", "mean_composite": 70.0, "ci_low": 60.0, "ci_high": 80.0},
+             {"label": "model=b, noise=0.8", "run_id": "r2", "mean_composite": 40.0, "ci_low": 30.0, "ci_high": 50.0},
+             {"label": "noise=0.4", "run_id": "r1", "mean_composite": 60.0, "ci_low": 50.0, "ci_high": 70.0}]
+    model, noise = sweep_curves(board)
+    assert (model["parameter"], model["numeric"], [p["value"] for p in model["points"]]) == ("model", False, ["b"])
+    assert [(p["value"], p["others"]) for p in noise["points"]] == [(0.4, ""), (0.8, "model=b")]
+    assert noise["base"]["run_id"] == "r0" and noise["base"]["mean_composite"] == 70.0
+
+
 def test_probe_series_breaks_where_wording_changes() -> None:
     runs = [Run(id=f"r{i}", suite="s", agent_name="a", agent_version="v", rubric_version="v1", seeds=[0])
             for i in range(3)]
@@ -306,7 +377,10 @@ def test_web_app_module_files_ship_in_the_package() -> None:
     import polygon.web
 
     root = Path(polygon.web.__file__).parent / "static"
-    assert sorted(p.name for p in root.iterdir() if p.suffix in (".js", ".css")) == ["app.css", "app.js"]
+    assert sorted(p.name for p in root.iterdir() if p.suffix in (".js", ".css")) == ["app.css", "app.js", "charts.js"]
+    vendor = sorted(p.name for p in (root / "vendor").iterdir())
+    assert vendor == ["README.md", "vega-embed.LICENSE.txt", "vega-embed.min.js", "vega-lite.LICENSE.txt",
+                      "vega-lite.min.js", "vega.LICENSE.txt", "vega.min.js"]
 
 
 def test_serve_binds_loopback_only_without_tokens() -> None:

@@ -38,7 +38,9 @@ const enc = encodeURIComponent;
 const fmt = (x, digits = 1) => (x === null || x === undefined ? "—" : Number(x).toFixed(digits));
 const pct = (x) => (x === null || x === undefined ? "—" : (100 * x).toFixed(0) + "%");
 
-function render(...nodes) { main.replaceChildren(...nodes.flat(Infinity).filter((n) => n !== null && n !== undefined && n !== false)); }
+// Replace `el`'s children with `nodes` (nested lists flattened; null, undefined and false left out).
+function fill(el, ...nodes) { el.replaceChildren(...nodes.flat(Infinity).filter((n) => n !== null && n !== undefined && n !== false)); }
+function render(...nodes) { fill(main, ...nodes); }
 function fail(err) { render(h("p", { class: "refused" }, err.message || String(err))); }
 
 function verdicts(v) {
@@ -47,9 +49,10 @@ function verdicts(v) {
     " / ", h("span", { class: "fail" }, v.fail || 0));
 }
 
+// Tables scroll inside their own box: the page itself never scrolls sideways on a phone.
 function table(headers, rows, attrs) {
-  return h("table", attrs || {}, h("thead", {}, h("tr", {}, headers.map((x) => h("th", {}, x)))),
-    h("tbody", {}, rows));
+  return h("div", { class: "scroll" }, h("table", attrs || {}, h("thead", {}, h("tr", {}, headers.map((x) => h("th", {}, x)))),
+    h("tbody", {}, rows)));
 }
 
 function pager(page, onGo) {
@@ -117,7 +120,7 @@ async function pageRuns() {
     out.replaceChildren(table(["", "run", "agent", "version", "rubric", "models", "conv.", "composite", "pass / warn / fail", "gates", "cost", "status"], rows, { class: "runs" }),
       pager(page, (o) => { state.offset = o; load(); }));
   }
-  load();
+  await load();
 }
 
 // -- one run -----------------------------------------------------------------------------------
@@ -133,7 +136,8 @@ function scorecardTable(cards, calibrations) {
     metric("gates", (c) => Object.entries(c.gates || {}).map(([g, n]) => `${g} ×${n}`).join(", ") || "none"),
     metric("resolution", (c) => pct(c.resolution_rate)),
     metric("policy safety", (c) => pct(c.policy_safety_rate)),
-    metric("pass^k", (c) => Object.entries(c.pass_hat_k || {}).map(([k, v]) => `k=${k}: ${fmt(v, 2)}`).join(", ") || "—"),
+    metric("pass^k", (c) => { const ks = Object.entries(c.pass_hat_k || {}).sort((x, y) => x[0] - y[0]);
+      return ks.length ? (ks.length > 1 ? `k=1: ${fmt(ks[0][1], 2)} → k=${ks.at(-1)[0]}: ${fmt(ks.at(-1)[1], 2)}` : `k=1: ${fmt(ks[0][1], 2)}`) : "—"; }),
     metric("judge", (c) => c.judge_model),
     ...(calibrations ? [h("tr", { class: "calibration" }, h("th", {}, "judge calibration"),
       cards.map((c, i) => h("td", {}, (calibrations[i] || {}).line || "not calibrated")))] : []),
@@ -152,40 +156,69 @@ function probeTable(rates) {
     h("td", { class: "num" }, `${p.k} / ${p.n}`))));
 }
 
+// A select of a facet's values ("any" first), each with its count.
+function facetSelect(values, onPick) {
+  return h("select", { onchange: (e) => onPick(e.target.value) }, h("option", { value: "" }, "any"),
+    (values || []).map((f) => h("option", { value: f.value }, `${f.value} (${f.count})`)));
+}
+
+function calibrationNote(cal) {
+  return h("p", { class: "calibration small" }, "Judge calibration: ", cal ? cal.line : "not calibrated");
+}
+
 async function pageRun() {
   const id = ARGS.run_id;
   let run;
   try { run = await api(`/api/runs/${enc(id)}`); } catch (e) { return fail(e); }
-  const state = { offset: 0, limit: 50, sort: "conversation_id", verdict: "", scenario: "" };
-  const out = h("div", {});
-  const filters = h("form", { class: "filters", onsubmit: (e) => e.preventDefault() },
-    h("label", {}, "verdict", h("select", { onchange: (e) => { state.verdict = e.target.value; state.offset = 0; load(); } },
-      ["", "pass", "warn", "fail", "unjudged"].map((v) => h("option", { value: v }, v || "any")))),
-    h("label", {}, "scenario", h("input", { onchange: (e) => { state.scenario = e.target.value; state.offset = 0; load(); } })),
-    h("label", {}, "sort", h("select", { onchange: (e) => { state.sort = e.target.value; load(); } },
+  const [dist, facets] = await Promise.all([api(`/api/runs/${enc(run.id)}/distributions`), api(`/api/runs/${enc(run.id)}/facets`)]);
+  const state = { offset: 0, limit: 50, sort: "conversation_id" };
+  const out = h("div", { id: "conversations" });
+  const pick = (name) => (value) => { state[name] = value; state.offset = 0; load(); };
+  const field = (label, name, input) => h("label", { "data-filter": name }, label, input);
+  const filters = h("form", { class: "filters", onsubmit: (e) => { e.preventDefault(); } },
+    field("search", "q", h("input", { type: "search", placeholder: "conversation or scenario", onchange: (e) => pick("q")(e.target.value) })),
+    field("verdict", "verdict", facetSelect(facets.verdict, pick("verdict"))),
+    field("gate fired", "gate", facetSelect(facets.gate, pick("gate"))),
+    field("scenario", "scenario", facetSelect(facets.scenario, pick("scenario"))),
+    field("caller type", "caller_type", facetSelect(facets.caller_type, pick("caller_type"))),
+    field("end reason", "end_reason", facetSelect(facets.end_reason, pick("end_reason"))),
+    field("failed assertion", "assertion", facetSelect(facets.assertion, pick("assertion"))),
+    field("sort", "sort", h("select", { onchange: (e) => { state.sort = e.target.value; load(); } },
       [["conversation_id", "id"], ["scenario_id", "scenario"], ["composite", "worst first"], ["-composite", "best first"], ["-turn_count", "longest"]]
         .map(([v, l]) => h("option", { value: v }, l)))));
+  const card = run.scorecard;
+  const judged = `judge ${dist.judge_model}, rubric ${dist.rubric_version}, ${dist.composites} of ${dist.judged} judged conversations scored`;
   render(h("h1", {}, `Run ${run.id}`),
-    h("p", {}, `${run.agent_name} @ ${run.agent_version} · rubric ${run.rubric_version} · suite ${run.suite} · ${run.status}`),
+    h("p", {}, `${run.agent_name} @ ${run.agent_version} · rubric ${run.rubric_version} · suite ${run.suite} · ${run.source} · ${run.status}`),
     h("p", { class: "small muted" }, Object.entries(run.models || {}).map(([r, m]) => `${r}: ${m}`).join(" · ")),
-    h("h2", {}, "Scorecard"), scorecardTable([run.scorecard], [run.calibration]),
-    h("h2", {}, "Probes"), probeTable(run.scorecard.probes || []),
+    h("p", { class: "headline" }, "Mean composite ", h("b", {}, fmt(card.mean_composite)), ` [${fmt(card.ci_low)}, ${fmt(card.ci_high)}] `,
+      h("span", { class: "small muted" }, card.ci_method || ""), " · ", verdicts(card.verdicts)),
+    calibrationNote(dist.calibration),
+    h("div", { class: "charts" },
+      h("section", {}, h("h3", {}, "Composite distribution"), PolygonCharts.composite(dist.composite, judged)),
+      h("section", {}, h("h3", {}, "Criterion scores"), PolygonCharts.criteria(dist.criteria, dist.method)),
+      h("section", {}, h("h3", {}, "pass^k"), Object.keys(card.pass_hat_k || {}).length
+        ? PolygonCharts.passK(card.pass_hat_k, "the chance a scenario passes on every one of k seeds") : h("p", { class: "muted" }, "Needs a scenario run on at least one seed with a verdict."))),
+    h("h2", {}, "Scorecard"), scorecardTable([card], [run.calibration]),
+    h("h2", {}, "Probes"), probeTable(card.probes || []),
     h("h2", {}, "Conversations"), filters, out);
   async function load() {
     const qs = new URLSearchParams(Object.entries(state).filter(([, v]) => v !== ""));
     const page = await api(`/api/runs/${enc(run.id)}/conversations?` + qs);
-    out.replaceChildren(table(["conversation", "scenario", "seed", "caller", "end", "turns", "composite", "verdict", "gates", "failed assertions"],
-      page.items.map((c) => h("tr", {},
+    out.dataset.total = page.total;
+    out.replaceChildren(page.total ? table(["conversation", "scenario", "seed", "caller", "end", "turns", "composite", "verdict", "gates", "failed assertions"],
+      page.items.map((c) => h("tr", { "data-conversation": c.conversation_id },
         h("td", {}, h("a", { href: `/runs/${enc(run.id)}/conversations/${enc(c.conversation_id)}` }, c.conversation_id)),
         h("td", {}, c.scenario_id), h("td", { class: "num" }, c.seed), h("td", {}, `${c.caller_type} (d${c.difficulty})`),
         h("td", {}, c.end_reason), h("td", { class: "num" }, c.turn_count), h("td", { class: "num" }, fmt(c.composite)),
         h("td", { class: c.verdict || "" }, c.verdict || (c.status === "judge_error" ? "judge error" : "unjudged"), c.partial ? " (partial)" : "",
           c.status && c.status !== "judged" ? h("span", { class: "small muted", title: c.reason || "" }, ` (${c.status.replace("_", " ")})`) : ""),
         h("td", {}, c.gates.map((g) => h("span", { class: "badge gate" }, g))),
-        h("td", {}, c.assertions_failed.map((a) => h("span", { class: "badge fail" }, a)))))),
+        h("td", {}, c.assertions_failed.map((a) => h("span", { class: "badge fail" }, a))))), { class: "conversations" })
+      : h("div", { class: "empty" }, "No conversation matches these filters."),
     pager(page, (o) => { state.offset = o; load(); }));
   }
-  load();
+  await load();
 }
 
 // -- conversation viewer -----------------------------------------------------------------------
@@ -273,91 +306,165 @@ function pairView(p) {
     h("p", {}, p.divergence ? [`First divergence at turn ${p.divergence.turn} (`, h("b", {}, p.divergence.reasons.join(", ")), ")",
       p.consequential ? `; the agents first act differently at turn ${p.consequential.turn} (${p.consequential.reasons.join(", ")})` : ""] : "The two conversations never part.",
       p.seeds.length > 1 ? h("span", { class: "muted" }, ` · seeds run by both: ${p.seeds.join(", ")}`) : null),
-    h("table", { class: "pair" }, h("thead", {}, h("tr", {}, h("th", {}, "turn"),
+    h("div", { class: "scroll" }, h("table", { class: "pair" }, h("thead", {}, h("tr", {}, h("th", {}, "turn"),
       h("th", {}, h("a", { href: `/runs/${enc(p.runs.a.id)}/conversations/${enc(p.a.conversation_id)}` }, p.runs.a.label), ` (${p.a.end_reason})`),
       h("th", {}, h("a", { href: `/runs/${enc(p.runs.b.id)}/conversations/${enc(p.b.conversation_id)}` }, p.runs.b.label), ` (${p.b.end_reason})`))),
-      h("tbody", {}, rows)));
+      h("tbody", {}, rows))));
+}
+
+function differencesTable(diffs) {
+  return table(["candidate", "metric", "scope", "pairs", "baseline", "candidate", "Δ", "95% CI", "noise floor", "label"], diffs.map((d) => h("tr", { class: "difference" },
+    h("td", {}, d.candidate), h("td", {}, d.metric), h("td", {}, d.scope), h("td", { class: "num" }, d.pairs),
+    h("td", { class: "num" }, fmt(d.baseline_mean, 2)), h("td", { class: "num" }, fmt(d.candidate_mean, 2)),
+    h("td", { class: "num" }, d.delta === null ? "—" : (d.delta > 0 ? "+" : "") + fmt(d.delta, 2)),
+    h("td", { class: "num" }, d.ci_low === null ? "—" : `[${fmt(d.ci_low, 2)}, ${fmt(d.ci_high, 2)}]`),
+    h("td", { class: "num" }, fmt(d.noise_floor, 2)),
+    h("td", { class: { worse: "fail", better: "pass" }[d.label] || "muted" }, d.label))), { class: "differences" });
+}
+
+function probeComparison(probes, labels) {
+  if (!probes.length) return h("p", { class: "muted" }, "No probe answers.");
+  return table(["probe", ...labels, "comparable"], probes.map((p) => h("tr", { class: p.comparable ? "" : "incomparable-row" },
+    h("td", {}, p.probe_id),
+    labels.map((l) => { const r = p.rates[l];
+      return h("td", { class: "num" }, r ? `${pct(r.rate)} [${fmt(r.low, 2)}, ${fmt(r.high, 2)}] ${r.k}/${r.n}` : "—",
+        h("div", { class: "small muted" }, (p.wording_hashes[l] || []).join(", "))); }),
+    h("td", {}, p.comparable ? "yes" : h("span", { class: "fail" }, "no: wording changed")))), { class: "probe-compare" });
+}
+
+function divergenceBox(qs, candidate) {
+  const state = { offset: 0, limit: 25, diverged: true };
+  const box = h("div", { id: "divergences" });
+  async function load() {
+    const page = await api(`/api/compare/divergences?${qs}&candidate=${enc(candidate)}&offset=${state.offset}&limit=${state.limit}&diverged=${state.diverged}`);
+    box.replaceChildren(h("label", { class: "small" }, h("input", { type: "checkbox", checked: state.diverged, onchange: (e) => { state.diverged = e.target.checked; state.offset = 0; load(); } }), " only pairs that part"),
+      page.total ? table(["scenario", "seed", "first divergence", "acts differently", `${page.a}`, `${page.b}`], page.items.map((d) => h("tr", {},
+        h("td", {}, d.scenario_id), h("td", { class: "num" }, d.seed),
+        h("td", {}, d.turn === null ? "never" : `turn ${d.turn}: ${d.reasons.join(", ")}`),
+        h("td", {}, d.consequential_turn === null || d.consequential_turn === undefined ? "—" : `turn ${d.consequential_turn}: ${d.consequential_reasons.join(", ")}`),
+        h("td", { class: "small" }, d.a_text || ""), h("td", { class: "small" }, d.b_text || ""))), { class: "divergences" }) : h("p", { class: "muted" }, "No pair parts."),
+      pager(page, (o) => { state.offset = o; load(); }));
+  }
+  load().catch((e) => box.replaceChildren(h("p", { class: "refused" }, e.message)));
+  return box;
 }
 
 async function pageCompare() {
   if ((ARGS.runs || []).length < 2) return chooseRuns();
-  let cmp;
   const qs = ARGS.runs.map((r) => "runs=" + enc(r)).join("&") + (ARGS.baseline ? "&baseline=" + enc(ARGS.baseline) : "");
-  try { cmp = await api("/api/compare?" + qs); } catch (e) {
-    return render(h("h1", {}, "Compare runs"), h("p", { class: "refused", id: "refused" }, e.status === 422 ? "Refused: " + e.message : e.message));
+  const pending = api("/api/compare?" + qs);
+  pending.catch(() => {}); // handled below, once the scorecards are shown: not an unhandled rejection meanwhile
+  // What is ready at once: each run's stored scorecard, and the baseline's scenarios for the
+  // side-by-side view. The comparison (differences, matrix, divergences) fills in when computed.
+  let runs;
+  try { runs = await Promise.all(ARGS.runs.map((r) => api(`/api/runs/${enc(r)}`))); } catch (e) { return fail(e); }
+  const pairBox = h("div", { id: "pair" }, h("p", { class: "muted" }, "Click a scenario to see its two conversations side by side."));
+  const rest = h("div", { id: "comparison" }, h("p", { class: "muted", id: "computing" }, "Computing the paired differences and divergences…"));
+  const baseRun = runs.find((r) => r.id === ARGS.baseline || (ARGS.baseline && r.id.startsWith(ARGS.baseline))) || runs[0];
+  let candidateRun = runs.find((r) => r.id !== baseRun.id);
+  async function showPair(scenario, tr) {
+    main.querySelectorAll("tr.selected").forEach((x) => x.classList.remove("selected"));
+    if (tr) tr.classList.add("selected");
+    pairBox.replaceChildren(h("p", { class: "muted" }, "Loading…"));
+    try {
+      const p = await api(`/api/compare/pair?a=${enc(baseRun.id)}&b=${enc(candidateRun.id)}&scenario=${enc(scenario)}`);
+      pairBox.replaceChildren(pairView(p));
+      pairBox.querySelector("tr.divergence")?.scrollIntoView({ block: "center" });
+    } catch (e) { pairBox.replaceChildren(h("p", { class: "refused" }, e.message)); }
   }
-  const runOf = cmp.run_ids;
+  // Until the matrix arrives, the baseline's scenarios already open the side-by-side view.
+  api(`/api/runs/${enc(baseRun.id)}/facets`).then((f) => {
+    if (!document.getElementById("computing")) return;
+    fill(rest, h("p", { class: "muted", id: "computing" }, "Computing the paired differences and divergences… Meanwhile, side by side:"),
+      h("p", { class: "scenario-list" }, f.scenario.map((x) => h("button", { type: "button", "data-scenario": x.value, onclick: () => showPair(x.value, null) }, x.value))));
+  }).catch(() => {});
+  render(h("h1", {}, "Compare runs"),
+    h("h2", {}, "Scorecards"), h("div", { id: "cards" }, scorecardTable(runs.map((r) => Object.assign({ label: r.id }, r.scorecard)), runs.map((r) => r.calibration))),
+    rest, pairBox);
+  let cmp;
+  try { cmp = await pending; } catch (e) {
+    return rest.replaceChildren(h("p", { class: "refused", id: "refused" }, e.status === 422 ? "Refused: " + e.message : e.message));
+  }
+  const byId = Object.fromEntries(runs.map((r) => [r.id, r]));
   const candidates = cmp.labels.filter((l) => l !== cmp.baseline);
   let candidate = candidates[0];
-  const pairBox = h("div", { id: "pair" }, h("p", { class: "muted" }, "Click a scenario to see its two conversations side by side."));
-  const pick = h("select", { onchange: (e) => { candidate = e.target.value; } }, candidates.map((l) => h("option", { value: l }, l)));
+  candidateRun = byId[cmp.run_ids[candidate]] || candidateRun;
+  const pick = h("select", { onchange: (e) => { candidate = e.target.value; candidateRun = byId[cmp.run_ids[candidate]]; } }, candidates.map((l) => h("option", { value: l }, l)));
   const matrix = h("table", { class: "matrix" },
     h("thead", {}, h("tr", {}, h("th", {}, "scenario"), cmp.labels.map((l) => h("th", {}, l)), h("th", {}, "spread"))),
     h("tbody", {}, cmp.matrix.map((row) => {
-      const tr = h("tr", { class: "scenario", "data-scenario": row.scenario_id, onclick: async () => {
-        matrix.querySelectorAll("tr.selected").forEach((x) => x.classList.remove("selected"));
-        tr.classList.add("selected");
-        pairBox.replaceChildren(h("p", { class: "muted" }, "Loading…"));
-        try {
-          const p = await api(`/api/compare/pair?a=${enc(runOf[cmp.baseline])}&b=${enc(runOf[candidate])}&scenario=${enc(row.scenario_id)}`);
-          pairBox.replaceChildren(pairView(p));
-          pairBox.querySelector("tr.divergence")?.scrollIntoView({ block: "center" });
-        } catch (e) { pairBox.replaceChildren(h("p", { class: "refused" }, e.message)); }
-      } },
-      h("td", {}, h("a", { href: "#pair" }, row.scenario_id)),
-      cmp.labels.map((l) => { const c = row.cells[l];
-        return c === null ? h("td", { class: "incomparable", title: "no result for this configuration" }, "incomparable")
-          : h("td", { class: "num" }, fmt(c.mean_composite), " ", h("span", { class: "small" }, verdicts(c.verdicts))); }),
-      h("td", { class: "num" }, row.incomparable ? "incomparable" : fmt(row.spread)));
+      const tr = h("tr", { class: "scenario", "data-scenario": row.scenario_id, onclick: () => showPair(row.scenario_id, tr) },
+        h("td", {}, h("a", { href: "#pair" }, row.scenario_id)),
+        cmp.labels.map((l) => { const c = row.cells[l];
+          return c === null ? h("td", { class: "incomparable", title: "no result for this configuration" }, "incomparable")
+            : h("td", { class: "num" }, fmt(c.mean_composite), " ", h("span", { class: "small" }, verdicts(c.verdicts))); }),
+        h("td", { class: "num" }, row.incomparable ? "incomparable" : fmt(row.spread)));
       return tr;
     })));
-  render(h("h1", {}, "Compare runs"),
+  document.getElementById("cards").replaceChildren(scorecardTable(cmp.cards, cmp.cards.map((c) => (cmp.calibrations || {})[c.label])));
+  const charts = candidates.map((l) => {
+    const items = cmp.differences.filter((d) => d.candidate === l && d.metric === "composite" && d.scope.startsWith("scenario:"));
+    const overall = cmp.differences.find((d) => d.candidate === l && d.metric === "composite" && d.scope === "overall");
+    const floor = overall ? overall.noise_floor : 0;
+    return h("section", {}, h("h3", {}, `${l} − ${cmp.baseline}, per scenario`),
+      overall ? h("p", { class: "small" }, `overall ${overall.delta === null ? "—" : (overall.delta > 0 ? "+" : "") + fmt(overall.delta, 2)} [${fmt(overall.ci_low, 2)}, ${fmt(overall.ci_high, 2)}] over ${overall.pairs} pairs: `,
+        h("b", { class: { worse: "fail", better: "pass" }[overall.label] || "" }, overall.label), ` · noise floor ${fmt(floor, 2)}`) : null,
+      PolygonCharts.deltas("deltas-" + candidates.indexOf(l), items, floor, `${items.length ? items[0].method : ""}; grey band: the noise floor (±${fmt(floor, 2)})`));
+  });
+  fill(rest,
     h("p", {}, `Baseline ${cmp.baseline}; rubric ${cmp.runs[0].rubric_version}. `, cmp.ci.exit_code ? h("b", { class: "fail" }, "CI would block: ") : h("b", { class: "pass" }, "CI would pass. "),
       cmp.ci.reasons.join("; ")),
-    h("h2", {}, "Scorecards"), scorecardTable(cmp.cards, cmp.cards.map((c) => (cmp.calibrations || {})[c.label])),
     h("h2", {}, "Analysis"), h("div", { class: "prose" }, cmp.prose || "—"),
+    h("h2", {}, "Per-scenario differences"), h("div", { class: "charts wide" }, charts),
+    h("h2", {}, "Paired differences"), differencesTable(cmp.differences),
+    h("h2", {}, "Probes"), probeComparison(cmp.probes, cmp.labels),
     h("h2", {}, "Scenarios, most divergent first"),
     candidates.length > 1 ? h("p", {}, "Side by side: baseline against ", pick) : null,
-    matrix, pairBox);
+    h("div", { class: "scroll" }, matrix),
+    h("h2", {}, `Divergences: ${cmp.baseline} vs ${candidate}`), divergenceBox(qs, candidate));
 }
 
-// -- probe trends ------------------------------------------------------------------------------
+// -- trends ------------------------------------------------------------------------------------
 
-// The chart is SVG markup parsed by the HTML parser (inline <svg> needs no namespace URL).
-const esc = (t) => String(t).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
+const METRIC_NAMES = { mean_composite: "mean composite", resolution_rate: "resolution rate", policy_safety_rate: "policy safety rate" };
 
-function trendSvg(series, runs) {
-  const W = Math.max(320, 90 + runs.length * 84), H = 170, left = 36, top = 10, plotH = 120;
-  const x = (i) => left + 34 + i * 84, y = (v) => (top + (1 - v) * plotH).toFixed(1);
-  const index = Object.fromEntries(runs.map((r, i) => [r.id, i]));
-  const parts = [];
-  for (const v of [0, 0.5, 1]) parts.push(`<line class="axis" x1="${left}" x2="${W - 6}" y1="${y(v)}" y2="${y(v)}"/><text x="4" y="${+y(v) + 3}">${v.toFixed(1)}</text>`);
-  series.segments.forEach((seg, si) => {
-    const pts = seg.points.filter((p) => p.rate !== null);
-    if (si > 0 && seg.points.length) {
-      const bx = x(index[seg.points[0].run_id]) - 42;
-      parts.push(`<line class="break" x1="${bx}" x2="${bx}" y1="${top}" y2="${top + plotH}"/><text x="${bx + 3}" y="${top + 8}">wording changed</text>`);
-    }
-    if (pts.length > 1) parts.push(`<polyline class="line" points="${pts.map((p) => `${x(index[p.run_id])},${y(p.rate)}`).join(" ")}"/>`);
-    for (const p of pts) {
-      const cx = x(index[p.run_id]);
-      const tip = esc(`${p.run_id}: ${(100 * p.rate).toFixed(0)}% [${p.low.toFixed(2)}, ${p.high.toFixed(2)}], ${p.k}/${p.n}, wording ${p.wording_hash}`);
-      parts.push(`<line class="range" x1="${cx}" x2="${cx}" y1="${y(p.high)}" y2="${y(p.low)}"><title>${tip}</title></line><circle class="point" cx="${cx}" cy="${y(p.rate)}" r="3.5"><title>${tip}</title></circle>`);
-    }
-  });
-  runs.forEach((r, i) => parts.push(`<text x="${x(i) - 30}" y="${H - 22}">${esc(r.agent_version.slice(0, 6))}</text><text x="${x(i) - 30}" y="${H - 10}">${esc((r.created_at || "").slice(5, 16).replace("T", " "))}</text>`));
-  const box = h("div", {});
-  box.innerHTML = `<svg class="trend" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" data-probe="${esc(series.probe_id)}">${parts.join("")}</svg>`;
-  return box;
-}
-
-async function pageProbes() {
-  let data;
-  const qs = ARGS.agent ? "?agent=" + enc(ARGS.agent) : "";
-  try { data = await api("/api/probes/trends" + qs); } catch (e) { return fail(e); }
-  if (!data.series.length) return render(h("h1", {}, "Probe trends"), h("div", { class: "empty" }, "No probe answers stored yet."));
-  render(h("h1", {}, "Probe trends"), h("p", { class: "muted" }, "Conformance per run (oldest left) with its Wilson 95% interval drawn as a range. A probe is compared only while its wording is unchanged: the line breaks where its wording hash changes."),
-    data.series.map((sr) => h("section", {}, h("h3", {}, `${sr.probe_id} `, h("span", { class: "muted small" }, sr.polarity)), trendSvg(sr, data.runs))));
+async function pageTrends() {
+  const state = { agent: ARGS.agent || "", suite: ARGS.suite || "", source: "", rubric_version: "", metric: "mean_composite" };
+  const out = h("div", { id: "trends" });
+  const form = h("form", { class: "filters", onsubmit: (e) => e.preventDefault() });
+  render(h("h1", {}, "Trends"), h("p", { class: "muted" }, "One agent and suite, run after run (oldest left), each value with its 95% interval. "
+    + "A line joins only runs judged under the same rubric version, from the same source, by the same judge; a probe's line only runs with the same wording."), form, out);
+  async function load() {
+    const qs = new URLSearchParams(Object.entries(state).filter(([, v]) => v !== ""));
+    let data;
+    try { data = await api("/api/trends?" + qs); } catch (e) { out.replaceChildren(h("p", { class: "refused" }, e.message)); return; }
+    state.agent = data.agent || ""; state.suite = data.suite || "";
+    const choice = data.choices.find((c) => c.agent === data.agent && c.suite === data.suite) || { sources: [], rubric_versions: [] };
+    const sel = (name, label, options) => h("label", { "data-filter": name }, label, h("select", { onchange: (e) => {
+      if (name === "pair") { [state.agent, state.suite] = JSON.parse(e.target.value); state.source = ""; state.rubric_version = ""; } else state[name] = e.target.value;
+      load(); } }, options.map(([v, l]) => h("option", { value: v, selected: v === (name === "pair" ? JSON.stringify([data.agent, data.suite]) : state[name]) }, l))));
+    form.replaceChildren(
+      sel("pair", "agent · suite", data.choices.map((c) => [JSON.stringify([c.agent, c.suite]), `${c.agent} · ${c.suite} (${c.runs} runs)`])),
+      sel("source", "source", [["", "any"], ...choice.sources.map((x) => [x, x])]),
+      sel("rubric_version", "rubric", [["", "any"], ...choice.rubric_versions.map((x) => [x, x])]),
+      sel("metric", "metric", data.metrics.map((m) => [m, METRIC_NAMES[m] || m])));
+    if (!data.series.length && !data.probes.length) { out.replaceChildren(h("div", { class: "empty", id: "no-trends" }, "No finished runs of this agent and suite yet.")); return; }
+    const key = (s) => `rubric ${s.rubric_version} · ${s.source} · ${s.judge_model}`;
+    const rate = data.metric !== "mean_composite" && !data.metric.startsWith("criterion:");
+    fill(out,
+      h("h2", {}, METRIC_NAMES[data.metric] || data.metric),
+      PolygonCharts.trend("trend-metric", data.series.map((s) => ({ key: key(s), points: s.points })), METRIC_NAMES[data.metric] || data.metric,
+        rate ? [0, 1] : null, `${data.runs} runs of ${data.agent} on ${data.suite}`),
+      h("ul", { class: "calibrations small" }, data.series.map((s) => h("li", {}, `${key(s)}: `, s.calibration.line))),
+      h("h2", {}, "Probe conformance"),
+      data.probes.length ? [...new Set(data.probes.map((p) => p.probe_id))].map((pid) => {
+        const mine = data.probes.filter((p) => p.probe_id === pid);
+        return h("section", { class: "probe-trend", "data-probe": pid }, h("h3", {}, `${pid} `, h("span", { class: "muted small" }, mine[0].polarity || "")),
+          PolygonCharts.trend("trend-probe-" + pid, mine.map((p) => ({ key: `wording ${p.wording_hash} · ${p.source}`, points: p.points })), "conformance", [0, 1],
+            mine.length > 1 ? "the wording (or source) changed: each gets its own line" : "Wilson 95% intervals"));
+      }) : h("p", { class: "muted" }, "No probe answers."));
+  }
+  await load();
 }
 
 // -- prompt analyses ---------------------------------------------------------------------------
@@ -410,7 +517,11 @@ async function pageSweeps() {
 async function pageSweep() {
   let s;
   try { s = await api(`/api/sweeps/${enc(ARGS.name)}`); } catch (e) { return fail(e); }
+  const curves = await api(`/api/sweeps/${enc(ARGS.name)}/curves`);
   render(h("h1", {}, `Sweep ${s.name}`), s.stopped_early ? h("p", { class: "refused" }, "Stopped early: " + s.stopped_early) : null,
+    h("h2", {}, "Mean composite against each parameter"),
+    curves.curves.length ? h("div", { class: "charts" }, curves.curves.map((c) => h("section", {}, h("h3", {}, c.parameter),
+      PolygonCharts.sweepCurve(c, c.base ? `dashed line and band: the base point, ${fmt(c.base.mean_composite)} [${fmt(c.base.ci_low)}, ${fmt(c.base.ci_high)}]` : "95% intervals")))) : h("p", { class: "muted" }, "No point varies a parameter."),
     h("h2", {}, "Leaderboard"), s.leaderboard.length ? table(["rank", "point", "mean composite [95% CI]", "spread across seeds", "latency / turn", "tokens", "cost", "run"],
       s.leaderboard.map((p, i) => h("tr", {}, h("td", { class: "num" }, i + 1), h("td", {}, p.label),
         h("td", { class: "num" }, `${fmt(p.mean_composite)} [${fmt(p.ci_low)}, ${fmt(p.ci_high)}]`), h("td", { class: "num" }, fmt(p.spread_across_seeds, 2)),
@@ -431,6 +542,8 @@ async function pagePersonas() {
       h("td", {}, p.type || "—"), h("td", {}, p.intended_outcome || "—"), h("td", { class: "num" }, p.difficulty ?? "—"), h("td", {}, p.task || ""), h("td", { class: "small" }, p.generator)))))));
 }
 
-const PAGES = { runs: pageRuns, run: pageRun, conversation: pageConversation, compare: pageCompare, probes: pageProbes,
+const PAGES = { runs: pageRuns, run: pageRun, conversation: pageConversation, compare: pageCompare, probes: pageTrends, trends: pageTrends,
   analyses: pageAnalyses, analysis: pageAnalysis, sweeps: pageSweeps, sweep: pageSweep, personas: pagePersonas };
-(PAGES[PAGE] || (() => fail(new Error("unknown page " + PAGE))))().catch(fail);
+// body[data-ready] tells a test (or a screenshot tool) the page has its data; charts finish drawing
+// on their own (each figure.chart gets data-drawn, or data-error).
+(PAGES[PAGE] || (() => fail(new Error("unknown page " + PAGE))))().catch(fail).finally(() => { document.body.dataset.ready = "1"; });

@@ -1,0 +1,415 @@
+"""The payloads of the JSON API, as pydantic models: what `/openapi.json` documents for each route.
+
+Routes keep returning plain dicts (see `_schema.documented`: nothing is re-validated on the way
+out, which would cost a page of a thousand rows a second pass). These models are the contract,
+and schemathesis (tests/hardening/test_web_schemathesis.py) checks every response against them.
+Payloads read back from the database as stored JSON (a run's stored scorecard) are typed loosely
+(`extra="allow"`), since a run stored by an older Polygon may carry fields this one does not know;
+freshly computed ones (comparisons) use the domain models themselves.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from polygon_core.compare import Difference, MatrixRow, NoiseFloor, ProbeRate, Scorecard
+from polygon_core.models import Run
+
+from ._schema import Page
+
+__all__ = [
+    "AnalysisOut",
+    "AnalysisPage",
+    "CalibrationStatus",
+    "ComparisonOut",
+    "ConversationPage",
+    "ConversationRow",
+    "ConversationView",
+    "DivergencesOut",
+    "Facets",
+    "JudgmentPage",
+    "PairView",
+    "PersonaGroups",
+    "ProbeTrendsOut",
+    "RescoreOut",
+    "RunDetail",
+    "RunDistributions",
+    "RunPage",
+    "RunProbes",
+    "RunRow",
+    "StoredScorecard",
+    "SweepCurves",
+    "SweepList",
+    "SweepOut",
+    "Trends",
+]
+
+
+class Loose(BaseModel):
+    """A payload whose named fields are guaranteed; more may follow."""
+
+    model_config = ConfigDict(extra="allow")
+
+
+class StoredScorecard(Loose):
+    """A run's scorecard as stored when it finished (or computed while it runs): see `Scorecard`."""
+
+    label: str
+    run_id: str
+    conversations: int
+    scored: int
+    mean_composite: float | None
+    judge_model: str | None = None
+
+
+class RunRow(Loose):
+    """A run's row on the runs list: the stored `Run` plus counts, verdicts and cost."""
+
+    id: str
+    suite: str
+    agent_name: str
+    agent_version: str
+    rubric_version: str
+    source: str
+    status: str
+    conversations: int | None
+    scored: int | None
+    mean_composite: float | None
+    ci_low: float | None
+    ci_high: float | None
+    verdicts: dict[str, int]
+    gates: dict[str, int]
+    cost_usd: float | None
+    judge_model: str | None
+    summarised: bool
+
+
+class RunPage(Page):
+    """One page of runs."""
+
+    items: list[RunRow]  # type: ignore[assignment]
+
+
+class CalibrationStatus(Loose):
+    """The judge's latest calibration under a rubric version; `line` says it in words."""
+
+    judge_model: str
+    rubric_version: str
+    calibrated: bool
+    line: str
+
+
+class RunDetail(RunRow):
+    """One run: its row, stored scorecard, manifest, rubric versions judged and judge calibration."""
+
+    scorecard: StoredScorecard
+    manifest: dict[str, Any]
+    rubric_versions: list[str]
+    calibration: CalibrationStatus
+
+
+class ConversationRow(Loose):
+    """A conversation's headline facts and its judgment under the rubric version asked for."""
+
+    conversation_id: str
+    scenario_id: str
+    seed: int
+    caller_type: str
+    difficulty: int
+    end_reason: str
+    turn_count: int
+    composite: float | None
+    verdict: str | None
+    partial: bool
+    gates: list[str]
+    judge_model: str | None
+    assertions_failed: list[str]
+    status: str | None
+    reason: str | None
+
+
+class ConversationPage(Page):
+    """One page of a run's conversations."""
+
+    items: list[ConversationRow]  # type: ignore[assignment]
+
+
+class JudgmentPage(Page):
+    """One page of a run's judgments (`Judgment` without its raw judge output)."""
+
+
+class Bin(BaseModel):
+    """A histogram bin: [start, end) composite points (the last bin holds 100)."""
+
+    start: float
+    end: float
+    count: int
+
+
+class ScoreCount(BaseModel):
+    """How many conversations got one (whole) criterion score."""
+
+    score: int
+    count: int
+
+
+class CriterionDistribution(BaseModel):
+    """One criterion's scores over the run's judged conversations."""
+
+    criterion: str
+    not_scored: int
+    counts: list[ScoreCount]
+
+
+class RunDistributions(BaseModel):
+    """The composite histogram and per-criterion score counts of a run (`run_distributions`)."""
+
+    run_id: str
+    rubric_version: str
+    judge_model: str
+    judged: int
+    composites: int
+    composite_bin: int
+    composite: list[Bin]
+    criteria: list[CriterionDistribution]
+    method: str
+    calibration: CalibrationStatus
+
+
+class FacetValue(BaseModel):
+    """One value a filter can take and how many conversations have it."""
+
+    value: str
+    count: int
+
+
+class Facets(BaseModel):
+    """Every value of each conversation filter of a run."""
+
+    run_id: str
+    total: int
+    verdict: list[FacetValue]
+    scenario: list[FacetValue]
+    caller_type: list[FacetValue]
+    end_reason: list[FacetValue]
+    gate: list[FacetValue]
+    assertion: list[FacetValue]
+
+
+class ConversationView(Loose):
+    """A conversation as the viewer shows it (see `_views.conversation_view`)."""
+
+    run: dict[str, Any]
+    conversation: dict[str, Any]
+    turns: list[dict[str, Any]]
+    assertions: list[dict[str, Any]]
+    gates: list[dict[str, Any]]
+    rubric_version: str
+    judgments: list[dict[str, Any]]
+    probes: list[dict[str, Any]]
+
+
+class RunProbes(BaseModel):
+    """A run's probe conformance per probe and wording, with Wilson 95% intervals."""
+
+    run_id: str
+    items: list[ProbeRate]
+
+
+class TrendPoint(BaseModel):
+    """One run's value on a trend line, with its interval where the metric has one."""
+
+    run_id: str
+    created_at: str | None
+    agent_version: str
+    value: float
+    low: float | None
+    high: float | None
+    n: int | None
+
+
+class MetricSeries(BaseModel):
+    """Runs whose numbers are comparable: one rubric version, source and judge."""
+
+    rubric_version: str
+    source: str
+    judge_model: str
+    points: list[TrendPoint]
+    calibration: CalibrationStatus = Field(description="the judge's calibration under this rubric version")
+
+
+class ProbeSeries(BaseModel):
+    """A probe's conformance over runs of one wording and source."""
+
+    probe_id: str
+    wording_hash: str
+    source: str
+    polarity: str | None
+    points: list[TrendPoint]
+
+
+class TrendChoice(BaseModel):
+    """An agent and suite that has runs, with the sources and rubric versions they were made under."""
+
+    agent: str
+    suite: str
+    runs: int
+    sources: list[str]
+    rubric_versions: list[str]
+
+
+class Trends(BaseModel):
+    """A metric and every probe over runs of one agent and suite (`metric_trends`)."""
+
+    agent: str | None
+    suite: str | None
+    source: str | None
+    rubric_version: str | None
+    metric: str
+    metrics: list[str]
+    choices: list[TrendChoice]
+    runs: int
+    series: list[MetricSeries]
+    probes: list[ProbeSeries]
+
+
+class ComparisonOut(Loose):
+    """A comparison without its per-conversation rows and transcripts (`/api/divergences` pages
+    the divergences; `items` of each set here are only the first `divergences` of them)."""
+
+    baseline: str
+    labels: list[str]
+    runs: list[Run]
+    cards: list[Scorecard]
+    matrix: list[MatrixRow]
+    differences: list[Difference]
+    noise_floors: dict[str, NoiseFloor]
+    probes: list[dict[str, Any]]
+    divergence_sets: list[dict[str, Any]]
+    prose: str
+    ci: dict[str, Any]
+    run_ids: dict[str, str]
+    calibrations: dict[str, CalibrationStatus]
+
+
+class DivergencesOut(BaseModel):
+    """One page of the divergences between the baseline and one candidate, most divergent first."""
+
+    a: str
+    b: str
+    total: int
+    offset: int
+    limit: int
+    items: list[dict[str, Any]]
+
+
+class PairView(Loose):
+    """One scenario's conversations of two runs, aligned by turn, with the divergence marked."""
+
+    scenario_id: str
+    seed: int
+    a: dict[str, Any]
+    b: dict[str, Any]
+    divergence: dict[str, Any] | None
+    consequential: dict[str, Any] | None
+    rows: list[dict[str, Any]]
+    seeds: list[int]
+    runs: dict[str, dict[str, str]]
+
+
+class CurvePoint(BaseModel):
+    """A finished sweep point placed on one parameter's axis."""
+
+    label: str
+    run_id: str
+    value: Any
+    others: str = Field(description="the point's other parameter values ('' when only this one varies)")
+    mean_composite: float | None
+    ci_low: float | None
+    ci_high: float | None
+
+
+class Curve(BaseModel):
+    """The metric against one swept parameter; `base` is the base point (its value is the agent's own)."""
+
+    parameter: str
+    numeric: bool
+    points: list[CurvePoint]
+    base: CurvePoint | None
+
+
+class SweepCurves(BaseModel):
+    """A sweep's points against each swept parameter, with their 95% intervals."""
+
+    name: str
+    metric: str
+    curves: list[Curve]
+
+
+class ProbeTrendsOut(BaseModel):
+    """Each probe's conformance across runs, in segments of equal wording (see `/api/trends`,
+    which also keeps agents, suites and sources apart)."""
+
+    runs: list[dict[str, Any]]
+    series: list[dict[str, Any]]
+
+
+class RescoreOut(Loose):
+    """What a re-score or re-probe pass did: answers added, conversations skipped or failed."""
+
+    run_id: str
+    added: int
+    skipped: list[str]
+    unscored: list[str]
+    failed: list[str]
+    errors: dict[str, str]
+
+
+class AnalysisRow(Loose):
+    """A stored prompt analysis on the analyses list."""
+
+    prompt_hash: str
+    language: str
+    length: int
+    axes: dict[str, float]
+    agents: list[str]
+
+
+class AnalysisPage(Page):
+    """One page of stored prompt analyses."""
+
+    items: list[AnalysisRow]  # type: ignore[assignment]
+
+
+class AnalysisOut(Loose):
+    """One prompt version's analysis, its text and the change since the previous version."""
+
+    prompt_hash: str
+    prompt: str
+    axes: dict[str, Any]
+    previous: dict[str, Any] | None
+
+
+class SweepList(BaseModel):
+    """Stored sweeps with their leader."""
+
+    total: int
+    items: list[dict[str, Any]]
+
+
+class SweepOut(BaseModel):
+    """A sweep's ranked points and its refused points."""
+
+    name: str
+    leaderboard: list[dict[str, Any]]
+    refused: list[dict[str, Any]]
+    stopped_early: str | None
+
+
+class PersonaGroups(BaseModel):
+    """Personas grouped by agent and prompt version."""
+
+    total: int
+    groups: list[dict[str, Any]]
