@@ -36,12 +36,11 @@ from ._models import (
     ConversationPage,
     ConversationView,
     JudgmentPage,
-    ProbeTrendsOut,
-    RescoreOut,
     RunDetail,
     RunPage,
     RunProbes,
 )
+from ._models_stored import ProbeTrendsOut, RescoreOut
 from ._schema import API_RESPONSES, PAGE, Access, documented
 from ._views import conversation_view, probe_series, run_summary
 

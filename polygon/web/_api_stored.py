@@ -17,7 +17,7 @@ from polygon_core.adapters.artifacts import ArtifactNotFoundError
 from polygon_core.models import Run
 
 from ._api import Ctx, Limit, Offset, page, read_access
-from ._models import AnalysisOut, AnalysisPage, PersonaGroups, SweepList, SweepOut
+from ._models_stored import AnalysisOut, AnalysisPage, PersonaGroups, SweepList, SweepOut
 from ._schema import API_RESPONSES, documented
 
 __all__ = ["SWEEP_PREFIX", "router", "sweep_key"]
