@@ -40,7 +40,6 @@ def _check_inputs(suite: Path, agents: list[Path], rubric: str | None, probes: P
                   flags: dict[str, str | None]) -> tuple[Any, str]:
     """The loaded suite and the rubric version, once every input has been checked."""
     from polygon_core.files import load_agent, load_suite
-    from polygon_core.scoring import get_rubric
 
     from ._preflight import check_run_inputs
 
@@ -52,8 +51,11 @@ def _check_inputs(suite: Path, agents: list[Path], rubric: str | None, probes: P
             # Refuse rather than silently ignore: a callable or HTTP agent brings its own model.
             raise ValueError(f"{agent}: --agent-model applies to model-backed agents; agent "
                              f"{config.name!r} is a {config.kind} agent")
-    rubric = rubric or loaded.config.rubric
-    get_rubric(rubric)
+    # One precedence, checked once: --rubric, else suite.yaml's, else POLYGON_RUBRIC, else v1.
+    from polygon import usecases
+    from polygon_core.adapters.settings import load_settings
+
+    rubric = usecases.resolve_rubric(rubric, loaded.config, load_settings())
     if probes is not None:
         from polygon_core.probes import load_probes
 

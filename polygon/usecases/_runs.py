@@ -121,7 +121,7 @@ def resolve_rubric(flag: str | None, suite_config: Any = None, settings: Any = N
     try:
         get_rubric(value)
     except ValueError as exc:
-        raise ValueError(f"rubric version {value!r} ({source}): {exc}") from None
+        raise ValueError(f"{source}: {exc}") from None
     return str(value)
 
 

@@ -181,7 +181,7 @@ def test_rubric_precedence_flag_suite_environment_default(tmp_path: Path, monkey
     assert usecases.resolve_rubric(None, explicit, env) == "v3"  # the suite's
     assert usecases.resolve_rubric(None, silent, env) == "v2"  # POLYGON_RUBRIC
     assert usecases.resolve_rubric(None, silent, plain) == "v1"  # the default
-    with pytest.raises(ValueError, match=r"^rubric version 'v7' \(--rubric\): "):
+    with pytest.raises(ValueError, match=r"^--rubric: unknown rubric version 'v7'; known versions: v1, v2, v3$"):
         usecases.resolve_rubric("v7", explicit, env)
     monkeypatch.setenv("POLYGON_RUBRIC", "v9")
     with pytest.raises(ValueError, match="POLYGON_RUBRIC='v9' is not a rubric version; known versions: v1, v2, v3"):
@@ -198,3 +198,22 @@ def test_a_bad_setting_is_one_line_and_exit_2(polygon_home: Path, monkeypatch: p
     assert result.exit_code == 2 and "Traceback" not in result.stderr
     assert " ".join(result.stderr.split()) == ("error: rubric: Value error, POLYGON_RUBRIC='v9' is not a rubric "
                                                "version; known versions: v1, v2, v3")
+
+
+def test_polygon_run_takes_the_environment_rubric_when_the_suite_names_none(
+        polygon_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from typer.testing import CliRunner
+
+    from polygon.cli import app
+
+    suite = tmp_path / "suite"
+    (suite / "scenarios").mkdir(parents=True)
+    for name in ("tools.yaml", "scenarios/02_address_change.yaml"):
+        (suite / name).write_text((demo_dir() / "suite" / name).read_text(encoding="utf-8"), encoding="utf-8")
+    (suite / "suite.yaml").write_text("name: s\nseeds: [0]\n", encoding="utf-8")
+    monkeypatch.setenv("POLYGON_RUBRIC", "v2")
+    bad = CliRunner().invoke(app, ["run", str(suite), "--agent", str(V1), "--rubric", "v9"])
+    assert bad.exit_code == 2
+    assert " ".join(bad.stderr.split()) == "error: --rubric: unknown rubric version 'v9'; known versions: v1, v2, v3"
+    run = usecases.new_run(str(V1), str(suite), settings=None)
+    assert run.rubric_version == "v2"  # POLYGON_RUBRIC, since suite.yaml names none
