@@ -126,8 +126,9 @@ def measure(args: list[str], env: dict[str, str]) -> dict[str, Any]:
     probe = ("import json, resource, subprocess, sys, time\n"
              "t = time.monotonic()\n"
              "p = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)\n"
+             "u = resource.getrusage(resource.RUSAGE_CHILDREN)\n"
              "print(json.dumps({'seconds': round(time.monotonic() - t, 2), 'exit_code': p.returncode,\n"
-             "  'peak_rss_mib': round(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024, 1),\n"
+             "  'cpu_seconds': round(u.ru_utime + u.ru_stime, 2), 'peak_rss_mib': round(u.ru_maxrss / 1024, 1),\n"
              "  'stderr': p.stderr[-400:]}))\n")
     polygon = str(Path(sys.executable).with_name("polygon"))
     out = subprocess.run([sys.executable, "-c", probe, polygon, *args], env=env, capture_output=True, text=True,
@@ -148,7 +149,7 @@ def main() -> int:
     insert_s = None if filled else round(time.monotonic() - started, 1)
     env = {**os.environ, "POLYGON_HOME": str(home), "COLUMNS": "120"}
     results = [measure(["show", ids[0]], env), measure(["compare", ids[0], ids[1]], env)]
-    print(json.dumps({"conversations_per_run": opts.conversations, "home": str(home), "insert_seconds": insert_s,
+    print(json.dumps({"load_average": [round(x, 1) for x in os.getloadavg()], "cpus": os.cpu_count(),"conversations_per_run": opts.conversations, "home": str(home), "insert_seconds": insert_s,
                       "self_peak_rss_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
                       "results": results}, indent=2))
     if not (opts.keep or opts.home):

@@ -10,6 +10,9 @@ judgments (JUnit, HTML) ask for them with `transcripts=True`.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from typing import Any
+
+from pydantic_core import from_json
 
 from polygon_core.adapters.storage import scorecard_reads as reads
 from polygon_core.compare import (
@@ -22,7 +25,7 @@ from polygon_core.compare import (
 )
 from polygon_core.models import Conversation, Run
 
-from ._common import Stores, load_conversation
+from ._common import Stores, load_conversation, transcript_key
 from ._results import _latency
 from ._scorecards import judge_for, probe_answer_tally, rows_of, scorecard_of
 
@@ -110,21 +113,35 @@ def _pairs(stores: Stores, base: Run, cand: Run) -> Iterator[tuple[str, str]]:
 def _divergences(stores: Stores, base: Run, cand: Run,
                  latency: dict[str, dict[str, float | None]]) -> Iterator[PairDivergence]:
     for a_id, b_id in _pairs(stores, base, cand):
-        a = load_conversation(stores, base.id, a_id)
-        b = load_conversation(stores, cand.id, b_id)
-        _note(latency[base.id], a)
-        _note(latency[cand.id], b)
-        yield pair_divergence(a, b)
+        a = from_json(stores.artifacts.get_text(transcript_key(base.id, a_id)))
+        b = from_json(stores.artifacts.get_text(transcript_key(cand.id, b_id)))
+        latency[base.id].setdefault(a_id, _agent_latency(a["turns"]))
+        latency[cand.id].setdefault(b_id, _agent_latency(b["turns"]))
+        if _acts(a["turns"]) == _acts(b["turns"]):
+            # Same speakers, words, tool calls and endings turn by turn: no divergence point by its
+            # rules, and no consequential one (which is never before it). Most pairs of two versions.
+            yield PairDivergence(scenario_id=a["scenario_id"], seed=a["seed"], turn=None, reasons=[])
+        else:
+            yield pair_divergence(Conversation.model_validate(a), Conversation.model_validate(b))
 
 
-def _note(latency: dict[str, float | None], conv: Conversation) -> None:
-    latency.setdefault(conv.id, _latency(conv))
+def _acts(turns: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
+    """What the divergence rules look at in each turn: speaker, words, tool calls (name, arguments), end."""
+    return [(t.get("speaker"), t.get("text", ""), t.get("end"),
+             [(c.get("name"), c.get("arguments")) for c in t.get("tool_calls") or ()]) for t in turns]
+
+
+def _agent_latency(turns: list[dict[str, Any]]) -> float | None:
+    """`_results._latency` over a parsed transcript's turns."""
+    agent = [float(t.get("latency_ms", 0.0)) for t in turns if t.get("speaker") == "agent"]
+    return round(sum(agent) / len(agent), 2) if agent else None
 
 
 def _fill_latencies(stores: Stores, run_id: str, latency: dict[str, float | None]) -> None:
     for _scenario, _seed, conversation_id in reads.pairing_keys(stores.repo.engine, run_id):
         if conversation_id not in latency:
-            latency[conversation_id] = _latency(load_conversation(stores, run_id, conversation_id))
+            text = stores.artifacts.get_text(transcript_key(run_id, conversation_id))
+            latency[conversation_id] = _agent_latency(from_json(text)["turns"])
 
 
 def run_labels(runs: Sequence[Run]) -> dict[str, str]:

@@ -63,3 +63,12 @@ def test_compare_pages_its_long_tables_but_its_verdict_and_json_are_whole(stored
     assert {d["turn"] for d in dset["items"] if d["turn"] is not None} == {3}
     assert len(whole["matrix"]) == 120
     assert runner.invoke(app, ["compare", *stored, "--all"]).output.count("--all lists every row") == 0
+
+
+def test_streamed_comparison_equals_the_one_built_from_every_loaded_transcript(stored: list[str]) -> None:
+    stores = usecases.open_stores()
+    streamed = usecases.compare_runs(stores, stored)
+    loaded = usecases.compare_runs(stores, stored, transcripts=True)
+    assert streamed.report_json() == loaded.report_json()
+    assert not streamed.conversations["baseline@a1a1a1"] and len(loaded.conversations["baseline@a1a1a1"]) == 120
+    assert streamed.cards[0].latency_ms == loaded.cards[0].latency_ms == 250.0  # seed 0: 250 ms a turn

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import sqlalchemy as sa
+from pydantic_core import from_json
 
 from ._tables import ConversationRow, JudgmentRow, ProbeAnswerRow
 
@@ -23,6 +24,13 @@ _C = ConversationRow.__table__  # type: ignore[attr-defined]
 _J = JudgmentRow.__table__  # type: ignore[attr-defined]
 _P = ProbeAnswerRow.__table__  # type: ignore[attr-defined]
 _STREAM = 2_000  # rows fetched per round trip while streaming
+_JSON_KEYS = ("assertions", "usage", "gates", "criteria")
+
+
+def _text(*columns: Any) -> list[Any]:
+    # JSON columns read as text and parsed by pydantic-core (2.5× json.loads, which SQLAlchemy's JSON
+    # type would call per cell); CAST so Postgres' driver hands back text too, not parsed values.
+    return [sa.cast(c, sa.Text).label(c.name) for c in columns]
 
 
 def judges_by_recency(engine: sa.Engine, run_id: str, rubric_version: str) -> list[str]:
@@ -53,8 +61,8 @@ def result_facts(engine: sa.Engine, run_id: str, rubric_version: str, judge_mode
     joined = _C.outerjoin(_J, sa.and_(_J.c.run_id == _C.c.run_id, _J.c.conversation_id == _C.c.conversation_id,
                                       _J.c.rubric_version == rubric_version, _J.c.judge_model == judge_model))
     query = (sa.select(_C.c.conversation_id, _C.c.scenario_id, _C.c.seed, _C.c.caller_type, _C.c.difficulty,
-                       _C.c.end_reason, _C.c.assertions, _C.c.usage, _J.c.composite, _J.c.verdict,
-                       _J.c.partial, _J.c.gates, _J.c.criteria, _J.c.status, _J.c.reason)
+                       _C.c.end_reason, *_text(_C.c.assertions, _C.c.usage), _J.c.composite, _J.c.verdict,
+                       _J.c.partial, *_text(_J.c.gates, _J.c.criteria), _J.c.status, _J.c.reason)
              .select_from(joined).where(_C.c.run_id == run_id).order_by(_C.c.conversation_id))
     if offset:
         query = query.offset(offset)
@@ -63,7 +71,10 @@ def result_facts(engine: sa.Engine, run_id: str, rubric_version: str, judge_mode
     with engine.connect() as conn:
         result = conn.execution_options(stream_results=True, yield_per=_STREAM).execute(query)
         for row in result.mappings():
-            yield dict(row)
+            facts = dict(row)
+            for key in _JSON_KEYS:
+                facts[key] = None if facts[key] is None else from_json(facts[key])
+            yield facts
 
 
 def pairing_keys(engine: sa.Engine, run_id: str) -> Iterator[tuple[str, int, str]]:
