@@ -93,3 +93,29 @@ def test_a_run_is_named_tagged_and_logged(polygon_home: Path, logs_to_api: None)
     assert lines[-1] == (f"run ui-story (northwind-billing@{version[:8]}) finished: 6 conversations, mean composite "
                          f"{card.mean_composite} [95% CI {card.ci_low}, {card.ci_high}] (rubric v1, judge "
                          f"offline-heuristic), verdicts {{'pass': 6, 'warn': 0, 'fail': 0}}, gate failures per gate none")
+
+
+@pytest.mark.slow
+def test_polygon_run_sends_its_lines_to_the_prefect_api_and_keeps_the_terminal_quiet(tmp_path: Path) -> None:
+    # A real `polygon run` process with Prefect's logging left to Polygon's defaults (this test
+    # session's own settings removed), against a running server as PREFECT_API_URL names it.
+    import os
+    import subprocess
+    import sys
+
+    from prefect.settings import get_current_settings
+
+    start = datetime.now(UTC)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PREFECT_LOGGING_", "POLYGON_"))}
+    env.update({"PREFECT_API_URL": str(get_current_settings().api.url), "POLYGON_HOME": str(tmp_path / "home")})
+    code = "import sys; from polygon.cli import main; sys.argv = ['polygon', *sys.argv[1:]]; main()"
+    out = subprocess.run([sys.executable, "-c", code, "run", str(demo_dir() / "suite"), "--agent",
+                          str(demo_dir() / "agents" / "agent_v1.yaml"), "--seeds", "1", "--run-id", "ui-process",
+                          "--json"], env=env, capture_output=True, text=True, timeout=600, check=False)
+    assert out.returncode == 0, out.stderr
+    assert " | INFO " not in out.stderr  # Prefect's console handler stays at warnings
+    (flow_run,) = flow_runs_since(start, "evaluate-suite")
+    lines = log_lines(flow_run.id)
+    assert any(line.startswith("evaluating suite ") and "(run ui-process)" in line for line in lines)
+    assert any(line.startswith("run ui-process (northwind-billing@") and " finished: 6 conversations" in line
+               for line in lines)
