@@ -38,13 +38,14 @@ from urllib.parse import unquote_plus
 
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
+from pydantic import BaseModel
 
 from polygon import usecases
 from polygon_core.adapters.settings import PolygonSettings
 from polygon_core.imports import Source, SourcesFile, get_format
 
 from . import _webhooks
-from ._schema import webhook_responses
+from ._schema import Detail
 from ._webhook_models import WebhookConfig
 from ._webhooks import SIGNATURE_HEADER, _read_body, _Refused, verify_signature
 
@@ -112,6 +113,40 @@ def _fresh(stamp: str, now: float) -> bool:
     return abs(now - seconds) <= TOLERANCE_SECONDS
 
 
+class CallReceived(BaseModel):
+    """An accepted call (`external_id`, the id it is stored under) or objects (`objects`, how many
+    were new), and the `polygon.calls.arrived` event emitted (None when Prefect events are off)."""
+
+    external_id: str | None = None
+    objects: int | None = None
+    event_id: str | None = None
+
+
+class CallNoOp(BaseModel):
+    """Nothing to do: a duplicate (`reason`: already received or imported) or an event with no call."""
+
+    duplicate: bool | None = None
+    external_id: str | None = None
+    reason: str | None = None
+    objects: int | None = None
+    ignored: str | None = None
+
+
+def _refusal(description: str) -> dict[str, Any]:
+    return {"model": Detail, "description": description}
+
+
+#: The answers of the call webhooks, in the order their checks run.
+CALL_RESPONSES: dict[int | str, dict[str, Any]] = {
+    200: {"model": CallNoOp, "description": "nothing emitted: a duplicate, or an event without a finished call"},
+    202: {"model": CallReceived, "description": "accepted: held for import, `polygon.calls.arrived` emitted"},
+    401: _refusal("the secret is not set, or a missing, stale or invalid signature"),
+    404: _refusal("no such source, no sources file, or a source that receives no webhooks"),
+    413: _refusal("the body is larger than POLYGON_WEBHOOK_MAX_BODY_BYTES"),
+    415: _refusal("the content type is not application/json"),
+    422: _refusal("invalid JSON, or not a call (or S3 objects) that can be imported"),
+}
+
 Verifier = Callable[[str, bytes, Any, float], bool]
 VERIFIERS: dict[str, Verifier] = {"vapi": verify_vapi, "retell": verify_retell}
 
@@ -157,7 +192,7 @@ def call_webhook_router(settings: PolygonSettings, config: WebhookConfig, *,
         log.warning("webhook %s refused (%d): %s", kind, refusal.status, refusal.detail)
         return JSONResponse({"detail": refusal.detail}, status_code=refusal.status)
 
-    @router.post("/{source}", status_code=202, responses=webhook_responses(), summary="A call ended")
+    @router.post("/{source}", status_code=202, responses=CALL_RESPONSES, summary="A call ended")
     async def call_ended(source: str, request: Request) -> JSONResponse:
         """A voice platform's call-ended webhook for `source` (Vapi end-of-call-report, Retell
         call_ended / call_analyzed): the call is redacted, held and announced."""
@@ -181,7 +216,8 @@ def call_webhook_router(settings: PolygonSettings, config: WebhookConfig, *,
         except _Refused as refusal:
             return refused(f"calls/{source[:64]}", refusal)
 
-    @router.post("/{source}/s3", status_code=202, responses=webhook_responses(), summary="S3 objects arrived")
+    @router.post("/{source}/s3", status_code=202, responses=CALL_RESPONSES,
+                 summary="S3 objects arrived")
     async def objects_arrived(source: str, request: Request) -> JSONResponse:
         """An S3 event notification (the `Records` of S3, or EventBridge's `detail`) forwarded and
         signed with POLYGON_WEBHOOK_SECRET: the objects it names are recorded for import."""
