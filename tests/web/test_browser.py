@@ -206,8 +206,8 @@ def test_comparison_keeps_the_turn_aligned_view(page, base_url: str, demo: Demo)
     assert page.locator("table.pair tr.consequential").get_attribute("data-turn") == "4"
     assert marked.evaluate("el => getComputedStyle(el.querySelector('td')).backgroundColor") != "rgba(0, 0, 0, 0)"
     page.screenshot(path=str(SHOTS / "compare-pair-1400x900.png"), full_page=True)
-    page.set_viewport_size(PHONE)
-    assert page.evaluate("() => document.documentElement.scrollWidth") <= PHONE["width"]
+    page.set_viewport_size(PHONE)  # the charts follow the new width (Vega re-lays them out on resize)
+    page.wait_for_function(f"() => document.documentElement.scrollWidth <= {PHONE['width']}", timeout=10_000)
     page.screenshot(path=str(SHOTS / "compare-pair-390x844.png"), full_page=True)
     page.set_viewport_size(WIDE)
 
@@ -249,6 +249,7 @@ def test_trends_page_keeps_series_apart_and_filters(page, base_url: str, demo: D
     settle(page)
     assert [p["run"] for p in chart_points(page, "trend-metric")] == ["run-production-1"]
     page.select_option('[data-filter="source"] select', "")
+    page.wait_for_function("() => document.querySelector('[data-chart=\"trend-metric\"]')?.dataset.drawn === '3'")
     page.select_option('[data-filter="metric"] select', "criterion:safety_compliance")
     safety = api(base_url, "/api/trends?metric=criterion:safety_compliance")
     page.wait_for_function("() => document.querySelector('#trends h2')?.innerText === 'criterion:safety_compliance'")
@@ -282,6 +283,8 @@ def test_sweep_page_draws_a_curve_per_parameter(page, base_url: str, demo: Demo)
         {"value": 0.4, "mean": 62.5, "low": 55.0, "high": 70.0, "others": "alone", "label": "noise=0.4"},
         {"value": 0.8, "mean": 41.0, "low": 30.0, "high": 52.0, "others": "alone", "label": "noise=0.8"}]
     assert marks(page, "sweep-noise", "symbol") == 2
+    calibration = api(base_url, f"/api/runs/{demo.v1}")["calibration"]["line"]
+    assert page.locator("p.calibration").inner_text() == f"Judge calibration: {calibration}"
     assert page.locator('[data-chart="sweep-stub_error_rate"]').count() == 1
 
 

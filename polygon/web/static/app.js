@@ -202,9 +202,12 @@ async function pageRun() {
     h("h2", {}, "Scorecard"), scorecardTable([card], [run.calibration]),
     h("h2", {}, "Probes"), probeTable(card.probes || []),
     h("h2", {}, "Conversations"), filters, out);
+  let latest = 0; // a filter changed again before the answer came: only the newest answer is shown
   async function load() {
+    const mine = ++latest;
     const qs = new URLSearchParams(Object.entries(state).filter(([, v]) => v !== ""));
     const page = await api(`/api/runs/${enc(run.id)}/conversations?` + qs);
+    if (mine !== latest) return;
     out.dataset.total = page.total;
     out.replaceChildren(page.total ? table(["conversation", "scenario", "seed", "caller", "end", "turns", "composite", "verdict", "gates", "failed assertions"],
       page.items.map((c) => h("tr", { "data-conversation": c.conversation_id },
@@ -434,10 +437,13 @@ async function pageTrends() {
   const form = h("form", { class: "filters", onsubmit: (e) => e.preventDefault() });
   render(h("h1", {}, "Trends"), h("p", { class: "muted" }, "One agent and suite, run after run (oldest left), each value with its 95% interval. "
     + "A line joins only runs judged under the same rubric version, from the same source, by the same judge; a probe's line only runs with the same wording."), form, out);
+  let latest = 0; // a filter changed again before the answer came: only the newest answer is shown
   async function load() {
+    const mine = ++latest;
     const qs = new URLSearchParams(Object.entries(state).filter(([, v]) => v !== ""));
     let data;
     try { data = await api("/api/trends?" + qs); } catch (e) { out.replaceChildren(h("p", { class: "refused" }, e.message)); return; }
+    if (mine !== latest) return;
     state.agent = data.agent || ""; state.suite = data.suite || "";
     const choice = data.choices.find((c) => c.agent === data.agent && c.suite === data.suite) || { sources: [], rubric_versions: [] };
     const sel = (name, label, options) => h("label", { "data-filter": name }, label, h("select", { onchange: (e) => {
@@ -518,7 +524,10 @@ async function pageSweep() {
   let s;
   try { s = await api(`/api/sweeps/${enc(ARGS.name)}`); } catch (e) { return fail(e); }
   const curves = await api(`/api/sweeps/${enc(ARGS.name)}/curves`);
+  // The points were judged by their runs' judge: its calibration stands beside their numbers.
+  const first = s.leaderboard.length ? await api(`/api/runs/${enc(s.leaderboard[0].run_id)}`).catch(() => null) : null;
   render(h("h1", {}, `Sweep ${s.name}`), s.stopped_early ? h("p", { class: "refused" }, "Stopped early: " + s.stopped_early) : null,
+    first ? calibrationNote(first.calibration) : null,
     h("h2", {}, "Mean composite against each parameter"),
     curves.curves.length ? h("div", { class: "charts" }, curves.curves.map((c) => h("section", {}, h("h3", {}, c.parameter),
       PolygonCharts.sweepCurve(c, c.base ? `dashed line and band: the base point, ${fmt(c.base.mean_composite)} [${fmt(c.base.ci_low)}, ${fmt(c.base.ci_high)}]` : "95% intervals")))) : h("p", { class: "muted" }, "No point varies a parameter."),
