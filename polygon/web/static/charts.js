@@ -98,7 +98,8 @@ const PolygonCharts = (() => {
   // of the other parameters; the base point (the agent's own values) as a band with its mean.
   function sweepCurve(curve, caption) {
     const points = curve.points.map((p) => ({ value: p.value, mean: p.mean_composite, low: p.ci_low, high: p.ci_high, others: p.others || "alone", label: p.label }));
-    const x = { field: "value", type: curve.numeric ? "quantitative" : "ordinal", title: curve.parameter, sort: null };
+    const x = { field: "value", type: curve.numeric ? "quantitative" : "ordinal", title: curve.parameter, sort: null,
+      scale: curve.numeric ? { zero: false, padding: 16 } : {} };
     const layers = [];
     if (curve.base && curve.base.mean_composite !== null) {
       layers.push({ data: { values: [curve.base] }, mark: { type: "rect", color: "#eef1f5" }, encoding: { y: { field: "ci_low", type: "quantitative" }, y2: { field: "ci_high" } } });
