@@ -22,6 +22,7 @@ import httpx
 
 DEFAULT_LOCAL_API = "http://127.0.0.1:4200/api"  # where `prefect server start` listens
 _STARTUP_SECONDS = 180.0
+_ENTERED: list[Any] = []  # the settings context `choose_api` entered, kept alive for the process
 _ATTEMPTS = 3
 
 
@@ -141,5 +142,9 @@ def choose_api(err: Any = None) -> None:
         url = start_temporary_server(_deadline())
         # Nobody reads a temporary server's logs, and it stops with the command: keep them local.
         updates[PREFECT_LOGGING_TO_API_ENABLED] = False
-    # Entered for the rest of the process: every flow and task this command runs sees the URL.
-    temporary_settings(updates={**updates, PREFECT_API_URL: url}).__enter__()
+    # Entered for the rest of the process: every flow and task this command runs sees the URL. The
+    # context manager is kept: dropped, it is garbage-collected at once, its exit restores the old
+    # settings, and Prefect then starts its own ephemeral server beside this one.
+    entered = temporary_settings(updates={**updates, PREFECT_API_URL: url})
+    entered.__enter__()
+    _ENTERED.append(entered)
