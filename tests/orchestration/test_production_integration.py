@@ -224,7 +224,10 @@ def test_prompt_commit_webhook_reevaluates_on_a_worker(tmp_path: Path, monkeypat
             worker_env, logs / f"worker{i}.log")) for i in (1, 2)]
         web = stack.enter_context(_process(
             [str(BIN / "polygon"), "serve", "--port", str(web_port)],
-            {**client_env, "POLYGON_WEBHOOK_SECRET": SECRET}, logs / "web.log"))
+            # The receiver's delivery ledger is the shared Polygon database, as in production (and
+            # never a .polygon folder in the checkout, where an earlier run's ids would answer 409).
+            {**client_env, "POLYGON_WEBHOOK_SECRET": SECRET, "POLYGON_DATABASE_URL": polygon_url,
+             "POLYGON_HOME": str(tmp_path / "web-home")}, logs / "web.log"))
         hook = f"http://127.0.0.1:{web_port}/webhooks/prompt-commit"
         every_log = [logs / n for n in ("server.log", "worker1.log", "worker2.log", "web.log")]
         _wait("polygon serve", lambda: httpx.get(f"http://127.0.0.1:{web_port}/healthz").status_code == 200,
@@ -292,8 +295,9 @@ def test_prompt_commit_webhook_reevaluates_on_a_worker(tmp_path: Path, monkeypat
             assert "agent:northwind-billing" in evaluate[0].tags
             task_runs = client.read_task_runs(task_run_filter=TaskRunFilter(
                 flow_run_id=TaskRunFilterFlowRunId(any_=[evaluate[0].id])))
-            simulated = sorted(t.name for t in task_runs if t.name.startswith("simulate "))
-            assert "simulate billing-dispute-v3 seed=0 agent=northwind-billing" in simulated
+            # One task per conversation simulates, judges and probes it (named like the old simulate task).
+            simulated = sorted(t.name for t in task_runs if t.name.startswith("evaluate "))
+            assert "evaluate billing-dispute-v3 seed=0 agent=northwind-billing" in simulated
             assert len(simulated) == 6
             artifacts = client.read_artifacts(artifact_filter=ArtifactFilter(
                 flow_run_id=ArtifactFilterFlowRunId(any_=[top.id, evaluate[0].id])))
