@@ -31,7 +31,9 @@ def demo(prefect_harness: None, tmp_path_factory: pytest.TempPathFactory) -> Ite
             mp.delenv(var, raising=False)
         usecases._suite.cache_clear()
         usecases._agent.cache_clear()
-        mp.setattr(_app.console, "width", 80)
+        # The private field, not the `width` property: undoing a property patch would set the width
+        # read before it (80 off a terminal) for good, and later tests in this process would inherit it.
+        mp.setattr(_app.console, "_width", 80)
         result = runner.invoke(app, ["demo", "--seeds", "1", "-o", str(base / "demo.xml")])
         assert result.exit_code == 0, result.output  # `run` and `demo` report; `compare` is the gate
         yield {"out": result.stdout, "err": result.stderr, "home": str(base / ".polygon"),
