@@ -57,7 +57,7 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 @pytest.fixture
 def wide(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(console, "width", 100)
+    monkeypatch.setattr(console, "_width", 100)
 
 
 def _reference(run_id: str, key: str, rubric: str = "v1") -> tuple[list[float], list[float]]:

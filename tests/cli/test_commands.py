@@ -78,7 +78,7 @@ def test_personas_list_stale_compares_against_the_agent_file(polygon_home: Path,
                                                              monkeypatch: pytest.MonkeyPatch) -> None:
     from polygon.cli import _app
 
-    monkeypatch.setattr(_app.console, "width", 300)
+    monkeypatch.setattr(_app.console, "_width", 300)
     folder = tmp_path / "agent"
     folder.mkdir()
     for name in ("agent_v1.yaml", "prompt_v1.txt"):

@@ -60,7 +60,7 @@ def compare(*args: str) -> tuple[int, str, str]:
     from polygon.cli import _app
 
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(_app.console, "width", 220)
+        mp.setattr(_app.console, "_width", 220)
         result = runner.invoke(app, ["compare", *args], terminal_width=220)
     return result.exit_code, result.stdout, result.stderr
 

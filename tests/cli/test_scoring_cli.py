@@ -150,7 +150,7 @@ def test_show_reads_the_run_version_or_the_one_asked_for(
         stored_run: tuple[str, Path, Path], monkeypatch: pytest.MonkeyPatch) -> None:
     from polygon.cli import _app
 
-    monkeypatch.setattr(_app.console, "width", 220)
+    monkeypatch.setattr(_app.console, "_width", 220)
     run_id, _suite, _agent = stored_run
     assert runner.invoke(app, ["rescore", run_id, "--rubric", "v2"]).exit_code == 0
     v1 = runner.invoke(app, ["show", run_id], terminal_width=220)

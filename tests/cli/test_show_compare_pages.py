@@ -26,7 +26,10 @@ runner = CliRunner()
 
 @pytest.fixture
 def stored(polygon_home: Path, monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    monkeypatch.setenv("COLUMNS", "200")
+    from polygon.cli import _app
+
+    # A wide console: the assertions read whole note lines (the private field, so the patch undoes).
+    monkeypatch.setattr(_app.console, "_width", 200)
     polygon_home.mkdir(parents=True)
     return scale.fill(polygon_home, 120)
 

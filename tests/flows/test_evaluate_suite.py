@@ -68,7 +68,7 @@ def test_compare_and_show_print_scorecards_matrix_and_divergence(
         polygon_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from polygon.cli import _app
 
-    monkeypatch.setattr(_app.console, "width", 220)
+    monkeypatch.setattr(_app.console, "_width", 220)
     v1, v2 = _run("--seeds", "1")["runs"]
     result = runner.invoke(app, ["compare", v1["run_id"], v2["run_id"]], terminal_width=200)
     # v2 is worse beyond noise and fires the safety gate: compare exits 1 so CI can block it.

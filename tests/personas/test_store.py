@@ -65,7 +65,7 @@ def test_one_word_prompt_change_marks_stale_and_a_run_refuses_naming_them(
         polygon_home: Path, agent: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from polygon.cli import _app
 
-    monkeypatch.setattr(_app.console, "width", 250)
+    monkeypatch.setattr(_app.console, "_width", 250)
     _generate(agent)
     store = _store(polygon_home)
     old_ids = sorted(r.id for r in store.list("northwind-billing"))

@@ -56,7 +56,7 @@ def test_a_broken_agent_fails_unjudged_and_run_exits_1_naming_it(
     from polygon import usecases
     from polygon.cli import _app
 
-    monkeypatch.setattr(_app.console, "width", 240)
+    monkeypatch.setattr(_app.console, "_width", 240)
 
     port = _closed_port()
     suite, agent = _files(tmp_path, agent_line.format(port=port))
