@@ -19,12 +19,14 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 import phonenumbers
-from pydantic import Field, field_validator
+from pydantic import Field, ValidationError, field_validator
 
 from ..files import FileErrors, load_agent, load_suite, read_yaml, validate_document
-from ..files._yaml import require_mapping
+from ..files._errors import PolygonFileError
+from ..files._yaml import YamlDocument, require_mapping
 from ..models import FileModel
 from ._format import REGISTRY
 
@@ -99,28 +101,52 @@ def load_sources(path: Path | str) -> SourcesFile:
     path = Path(path)
     doc = read_yaml(path)
     require_mapping(doc, "a sources file")
-    loaded = validate_document(doc, SourcesFile)
-    problems = []
-    for name, source in loaded.sources.items():
-        if source.receives_webhooks and source.secret_env is None:
-            problems.append(doc.error(("sources", name, "platform"),
-                                      f"{source.platform} webhooks are signed: set secret_env"))
-        for field, kind in (("agent", "file"), ("suite", "folder")):
-            value = getattr(source, field)
-            if value is None:
-                continue
-            where = (path.parent / value).resolve()
-            if not (where.is_file() if kind == "file" else where.is_dir()):
-                problems.append(doc.error(("sources", name, field), f"{kind} not found: {where}"))
-                continue
-            try:
-                load_agent(where) if kind == "file" else load_suite(where)
-            except FileErrors as exc:  # the agent's or suite's own problems, in their own files
-                problems.extend(exc.errors)
-            setattr(source, field, str(where))
-        if source.grade_on_arrival and source.agent is None:
-            problems.append(doc.error(("sources", name, "grade_on_arrival"),
-                                      "grading on arrival needs the source's agent"))
+    try:
+        loaded: SourcesFile | None = validate_document(doc, SourcesFile)
+        sources, problems = loaded.sources if loaded else {}, []
+    except FileErrors as exc:
+        # One source's field errors must not hide another's cross-field problems: each source
+        # whose fields are valid on its own is still checked below.
+        loaded, problems, sources = None, list(exc.errors), _valid_sources(doc.data)
+    for name, source in sources.items():
+        problems.extend(_source_problems(doc, path, name, source))
     if problems:
         raise FileErrors(problems)
+    assert loaded is not None
     return loaded
+
+
+def _valid_sources(data: Any) -> dict[str, Source]:
+    raw = data.get("sources") if isinstance(data, dict) else None
+    valid: dict[str, Source] = {}
+    for name, body in (raw.items() if isinstance(raw, dict) else ()):
+        try:
+            valid[str(name)] = Source.model_validate(body)
+        except ValidationError:
+            continue  # its field errors are already reported
+    return valid
+
+
+def _source_problems(doc: YamlDocument, path: Path, name: str, source: Source) -> list[PolygonFileError]:
+    """A valid source's cross-field problems; its agent and suite paths are resolved in place."""
+    problems: list[PolygonFileError] = []
+    if source.receives_webhooks and source.secret_env is None:
+        problems.append(doc.error(("sources", name, "platform"),
+                                  f"{source.platform} webhooks are signed: set secret_env"))
+    for field, kind in (("agent", "file"), ("suite", "folder")):
+        value = getattr(source, field)
+        if value is None:
+            continue
+        where = (path.parent / value).resolve()
+        if not (where.is_file() if kind == "file" else where.is_dir()):
+            problems.append(doc.error(("sources", name, field), f"{kind} not found: {where}"))
+            continue
+        try:
+            load_agent(where) if kind == "file" else load_suite(where)
+        except FileErrors as exc:  # the agent's or suite's own problems, in their own files
+            problems.extend(exc.errors)
+        setattr(source, field, str(where))
+    if source.grade_on_arrival and source.agent is None:
+        problems.append(doc.error(("sources", name, "grade_on_arrival"),
+                                  "grading on arrival needs the source's agent"))
+    return problems

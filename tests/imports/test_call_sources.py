@@ -182,11 +182,15 @@ def test_every_problem_names_its_line_and_field(tmp_path: Path) -> None:
     with pytest.raises(FileErrors) as caught:
         load_sources(path)
     lines = [str(e) for e in caught.value.errors]
-    assert any(line.startswith(f"{path}:3: sources.a.platform: ") and "unknown platform 'zoom'" in line
-               for line in lines), lines
-    assert any(line.startswith(f"{path}:9: sources.c.secret_env: ") for line in lines), lines
-    assert any(line.startswith(f"{path}:10: sources.c.redaction_region: ") for line in lines), lines
-    assert any(line.startswith(f"{path}:11: sources.c.s3_prefix: ") for line in lines), lines
+    # Every problem: the field errors of a and c do not hide b's cross-field ones.
+    assert lines == [
+        f"{path}:3: sources.a.platform: unknown platform 'zoom'; expected one of: csv, openai, polygon, retell, vapi",
+        f"{path}:9: sources.c.secret_env: 'lower-case' is not an environment variable name (A-Z, 0-9, _)",
+        f"{path}:10: sources.c.redaction_region: 'XX' is not a phone-number region (ISO 3166 code such as US, GB)",
+        f"{path}:11: sources.c.s3_prefix: 'bucket/x' is not an s3://bucket/prefix",
+        f"{path}:5: sources.b.platform: retell webhooks are signed: set secret_env",
+        f"{path}:6: sources.b.grade_on_arrival: grading on arrival needs the source's agent",
+    ]
     result = CliRunner().invoke(app, ["sources", "validate", str(path)])
     assert result.exit_code == 2
     assert "unknown platform 'zoom'" in result.output and "Traceback" not in result.output
@@ -218,7 +222,9 @@ def test_retell_signature_vector() -> None:
     assert verify_retell("key_retell_test_123", RETELL_BODY, ok, NOW + 60) is True
     assert verify_retell("key_retell_test_123", RETELL_BODY + b" ", ok, NOW) is False  # tampered
     assert verify_retell("another-key", RETELL_BODY, ok, NOW) is False  # forged
+    assert verify_retell("key_retell_test_123", RETELL_BODY, ok, NOW + 300) is True  # the window's edge
     assert verify_retell("key_retell_test_123", RETELL_BODY, ok, NOW + 301) is False  # replayed later
+    assert verify_retell("key_retell_test_123", RETELL_BODY, ok, NOW - 301) is False  # dated in the future
     assert verify_retell("key_retell_test_123", RETELL_BODY, {"x-retell-signature": RETELL_DIGEST}, NOW) is False
     assert verify_retell("key_retell_test_123", RETELL_BODY, {}, NOW) is False
 
@@ -227,7 +233,9 @@ def test_vapi_secret_token_and_hmac_vectors() -> None:
     assert vapi_hmac_signature("vapi-hmac-secret", "1714999200", VAPI_BODY) == VAPI_DIGEST
     signed = {"x-signature": VAPI_DIGEST, "x-timestamp": "1714999200"}
     assert verify_vapi("vapi-hmac-secret", VAPI_BODY, signed, NOW) is True
+    assert verify_vapi("vapi-hmac-secret", VAPI_BODY, {**signed, "x-signature": "sha256=" + VAPI_DIGEST}, NOW) is True
     assert verify_vapi("vapi-hmac-secret", VAPI_BODY, signed, NOW + 301) is False
+    assert verify_vapi("vapi-hmac-secret", VAPI_BODY, signed, NOW - 301) is False  # dated in the future
     assert verify_vapi("vapi-hmac-secret", VAPI_BODY + b"x", signed, NOW) is False
     assert verify_vapi("s3cret", VAPI_BODY, {"x-vapi-signature": "s3cret"}, NOW) is True
     assert verify_vapi("s3cret", VAPI_BODY, {"x-vapi-secret": "s3cret"}, NOW) is True
