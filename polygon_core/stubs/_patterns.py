@@ -53,6 +53,17 @@ def _problem(pattern: str) -> str | None:
     return None
 
 
+# jsonschema matches patternProperties keys for unevaluatedProperties with Python's backtracking `re`.
+_UNEVALUATED = ("unevaluatedProperties beside patternProperties is not supported in tool schemas (its "
+                "key matching cannot run in linear time); use additionalProperties")
+
+
+def _has_key(schema: Any, key: str) -> bool:
+    if isinstance(schema, Mapping):
+        return key in schema or any(_has_key(v, key) for v in schema.values())
+    return isinstance(schema, list) and any(_has_key(v, key) for v in schema)
+
+
 def pattern_problems(schema: Any, path: tuple[Any, ...] = ()) -> list[tuple[tuple[Any, ...], str]]:
     """(path in the schema, message) for every `pattern` / `patternProperties` RE2 cannot run."""
     found: list[tuple[tuple[Any, ...], str]] = []
@@ -63,6 +74,8 @@ def pattern_problems(schema: Any, path: tuple[Any, ...] = ()) -> list[tuple[tupl
                 problem = _problem(value)
                 if problem:
                     found.append((here, problem))
+            elif key == "unevaluatedProperties" and _has_key(schema, "patternProperties"):
+                found.append((here, _UNEVALUATED))
             elif key == "patternProperties" and isinstance(value, Mapping):
                 found.extend((here, p) for p in map(_problem, map(str, value)) if p)
                 for sub_key, sub in value.items():
@@ -91,8 +104,32 @@ def _pattern_properties(validator: Any, properties: Mapping[str, Any], instance:
                 yield from validator.descend(value, subschema, path=key, schema_path=pattern)
 
 
+def _additional_properties(validator: Any, additional: Any, instance: Any,
+                           schema: Mapping[str, Any]) -> Iterator[ValidationError]:
+    # jsonschema's own version joins the patternProperties keys into one Python regex: RE2 here.
+    if not validator.is_type(instance, "object"):
+        return
+    properties = schema.get("properties", {})
+    patterns = [_compiled(p) for p in schema.get("patternProperties", {})]
+    extras = sorted((k for k in instance if k not in properties and not any(p.search(k) for p in patterns)),
+                    key=str)
+    if validator.is_type(additional, "object"):
+        for extra in extras:
+            yield from validator.descend(instance[extra], additional, path=extra)
+    elif additional is False and extras:
+        if "patternProperties" in schema:
+            verb = "does" if len(extras) == 1 else "do"
+            yield ValidationError(f"{', '.join(map(repr, extras))} {verb} not match any of the regexes: "
+                                  f"{', '.join(map(repr, sorted(schema['patternProperties'])))}")
+        else:
+            verb = "was" if len(extras) == 1 else "were"
+            yield ValidationError(f"Additional properties are not allowed "
+                                  f"({', '.join(map(repr, extras))} {verb} unexpected)")
+
+
 _LinearValidator = validators.extend(
-    Draft202012Validator, {"pattern": _pattern, "patternProperties": _pattern_properties})
+    Draft202012Validator, {"pattern": _pattern, "patternProperties": _pattern_properties,
+                           "additionalProperties": _additional_properties})
 
 
 def tool_validator(schema: Mapping[str, Any]) -> Any:

@@ -6,6 +6,8 @@ the fix each of these calls hung the test (and a run, or an import of a hostile 
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from typing import Any
 
 import pytest
@@ -27,10 +29,36 @@ def _tool(pattern: str = EVIL, where: str = "pattern") -> ToolDef:
 
 
 def test_a_simulated_call_against_a_backtracking_pattern_is_invalid_at_once() -> None:
-    environment = ToolEnvironment({"lookup": _tool()}, {}, conversation_id="c", seed=1)
-    call = environment.call("lookup", {"code": HOSTILE}, turn=1)
-    assert (call.valid, call.validation_error) == (False, f"$.code: '{HOSTILE}' does not match '{EVIL}'")
-    assert environment.call("lookup", {"code": "aaaa"}, turn=2).valid
+    printed = _in_child(
+        "from tests.hardening.test_regex_cost import HOSTILE, _tool\n"
+        "from polygon_core.stubs import ToolEnvironment\n"
+        "environment = ToolEnvironment({'lookup': _tool()}, {}, conversation_id='c', seed=1)\n"
+        "call = environment.call('lookup', {'code': HOSTILE}, turn=1)\n"
+        "print((call.valid, call.validation_error, environment.call('lookup', {'code': 'aaaa'}, turn=2).valid))")
+    assert printed == str((False, f"$.code: '{HOSTILE}' does not match '{EVIL}'", True))
+
+
+def _in_child(code: str) -> str:
+    """Run `code` in a child Python and return what it prints: a regression to a backtracking
+    matcher fails on the timeout instead of hanging the suite (a thread cannot interrupt `re`)."""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    return out.stdout.strip()
+
+
+def test_additional_properties_beside_pattern_properties_match_keys_with_re2() -> None:
+    # jsonschema's own additionalProperties runs the patternProperties keys through Python's `re`.
+    printed = _in_child(
+        "from polygon_core.stubs import tool_validator\n"
+        f"schema = {{'type': 'object', 'patternProperties': {{{EVIL!r}: {{}}}}, 'additionalProperties': False}}\n"
+        f"print([e.message for e in tool_validator(schema).iter_errors({{{HOSTILE!r}: 1, 'aaa': 2}})])")
+    assert printed == str([f"'{HOSTILE}' does not match any of the regexes: '{EVIL}'"])
+
+
+def test_unevaluated_properties_beside_pattern_properties_are_refused() -> None:
+    schema = {"type": "object", "patternProperties": {"^x": {}}, "unevaluatedProperties": False}
+    assert pattern_problems(schema) == [(("unevaluatedProperties",), (
+        "unevaluatedProperties beside patternProperties is not supported in tool schemas (its key "
+        "matching cannot run in linear time); use additionalProperties"))]
 
 
 def test_pattern_properties_match_keys_with_re2() -> None:
