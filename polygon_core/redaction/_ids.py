@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import re
 from dataclasses import dataclass, field
 
 from ._text import RedactionSettings, Redactor
@@ -17,6 +18,7 @@ from ._text import RedactionSettings, Redactor
 __all__ = ["REDACTED_ID_PREFIX", "IdentifierRedactor"]
 
 REDACTED_ID_PREFIX = "redacted-"
+_DIGEST = re.compile(re.escape(REDACTED_ID_PREFIX) + "[0-9a-f]{24}")
 
 
 @dataclass
@@ -33,7 +35,8 @@ class IdentifierRedactor:
 
     def __call__(self, external_id: str) -> str:
         """`external_id` as stored: unchanged unless the redactor finds personal data in it."""
-        if external_id.startswith(REDACTED_ID_PREFIX) or self._redactor.text(external_id) == external_id:
+        # Already a digest (a stored id passed again) stays; anything else is checked, prefix or not.
+        if _DIGEST.fullmatch(external_id) or self._redactor.text(external_id) == external_id:
             return external_id
         digest = hmac.new(self.key, external_id.encode("utf-8"), hashlib.sha256).hexdigest()
         return REDACTED_ID_PREFIX + digest[:24]

@@ -12,7 +12,7 @@ from polygon import usecases
 from polygon_core.checks import Checks
 from polygon_core.judging import judge_offline
 from polygon_core.models import Conversation
-from polygon_core.redaction import RedactionSettings, Redactor, luhn_valid
+from polygon_core.redaction import IdentifierRedactor, RedactionSettings, Redactor, luhn_valid
 
 CARD = "4111 1111 1111 1111"
 BAD_CARD = "4111 1111 1111 1112"  # fails Luhn: not a card number
@@ -200,6 +200,10 @@ def test_external_ids_holding_personal_data_are_stored_as_keyed_digests(
     digest = {i: "redacted-" + hmac.new(key.encode(), i.encode(), hashlib.sha256).hexdigest()[:24]
               for i in (ID_PHONE, ID_EMAIL)}
     assert stored == {digest[ID_PHONE], digest[ID_EMAIL], "call-7"}  # a plain id stays as it is
+    ids = IdentifierRedactor(RedactionSettings(), key.encode())
+    assert ids(digest[ID_PHONE]) == digest[ID_PHONE]  # a stored id passed again stays the same
+    disguised = f"redacted-{ID_EMAIL}"  # the prefix alone is no pass
+    assert ids(disguised) == "redacted-" + hmac.new(key.encode(), disguised.encode(), hashlib.sha256).hexdigest()[:24]
     assert (first.imported, again.imported, again.duplicates) == (3, 0, 3)  # still idempotent
     for name, data in _all_bytes(polygon_home).items():
         for secret in (ID_PHONE, ID_PHONE.replace(" ", ""), ID_EMAIL):
