@@ -16,7 +16,7 @@ def _prefect_api() -> str:
     Never a temporary server: deployments on it would vanish with the command."""
     from prefect.settings import get_current_settings
 
-    from ._prefect import DEFAULT_LOCAL_API, _healthy
+    from ._prefect import DEFAULT_LOCAL_API, _healthy, use_api
 
     configured = get_current_settings().api.url
     url = configured or DEFAULT_LOCAL_API
@@ -26,9 +26,7 @@ def _prefect_api() -> str:
                   "PREFECT_API_URL=http://<host>:4200/api", highlight=False, soft_wrap=True)
         raise typer.Exit(1)
     if not configured:
-        from prefect.settings import PREFECT_API_URL, temporary_settings
-
-        temporary_settings(updates={PREFECT_API_URL: url}).__enter__()  # for the rest of the command
+        use_api(url)  # for the rest of the command
     return url
 
 

@@ -109,6 +109,19 @@ def _deadline() -> float:
         raise PrefectUnavailable(f"POLYGON_PREFECT_STARTUP_SECONDS={raw!r}: expected a number of seconds") from None
 
 
+def use_api(url: str, updates: dict[Any, Any] | None = None) -> None:
+    """Point every flow and task of this process at `url` (with `updates`), for the rest of it.
+
+    The context manager is kept: dropped, it is garbage-collected at once, its exit restores the
+    old settings, and Prefect then starts its own ephemeral server beside this one.
+    """
+    from prefect.settings import PREFECT_API_URL, temporary_settings
+
+    entered = temporary_settings(updates={**(updates or {}), PREFECT_API_URL: url})
+    entered.__enter__()
+    _ENTERED.append(entered)
+
+
 def choose_api(err: Any = None) -> None:
     """Make the flows of this process use a Prefect API that answers (see the module docstring).
 
@@ -118,10 +131,8 @@ def choose_api(err: Any = None) -> None:
     temporary one is started; `err` is told which.
     """
     from prefect.settings import (
-        PREFECT_API_URL,
         PREFECT_LOGGING_TO_API_ENABLED,
         get_current_settings,
-        temporary_settings,
     )
 
     configured = get_current_settings().api.url
@@ -145,6 +156,4 @@ def choose_api(err: Any = None) -> None:
     # Entered for the rest of the process: every flow and task this command runs sees the URL. The
     # context manager is kept: dropped, it is garbage-collected at once, its exit restores the old
     # settings, and Prefect then starts its own ephemeral server beside this one.
-    entered = temporary_settings(updates={**updates, PREFECT_API_URL: url})
-    entered.__enter__()
-    _ENTERED.append(entered)
+    use_api(url, updates)
