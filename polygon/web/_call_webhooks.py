@@ -97,7 +97,10 @@ def verify_retell(api_key: str, body: bytes, headers: Any, now: float) -> bool:
     header = headers.get("x-retell-signature") or ""
     parts = dict(p.split("=", 1) for p in header.split(",") if "=" in p)
     stamp, digest = parts.get("v", ""), parts.get("d", "")
-    if not stamp.isdigit() or not digest or not _fresh(str(int(stamp) / 1000), now):
+    # ASCII digits, at most 16 of them: `isdigit` admits "²", which int() refuses, and a huge number
+    # overflows; either was a 500 before any signature was checked.
+    if not (stamp.isascii() and stamp.isdigit() and len(stamp) <= 16) or not digest \
+            or not _fresh(str(int(stamp) / 1000), now):
         return False
     return hmac.compare_digest(retell_signature(api_key, body, int(stamp)).encode(),
                                f"v={stamp},d={digest}".encode())

@@ -227,6 +227,8 @@ def test_retell_signature_vector() -> None:
     assert verify_retell("key_retell_test_123", RETELL_BODY, ok, NOW - 301) is False  # dated in the future
     assert verify_retell("key_retell_test_123", RETELL_BODY, {"x-retell-signature": RETELL_DIGEST}, NOW) is False
     assert verify_retell("key_retell_test_123", RETELL_BODY, {}, NOW) is False
+    for stamp in ("²", "1" * 400, "9" * 5000, "-1", " 1714999200000"):  # refused, never an exception
+        assert verify_retell("key_retell_test_123", RETELL_BODY, {"x-retell-signature": f"v={stamp},d=ab"}, NOW) is False
 
 
 def test_vapi_secret_token_and_hmac_vectors() -> None:
