@@ -23,6 +23,7 @@ class Registry(Generic[T]):
     def __init__(self, what: str, builtins: str) -> None:
         self.what, self.builtins = what, builtins
         self.entries: dict[str, T] = {}
+        self._builtins_loaded = False
 
     def register(self, name: str) -> Callable[[T], T]:
         """Register the decorated entry under `name` (a name registered twice is an error)."""
@@ -37,7 +38,9 @@ class Registry(Generic[T]):
 
     def loaded(self) -> dict[str, T]:
         """Every entry, the built-ins included (imported on first use, so a lookup never misses one)."""
-        importlib.import_module(self.builtins)
+        if not self._builtins_loaded:  # lookups sit on hot paths (a gate per judgment): import once
+            importlib.import_module(self.builtins)
+            self._builtins_loaded = True
         return self.entries
 
     def get(self, name: str) -> T | None:

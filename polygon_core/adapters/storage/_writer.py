@@ -26,7 +26,7 @@ from sqlmodel import Session
 from polygon_core.models import AssertionResult, Conversation, Judgment, ProbeAnswer
 
 from ._repository import Repository
-from ._retry import retry_write
+from ._retry import is_transient, retry_write
 from ._writes import write_conversation, write_judgment, write_probe_answers
 
 __all__ = ["BatchWriter", "BatchedRepository"]
@@ -97,8 +97,14 @@ class BatchWriter:
     def _apply(self, batch: list[tuple[_Write, Future[None]]]) -> None:
         try:
             self._commit([write for write, _ in batch])
-        except BaseException:  # one bad write must not sink the others: each on its own
-            for write, done in batch:
+        except BaseException as failure:
+            if is_transient(failure):
+                # The database itself is down or locked and `_commit` already retried it as long as
+                # a write is retried: each write alone would wait that long again, one after another.
+                for _, done in batch:
+                    done.set_exception(failure)
+                return
+            for write, done in batch:  # one bad write must not sink the others: each on its own
                 try:
                     self._commit([write])
                 except BaseException as exc:
