@@ -231,7 +231,7 @@ def call_webhook_router(settings: PolygonSettings, config: WebhookConfig, *,
                 raise _Refused(401, f"missing or invalid {SIGNATURE_HEADER} signature")
             stores, sources = held.get()
             configured = source_of(sources, source)
-            objects = _s3_objects(_decode(body))
+            objects = _inside(_s3_objects(_decode(body)), configured.s3_prefix)
             fresh = usecases.record_objects(stores, source, configured, objects, via="s3-event")
             if not fresh:
                 return JSONResponse({"duplicate": True, "objects": 0}, status_code=200)
@@ -287,22 +287,37 @@ def _emit(source: str, ids: list[str], via: str, identity: str, **extra: Any) ->
     return str(emitted.id)
 
 
+def _inside(objects: list[tuple[str, str]], prefix: str | None) -> list[tuple[str, str]]:
+    """The objects, when every one is under the source's `s3_prefix` (the server's S3 credentials
+    must not read whatever a notification names, as webhook paths stay inside their roots)."""
+    if prefix is None:
+        raise _Refused(422, "this source has no s3_prefix: its sources-file entry must name one")
+    outside = [uri for uri, _ in objects if not uri.startswith(prefix)]
+    if outside:
+        raise _Refused(422, f"{outside[0][:200]} is not under the source's s3_prefix {prefix}")
+    return objects
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
 def _s3_objects(data: Any) -> list[tuple[str, str]]:
     """(s3:// URI, ETag) of the created objects an S3 or EventBridge notification names."""
     records = data.get("Records") if isinstance(data, dict) else None
     found: list[tuple[str, str]] = []
     if isinstance(records, list):
         for r in records:
-            s3 = r.get("s3", {}) if isinstance(r, dict) else {}
-            bucket, obj = s3.get("bucket", {}).get("name"), s3.get("object", {})
-            if bucket and obj.get("key"):
+            s3 = _dict(_dict(r).get("s3"))
+            bucket, obj = _dict(s3.get("bucket")).get("name"), _dict(s3.get("object"))
+            if isinstance(bucket, str) and isinstance(obj.get("key"), str) and bucket and obj["key"]:
                 # S3 notifications URL-encode keys (a space is `+`); EventBridge's are plain.
                 found.append((f"s3://{bucket}/{unquote_plus(obj['key'])}",
                               str(obj.get("eTag") or obj.get("etag") or "")))
     elif isinstance(data, dict) and isinstance(data.get("detail"), dict):
         detail = data["detail"]
-        bucket, obj = (detail.get("bucket") or {}).get("name"), detail.get("object") or {}
-        if bucket and obj.get("key"):
+        bucket, obj = _dict(detail.get("bucket")).get("name"), _dict(detail.get("object"))
+        if isinstance(bucket, str) and isinstance(obj.get("key"), str) and bucket and obj["key"]:
             found.append((f"s3://{bucket}/{obj['key']}", str(obj.get("etag") or "")))
     if not found:
         raise _Refused(422, "no S3 objects in the notification (Records[].s3 or detail.object)")

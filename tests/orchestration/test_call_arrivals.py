@@ -243,7 +243,8 @@ def test_an_s3_event_notification_records_its_objects_for_the_same_import(
 
     monkeypatch.setenv("POLYGON_S3_ENDPOINT_URL", s3_endpoint)
     sources = tmp_path / "sources.yaml"
-    sources.write_text("sources:\n  drops:\n    platform: retell\n    secret_env: UNUSED_KEY\n", encoding="utf-8")
+    sources.write_text("sources:\n  drops:\n    platform: retell\n    secret_env: UNUSED_KEY\n"
+                       "    s3_prefix: s3://notified/in/\n", encoding="utf-8")
     monkeypatch.setenv("POLYGON_SOURCES", str(sources))
     emitted: list[dict[str, Any]] = []
     real_emit = _webhooks.emit_event
@@ -263,6 +264,12 @@ def test_an_s3_event_notification_records_its_objects_for_the_same_import(
 
     assert post(notification, secret="wrong").status_code == 401
     assert post(json.dumps({"Records": []}).encode()).status_code == 422
+    # Signed, but naming an object outside the source's prefix, or a malformed record: 422, no event.
+    elsewhere = json.dumps({"Records": [{"s3": {"bucket": {"name": "payroll"}, "object": {"key": "in/x.json"}}}]})
+    outside = post(elsewhere.encode())
+    assert (outside.status_code, outside.json()["detail"]) == (
+        422, "s3://payroll/in/x.json is not under the source's s3_prefix s3://notified/in/")
+    assert post(json.dumps({"Records": [{"s3": {"bucket": "notified", "object": ["k"]}}]}).encode()).status_code == 422
     assert emitted == []
     accepted = post(notification)
     assert (accepted.status_code, accepted.json()["objects"]) == (202, 1)
