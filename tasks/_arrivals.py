@@ -10,16 +10,14 @@ from prefect import task
 from polygon import usecases
 from polygon_core.models import Run
 
-
-def _stores() -> usecases.Stores:
-    return usecases.open_stores()
+from ._stores import task_stores
 
 
 @task(name="configured-sources", retries=1, retry_delay_seconds=2)
 def configured_sources_task(sources_file: str | None = None, *, required: bool = True) -> dict[str, dict[str, Any]]:
     """The sources file (`sources_file`, else POLYGON_SOURCES) as name → source fields; with
     `required` False, none configured is no source rather than an error."""
-    stores = _stores()
+    stores = task_stores()
     if not required and sources_file is None and stores.settings.sources is None:
         return {}
     loaded = usecases.configured_sources(stores, sources_file)
@@ -29,7 +27,7 @@ def configured_sources_task(sources_file: str | None = None, *, required: bool =
 @task(name="pull-source", retries=2, retry_delay_seconds=5, task_run_name="pull {name}")
 def pull_source_task(name: str, sources_file: str | None = None) -> int:
     """List the source's S3 prefix and record the objects not seen before; returns how many."""
-    stores = _stores()
+    stores = task_stores()
     source = usecases.configured_sources(stores, sources_file).sources[name]
     return len(usecases.pull_source(stores, name, source))
 
@@ -38,7 +36,7 @@ def pull_source_task(name: str, sources_file: str | None = None) -> int:
 def import_arrivals_task(batch: str, sources_file: str | None = None,
                          only: str | None = None) -> list[dict[str, Any]]:
     """Import every waiting arrival as one batch; idempotent (a retry finds its calls imported)."""
-    stores = _stores()
+    stores = task_stores()
     sources = usecases.configured_sources(stores, sources_file)
     return [asdict(r) for r in usecases.import_arrivals(stores, sources, batch, only)]
 
@@ -47,5 +45,5 @@ def import_arrivals_task(batch: str, sources_file: str | None = None,
 def plan_arrival_runs_task(source: str, external_ids: list[str], batch: str, agent_path: str | None,
                            judge_model: str | None = None) -> list[tuple[Run, list[str]]]:
     """The production runs grading one batch of arrivals; returns each run and its conversations."""
-    return usecases.plan_arrival_runs(_stores(), source, external_ids, batch, agent_path=agent_path,
+    return usecases.plan_arrival_runs(task_stores(), source, external_ids, batch, agent_path=agent_path,
                                       judge_model=judge_model)

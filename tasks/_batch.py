@@ -8,16 +8,14 @@ from prefect import get_run_logger, task
 
 from polygon import usecases
 
-
-def _stores() -> usecases.Stores:
-    return usecases.open_stores()
+from ._stores import task_stores
 
 
 @task(name="submit-batch", retries=2, retry_delay_seconds=5,
       task_run_name="submit {spec.kind} batch of {spec.run_id}")
 def submit_batch_task(spec: usecases.BatchPass) -> usecases.BatchJob:
     """Submit the pass (a job already submitted for it is reused: a retry never pays twice)."""
-    return usecases.submit_batch_pass(_stores(), spec)
+    return usecases.submit_batch_pass(task_stores(), spec)
 
 
 def _not_a_timeout(_task: Any, _task_run: Any, state: Any) -> bool:
@@ -37,11 +35,11 @@ def wait_for_batch_task(run_id: str, key: str) -> usecases.BatchJob:
             logger.info("batch %s: %s (%d of %d done, %d errored)", s.batch_id, s.provider_status,
                         s.succeeded + s.errored, s.total, s.errored)
 
-    return usecases.wait_for_batch_pass(_stores(), run_id, key, on_status=report)
+    return usecases.wait_for_batch_pass(task_stores(), run_id, key, on_status=report)
 
 
 @task(name="collect-batch", retries=2, retry_delay_seconds=5,
       task_run_name="collect {key} of {run_id}")
 def collect_batch_task(run_id: str, key: str) -> usecases.RescoreResult:
     """Store the batch's judgments or probe answers; returns what was added and what failed."""
-    return usecases.collect_batch_pass(_stores(), run_id, key)
+    return usecases.collect_batch_pass(task_stores(), run_id, key)

@@ -8,6 +8,8 @@ from prefect.artifacts import create_markdown_artifact, create_table_artifact
 from polygon import usecases
 from polygon_core.reports import comparison_markdown, matrix_table
 
+from ._stores import task_stores
+
 
 def _key(text: str) -> str:
     return "".join(ch if ch.isalnum() else "-" for ch in text.lower())
@@ -17,7 +19,7 @@ def _key(text: str) -> str:
 def compare_runs_task(run_ids: list[str]) -> int:
     """Compare the runs (the first is the baseline), publish the scenario matrix as a table and the
     comparison (analysis, differences, divergences) as markdown; returns the CI exit code."""
-    comp = usecases.compare_runs(usecases.open_stores(), run_ids)
+    comp = usecases.compare_runs(task_stores(), run_ids)
     key = "matrix-" + _key(run_ids[0])
     create_table_artifact(key=key, table=matrix_table(comp.matrix, comp.labels),
                           description=f"Scenario matrix of {', '.join(run_ids)} (largest spread first)")

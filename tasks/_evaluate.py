@@ -10,18 +10,14 @@ from polygon_core.compare import Scorecard
 from polygon_core.models import Run
 from polygon_core.reports import scorecard_markdown, scorecard_table
 
-
-def _stores() -> usecases.Stores:
-    # Settings are read here, at the edge, in whichever process (or worker) runs the task; the
-    # database engine, artifact store and batched writer are opened once per process and shared.
-    return usecases.shared_stores()
+from ._stores import task_stores
 
 
 @task(name="create-run", retries=2, retry_delay_seconds=1)
 def create_run_task(run: Run, suite_path: str | None = None, agent_path: str | None = None,
                     repeats: int = 1, probes_path: str | None = None) -> Run:
     """Record the run and its manifest (kept as-is when a run id is resumed)."""
-    return usecases.create_run(_stores(), run, suite_path=suite_path, agent_path=agent_path, repeats=repeats,
+    return usecases.create_run(task_stores(), run, suite_path=suite_path, agent_path=agent_path, repeats=repeats,
                                probes_path=probes_path)
 
 
@@ -56,21 +52,21 @@ async def evaluate_conversation_task(run_id: str, suite_path: str | None, agent_
     what is not stored: a stored conversation is never simulated again.
     """
     return await usecases.evaluate_conversation(
-        _stores(), run_id, suite_path, agent_path, scenario_id, seed, rubric_version=rubric_version,
+        task_stores(), run_id, suite_path, agent_path, scenario_id, seed, rubric_version=rubric_version,
         repeats=repeats, probes_path=probes_path, stages=stages)
 
 
 @task(name="simulate", retries=2, retry_delay_seconds=1, task_run_name=_simulate_name)
 def simulate_task(run_id: str, suite_path: str, agent_path: str, scenario_id: str, seed: int) -> str:
     """One conversation, stored; skipped when already stored for this run (resume)."""
-    return usecases.simulate(_stores(), run_id, suite_path, agent_path, scenario_id, seed)
+    return usecases.simulate(task_stores(), run_id, suite_path, agent_path, scenario_id, seed)
 
 
 @task(name="judge", retries=2, retry_delay_seconds=1, task_run_name="judge {conversation_id}")
 def judge_task(run_id: str, conversation_id: str, suite_path: str | None, agent_path: str | None,
                rubric_version: str, repeats: int = 1) -> float | None:
     """One judge pass on one stored conversation; returns its composite."""
-    judgment = usecases.judge(_stores(), run_id, conversation_id, suite_path=suite_path,
+    judgment = usecases.judge(task_stores(), run_id, conversation_id, suite_path=suite_path,
                               agent_path=agent_path, rubric_version=rubric_version, repeats=repeats)
     return judgment.composite
 
@@ -79,14 +75,14 @@ def judge_task(run_id: str, conversation_id: str, suite_path: str | None, agent_
 def probe_task(run_id: str, conversation_id: str, suite_path: str | None, agent_path: str | None,
                probes_path: str | None = None) -> int:
     """The probe pass on one stored conversation; returns how many probes were answered."""
-    return len(usecases.probe(_stores(), run_id, conversation_id, suite_path=suite_path,
+    return len(usecases.probe(task_stores(), run_id, conversation_id, suite_path=suite_path,
                               agent_path=agent_path, probes_path=probes_path))
 
 
 @task(name="finish-run", retries=1)
 def finish_run_task(run_id: str) -> Scorecard:
     """Aggregate the run into its scorecard and mark it complete."""
-    return usecases.finish_run(_stores(), run_id)
+    return usecases.finish_run(task_stores(), run_id)
 
 
 @task(name="publish-artifacts")

@@ -13,6 +13,8 @@ from polygon import usecases
 from polygon_core.models import Run
 from polygon_core.reports import matrix_markdown, scorecard_markdown
 
+from ._stores import task_stores
+
 __all__ = [
     "compare_versions_task",
     "new_version_run_task",
@@ -22,10 +24,6 @@ __all__ = [
     "report_key",
 ]
 
-
-def _stores() -> usecases.Stores:
-    # Read at the edge, in whichever worker runs the task.
-    return usecases.open_stores()
 
 
 def report_key(run_id: str) -> str:
@@ -60,7 +58,7 @@ def previous_version_run(runs: Sequence[Run], new: Run) -> Run | None:
       task_run_name="previous version of {new.agent_name}")
 def previous_version_run_task(new: Run, previous_run_id: str | None = None) -> str | None:
     """The run to compare with: the given one, or the previous version's latest complete run."""
-    stores = _stores()
+    stores = task_stores()
     if previous_run_id:
         found = stores.repo.get_run(previous_run_id)
         if found is None:
@@ -75,7 +73,7 @@ def compare_versions_task(previous_run_id: str | None, run_id: str) -> str:
     """The comparison as markdown (only the new scorecard when there is nothing to compare with)."""
     from polygon_core import reports
 
-    stores = _stores()
+    stores = task_stores()
     new_card = usecases.scorecard(stores, run_id)
     if previous_run_id is None:
         return ("No earlier version of this agent has a complete run on this suite: nothing to "
@@ -94,7 +92,7 @@ def publish_report_task(run_id: str, header: dict[str, Any], body: str,
     The prompt analysis (when it ran) is shown next to the results."""
     from polygon_core.reports import analysis_markdown, md_text
 
-    stores = _stores()
+    stores = task_stores()
     lines = ["# Re-evaluation on prompt commit", ""]
     # Header values come from the webhook payload or the agent file: literal text, never markup.
     lines += [f"- **{name}**: {md_text(value)}" for name, value in header.items() if value not in (None, "")]

@@ -24,9 +24,7 @@ from polygon_core.sweeps import (
     summarise_point,
 )
 
-
-def _stores() -> usecases.Stores:
-    return usecases.open_stores()
+from ._stores import task_stores
 
 
 @task(name="plan-sweep", retries=1)
@@ -62,7 +60,7 @@ def budget_point_task(spec_path: str, index: int, used: int, measured_tokens: in
 @task(name="materialise-point", retries=1, task_run_name="materialise point {point.index}")
 def materialise_point_task(spec_path: str, point: SweepPoint) -> dict[str, Any]:
     """Write the point's immutable agent config and suite; return paths, profile and run."""
-    stores = _stores()
+    stores = task_stores()
     sweep = sweep_adapter.load_sweep(spec_path)
     agent_file, suite_dir, profile = sweep_adapter.materialise_point(sweep, point, stores.settings.home.resolve())
     run_id = f"sweep-{sweep.spec.name}-{profile}"
@@ -79,7 +77,7 @@ def materialise_point_task(spec_path: str, point: SweepPoint) -> dict[str, Any]:
 @task(name="summarise-point", task_run_name="summarise {run_id}")
 def summarise_point_task(run_id: str, profile: str, label: str) -> PointResult:
     """A finished point's mean, interval, stability, speed, tokens and estimated cost."""
-    stores = _stores()
+    stores = task_stores()
     rows, latencies, turns = sweep_adapter.point_measurements(stores, run_id)
     cost = sweep_adapter.point_cost(stores, run_id)
     return summarise_point(profile, label, run_id, rows, latencies, turns, cost_usd=cost)
@@ -97,7 +95,7 @@ def leaderboard_task(name: str, results: list[PointResult], refused: list[dict[s
     """Rank the points and publish the leaderboard as artifacts on the flow run. `same`: points not
     run because an earlier point configures the same (each named with the point it reuses)."""
     ranked = rank(results)
-    stores = _stores()
+    stores = task_stores()
     report = {"sweep": name, "leaderboard": [r.model_dump() for r in ranked], "refused": refused,
               "stopped_early": stopped, "same_configuration": [s.model_dump() for s in same or []],
               # The scenario matrix of the top points: where the best profiles differ.

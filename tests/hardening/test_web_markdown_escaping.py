@@ -70,7 +70,7 @@ def test_reevaluation_report_header_from_a_webhook_renders_as_text(monkeypatch: 
     published: list[dict[str, Any]] = []
     stores = SimpleNamespace(artifacts=SimpleNamespace(put_text=lambda key, text, content_type: f"mem://{key}"),
                              repo=SimpleNamespace(set_run_status=lambda *a, **k: None))
-    monkeypatch.setattr(_reevaluate, "_stores", lambda: stores)
+    monkeypatch.setattr(_reevaluate, "task_stores", lambda: stores)
     monkeypatch.setattr(_reevaluate, "create_markdown_artifact", lambda **kw: published.append(kw))
     _reevaluate.publish_report_task.fn("run-1", {"agent": IMG, "commit": LINK}, "body")
     (artifact,) = published
