@@ -42,15 +42,17 @@ def _batch() -> str:
     return str(flow_run.id or uuid.uuid4())
 
 
-def import_and_grade(how: str, sources_file: str | None = None, only: str | None = None) -> dict[str, Any]:
-    """Import every waiting arrival as one batch, grade where configured, report and announce."""
+def import_and_grade(how: str, sources_file: str | None = None, only: str | None = None, *,
+                     grade: bool = True) -> dict[str, Any]:
+    """Import every waiting arrival as one batch, grade where configured (and `grade`), report and
+    announce."""
     logger = get_run_logger()
     batch = _batch()
     sources = configured_sources_task(sources_file)
     reports = [usecases.ArrivalReport(**r) for r in import_arrivals_task(batch, sources_file, only)]
     for report in reports:
         source = sources[report.source]
-        if source["grade_on_arrival"] and report.external_ids:
+        if grade and source["grade_on_arrival"] and report.external_ids:
             report.graded = _grade(report, batch, source)
         logger.info("source %s: %d file(s) arrived, %d call(s) imported, %d duplicate(s), %d rejected, "
                     "%d graded", report.source, report.arrived, report.imported, report.duplicates,

@@ -47,7 +47,8 @@ def weekly_production_grading(source: str | None = None, days: int = 7, agent_pa
     sources = configured_sources_task(sources_file, required=source is None)
     if not sources:
         return graded
-    arrivals = import_and_grade("weekly", sources_file)  # nothing still waiting is left out
+    # Nothing still waiting is left out; it is graded once, by the window's run below, not also on arrival.
+    arrivals = import_and_grade("weekly", sources_file, grade=False)
     per_source = {name: grade_production_calls(source=name, source_name=name, since=since, until=until,
                                                agent_path=s["agent"], suite_path=s["suite"], **models)
                   for name, s in sources.items()}
