@@ -9,7 +9,7 @@ import pytest
 
 from polygon_core.adapters.storage import BatchedRepository, RunNotFoundError, ensure_database
 from polygon_core.models import Judgment, ProbeAnswer, Run
-from tests.adapters.test_storage import make_conversation
+from tests.adapters._storage_helpers import make_conversation
 
 THREADS = 24
 

@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from polygon_core.assertions import check_expression, evaluate_assertion
-from tests.core.test_assertions import TOOLS, good_conversation
+from tests.core._assertions_helpers import TOOLS, good_conversation
 
 from ._settings import fuzz
 
