@@ -15,13 +15,11 @@ import time
 import uuid
 from typing import Any
 
+from polygon.flows._production import grade_planned_runs  # absolute: Prefect loads this file by path
 from polygon.tasks import (
     configured_sources_task,
-    finish_run_task,
     import_arrivals_task,
-    judge_production_task,
     plan_arrival_runs_task,
-    probe_production_task,
     pull_source_task,
 )
 from prefect import flow, get_run_logger
@@ -68,16 +66,11 @@ def import_and_grade(how: str, sources_file: str | None = None, only: str | None
 
 
 def _grade(report: usecases.ArrivalReport, batch: str, source: dict[str, Any]) -> int:
-    graded = 0
-    for run, cids in plan_arrival_runs_task(report.source, report.external_ids, batch, source["agent"],
-                                            source.get("judge_model")):
-        futures = [judge_production_task.submit(run.id, cid, source["agent"]) for cid in cids]
-        futures += [probe_production_task.submit(run.id, cid, source["agent"]) for cid in cids]
-        for future in futures:
-            future.result()
-        finish_run_task(run.id)
-        graded += len(cids)
-    return graded
+    planned = plan_arrival_runs_task(report.source, report.external_ids, batch, source["agent"],
+                                     source.get("judge_model"))
+    # The loop grade-production-calls grades with (run tags included); a source sets no batch judging.
+    grade_planned_runs(planned, calls_of=f"{report.source} arrived in batch {batch}", agent_path=source["agent"])
+    return sum(len(cids) for _, cids in planned)
 
 
 @flow(name="import-calls", flow_run_name="import arrived calls ({source})",

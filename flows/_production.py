@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,8 @@ from prefect import flow, get_run_logger, tags
 from prefect.task_runners import ThreadPoolTaskRunner
 
 from polygon import usecases
+from polygon_core.compare import Scorecard
+from polygon_core.models import Run
 
 
 def _is_location(source: str) -> bool:
@@ -52,12 +55,23 @@ def grade_production_calls(source: str, since: str | None = None, until: str | N
             errors.extend(part["errors"])
         logger.info("imported %s: %d read, %d new, %d duplicates, %d rejected", source, imported["read"],
                     imported["imported"], imported["duplicates"], imported["rejected"])
+    planned = plan_production_runs_task(name, since, until, rubric_version, agent_path, judge_model, probe_model)
+    cards = [card.model_dump(mode="json") for card in grade_planned_runs(
+        planned, calls_of=f"{name} from {since} to {until}", agent_path=agent_path, batch_judging=batch_judging)]
+    return {"import": imported, "runs": cards}
+
+
+def grade_planned_runs(planned: Sequence[tuple[Run, list[str]]], *, calls_of: str, agent_path: str | None,
+                       batch_judging: bool = False) -> list[Scorecard]:
+    """Judge, probe and finish each planned production run (the flow run tagged with it), through
+    the provider's batch API with `batch_judging` (calls whose batch items failed are then graded
+    live). The one grading loop of production runs: a date window's here, arrivals' in import-calls.
+    `calls_of` says whose calls they are in the log ("prod from … to …")."""
+    logger = get_run_logger()
     cards = []
-    for run, cids in plan_production_runs_task(name, since, until, rubric_version, agent_path,
-                                               judge_model, probe_model):
+    for run, cids in planned:
         tag_flow_run(run_tags([run]))
-        logger.info("grading %d calls of %s from %s to %s as run %s (rubric %s)", len(cids), name, since, until,
-                    run.id, run.rubric_version)
+        logger.info("grading %d calls of %s as run %s (rubric %s)", len(cids), calls_of, run.id, run.rubric_version)
         live = {"judge": cids, "probe": cids}
         for spec in usecases.batch_passes(run, suite_path=None, agent_path=agent_path,
                                           rubric_version=run.rubric_version, enabled=batch_judging):
@@ -71,5 +85,5 @@ def grade_production_calls(source: str, since: str | None = None, until: str | N
         logger.info("run %s finished: %d calls, mean composite %s [95%% CI %s, %s] (rubric %s, judge %s), verdicts %s",
                     run.id, card.conversations, card.mean_composite, card.ci_low, card.ci_high, card.rubric_version,
                     card.judge_model, dict(card.verdicts))
-        cards.append(card.model_dump(mode="json"))
-    return {"import": imported, "runs": cards}
+        cards.append(card)
+    return cards

@@ -12,6 +12,8 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 from polygon.flows import import_arrived_calls, pull_calls
+from polygon.flows._story import run_tags
+from prefect.client.orchestration import get_client
 
 from polygon import usecases
 from polygon.web import _webhooks, create_app
@@ -124,7 +126,8 @@ def test_signed_calls_import_redacted_and_graded_once(setup: dict[str, Any]) -> 
     assert (again.status_code, again.json()["reason"]) == (200, "already received")
     assert len(emitted) == 2
 
-    result = import_arrived_calls(source="vapi-line")
+    state = import_arrived_calls(source="vapi-line", return_state=True)
+    result = state.result()
     by_source = {s["source"]: s for s in result["sources"]}
     assert {n: (s["arrived"], s["imported"], s["rejected"], s["graded"]) for n, s in by_source.items()} == {
         "retell-line": (1, 1, 0, 1), "vapi-line": (1, 1, 0, 1)}
@@ -148,6 +151,10 @@ def test_signed_calls_import_redacted_and_graded_once(setup: dict[str, Any]) -> 
         (judgment,) = stores.repo.judgments(run.id)
         assert (judgment.conversation_id, judgment.judge_model) == (conv_id, "offline-heuristic")
         assert judgment.composite is not None
+    # Graded by the production grading loop: the flow run carries the tags of the runs it graded.
+    with get_client(sync_client=True) as prefect:
+        assert sorted(prefect.read_flow_run(state.state_details.flow_run_id).tags) == run_tags(runs)
+    assert {"suite:production:retell-line", "suite:production:vapi-line", "source:production"} <= set(run_tags(runs))
     stores.repo.close()
     # The import is done once: another run finds nothing waiting, and a re-sent call is a no-op.
     assert import_arrived_calls(source="vapi-line")["sources"] == []
