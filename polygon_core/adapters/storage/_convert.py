@@ -1,84 +1,74 @@
-"""Conversions from table rows back to domain models (and typed records)."""
+"""Conversions between table rows and the domain models they store, derived from the models' fields.
+
+A stored record is declared twice: once as its domain model (the pure core cannot hold SQLAlchemy
+tables) and once as its table in `_tables`, whose columns are the model's fields plus the key
+columns named in `KEY_COLUMNS` (tests/adapters/test_record_shapes.py checks they stay equal). No
+field is listed a third time here: a row is read with ``model_validate(row, from_attributes=True)``
+(which reads the model's fields and ignores the key columns, and is faster than building the model
+field by field) and written from ``model_dump(mode="json")`` (JSON columns get plain JSON values,
+exactly as they read back). See docs/design.md, "Stored records".
+"""
 
 from __future__ import annotations
 
-from polygon_core.models import (
-    AssertionResult,
-    CriterionScore,
-    GateHit,
-    Judgment,
-    ProbeAnswer,
-    Run,
-    Usage,
-)
+from typing import Any
+
+from pydantic import BaseModel
+
+from polygon_core.models import Judgment, ProbeAnswer, Run
 
 from ._records import ConversationRecord
 from ._tables import ConversationRow, JudgmentRow, ProbeAnswerRow, RunRow
 
-__all__ = ["judgment_from_row", "probe_from_row", "record_from_row", "run_from_row"]
+__all__ = [
+    "KEY_COLUMNS",
+    "RECORDS",
+    "judgment_from_row",
+    "probe_from_row",
+    "record_from_row",
+    "row_values",
+    "run_from_row",
+]
+
+#: Each stored record's table and the columns it has beyond the model's fields: the surrogate
+#: ``id``, the ``run_id`` a result belongs to, the run's ``summary`` and ``report_uri`` (set when the
+#: run finishes, read on their own), and a judgment's ``seq`` (its save order within the run).
+KEY_COLUMNS: dict[type[Any], frozenset[str]] = {
+    RunRow: frozenset({"summary", "report_uri"}),
+    ConversationRow: frozenset({"id"}),
+    JudgmentRow: frozenset({"id", "run_id", "seq"}),
+    ProbeAnswerRow: frozenset({"id", "run_id"}),
+}
+
+#: Each table and the model its rows read back as.
+RECORDS: dict[type[Any], type[BaseModel]] = {
+    RunRow: Run,
+    ConversationRow: ConversationRecord,
+    JudgmentRow: Judgment,
+    ProbeAnswerRow: ProbeAnswer,
+}
+
+
+def row_values(record: BaseModel, **keys: Any) -> dict[str, Any]:
+    """The column values of `record`'s row: every field in JSON mode, then the key columns given."""
+    return {**record.model_dump(mode="json"), **keys}
 
 
 def run_from_row(row: RunRow) -> Run:
-    return Run(
-        id=row.id,
-        suite=row.suite,
-        agent_name=row.agent_name,
-        agent_version=row.agent_version,
-        rubric_version=row.rubric_version,
-        seeds=row.seeds,
-        models=row.models,
-        status=row.status,  # type: ignore[arg-type]  # validated by Run
-        source=row.source,  # type: ignore[arg-type]
-        created_at=row.created_at,
-    )
+    """The run a row stores."""
+    return Run.model_validate(row, from_attributes=True)
 
 
 def record_from_row(row: ConversationRow) -> ConversationRecord:
-    return ConversationRecord(
-        run_id=row.run_id,
-        conversation_id=row.conversation_id,
-        scenario_id=row.scenario_id,
-        seed=row.seed,
-        caller_type=row.caller_type,
-        difficulty=row.difficulty,
-        language=row.language,
-        noise=row.noise,
-        agent_version=row.agent_version,
-        end_reason=row.end_reason,  # type: ignore[arg-type]  # validated into EndReason
-        turn_count=row.turn_count,
-        artifact_uri=row.artifact_uri,
-        assertions=[AssertionResult.model_validate(a) for a in row.assertions],
-        metrics=row.metrics,
-        usage={role: Usage.model_validate(u) for role, u in row.usage.items()},
-        models=row.models,
-    )
+    """The conversation record a row stores."""
+    return ConversationRecord.model_validate(row, from_attributes=True)
 
 
 def judgment_from_row(row: JudgmentRow) -> Judgment:
-    return Judgment(
-        conversation_id=row.conversation_id,
-        rubric_version=row.rubric_version,
-        judge_model=row.judge_model,
-        repeats=row.repeats,
-        raw=row.raw,
-        criteria=[CriterionScore.model_validate(c) for c in row.criteria],
-        composite=row.composite,
-        partial=row.partial,
-        not_scored=row.not_scored,
-        gates=[GateHit.model_validate(g) for g in row.gates],
-        verdict=row.verdict,  # type: ignore[arg-type]  # validated by Judgment
-        status=row.status,  # type: ignore[arg-type]
-        reason=row.reason,
-    )
+    """The judgment a row stores."""
+    return Judgment.model_validate(row, from_attributes=True)
 
 
 def probe_from_row(row: ProbeAnswerRow) -> ProbeAnswer:
-    return ProbeAnswer(
-        conversation_id=row.conversation_id,
-        probe_id=row.probe_id,
-        wording_hash=row.wording_hash,
-        polarity=row.polarity,  # type: ignore[arg-type]  # validated by ProbeAnswer
-        answer=row.answer,  # type: ignore[arg-type]
-        evidence=row.evidence,
-        answered_by=row.answered_by,
-    )
+    """The probe answer a row stores."""
+    return ProbeAnswer.model_validate(row, from_attributes=True)

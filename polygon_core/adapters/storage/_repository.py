@@ -27,7 +27,7 @@ from polygon_core.models import (
     Run,
 )
 
-from ._convert import judgment_from_row, probe_from_row, record_from_row, run_from_row
+from ._convert import judgment_from_row, probe_from_row, record_from_row, row_values, run_from_row
 from ._engine import WRITE_OPTION, make_engine
 from ._lookups import ConversationLookups
 from ._migrate import (
@@ -133,18 +133,7 @@ class Repository(ConversationLookups):
         Re-saving keeps the run's summary, report URI and (when ``created_at`` is None) its
         original creation time.
         """
-        values: dict[str, Any] = {
-            "id": run.id,
-            "suite": run.suite,
-            "agent_name": run.agent_name,
-            "agent_version": run.agent_version,
-            "rubric_version": run.rubric_version,
-            "seeds": list(run.seeds),
-            "models": dict(run.models),
-            "status": run.status,
-            "source": run.source,
-            "created_at": run.created_at or _now_iso(),
-        }
+        values = row_values(run, created_at=run.created_at or _now_iso())
         keep = () if run.created_at else ("created_at",)
         with self._write() as session:
             upsert(session, RunRow, values, key=("id",), keep=keep)

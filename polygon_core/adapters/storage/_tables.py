@@ -1,7 +1,8 @@
 """SQLModel table models: the database's shape, kept apart from the domain models.
 
 The repository converts between these rows and polygon_core.models; nothing else should
-use them. They live in their own SQLAlchemy registry so other SQLModel tables in the same
+use them. A result table's columns are its domain model's fields plus the key columns named in
+``_convert.KEY_COLUMNS`` (tests/adapters/test_record_shapes.py checks it): a field is added to both. They live in their own SQLAlchemy registry so other SQLModel tables in the same
 process (Prefect's, a user's) never mix into Polygon's metadata or migrations.
 
 Any change here needs a new Alembic revision in ``migrations/versions``; the test suite compares

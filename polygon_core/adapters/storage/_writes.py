@@ -14,6 +14,8 @@ from sqlmodel import Session, col, select
 
 from polygon_core.models import AssertionResult, Conversation, Judgment, ProbeAnswer
 
+from ._convert import row_values
+from ._records import ConversationRecord
 from ._tables import ConversationRow, JudgmentRow, ProbeAnswerRow, RunRow
 from ._upsert import upsert
 
@@ -23,6 +25,10 @@ Write = Callable[[Session], None]
 
 # Postgres' bigint is signed 64-bit; a larger seed would overflow inside the database.
 _SEED_MIN, _SEED_MAX = -(2**63), 2**63 - 1
+
+# The record's fields a conversation has under the same name; the others (its keys, turn count,
+# artifact URI, assertions and metrics) are given by the write.
+_FROM_CONVERSATION = tuple(name for name in ConversationRecord.model_fields if name in Conversation.model_fields)
 
 
 class RunNotFoundError(LookupError):
@@ -46,24 +52,12 @@ def write_conversation(run_id: str, conversation: Conversation, *, artifact_uri:
             f"conversation {conversation.id!r}: seed {conversation.seed} does not fit a "
             "signed 64-bit integer"
         )
-    values: dict[str, Any] = {
-        "run_id": run_id,
-        "conversation_id": conversation.id,
-        "scenario_id": conversation.scenario_id,
-        "seed": conversation.seed,
-        "caller_type": conversation.caller_type,
-        "difficulty": conversation.difficulty,
-        "language": conversation.language,
-        "noise": conversation.noise,
-        "agent_version": conversation.agent_version,
-        "end_reason": conversation.end_reason.value,
-        "turn_count": len(conversation.turns),
-        "artifact_uri": artifact_uri,
-        "assertions": [a.model_dump(mode="json") for a in assertions],
-        "metrics": metrics,
-        "usage": {role: u.model_dump(mode="json") for role, u in conversation.usage.items()},
-        "models": dict(conversation.models),
-    }
+    record = ConversationRecord(
+        run_id=run_id, conversation_id=conversation.id, turn_count=len(conversation.turns),
+        artifact_uri=artifact_uri, assertions=list(assertions), metrics=metrics,
+        **{name: getattr(conversation, name) for name in _FROM_CONVERSATION},
+    )
+    values = row_values(record)
 
     def write(session: Session) -> None:
         require_run(session, run_id)
@@ -74,24 +68,7 @@ def write_conversation(run_id: str, conversation: Conversation, *, artifact_uri:
 
 def write_judgment(run_id: str, judgment: Judgment) -> Write:
     """The write of a judgment, replacing one of the same rubric version and judge model."""
-    values: dict[str, Any] = {
-        "run_id": run_id,
-        "conversation_id": judgment.conversation_id,
-        "rubric_version": judgment.rubric_version,
-        "judge_model": judgment.judge_model,
-        "repeats": judgment.repeats,
-        "composite": judgment.composite,
-        "partial": judgment.partial,
-        "verdict": judgment.verdict,
-        "not_scored": list(judgment.not_scored),
-        "criteria": [c.model_dump(mode="json") for c in judgment.criteria],
-        "gates": [g.model_dump(mode="json") for g in judgment.gates],
-        # Raw judge output is free-form: dump through pydantic's JSON mode so dates, tuples etc.
-        # become plain JSON values, exactly as they will read back.
-        "raw": judgment.model_dump(mode="json", include={"raw"})["raw"],
-        "status": judgment.status,
-        "reason": judgment.reason,
-    }
+    values = row_values(judgment, run_id=run_id)
 
     def write(session: Session) -> None:
         # Locking the run row serialises judgment writes of one run, so `seq` stays a strict
@@ -106,19 +83,7 @@ def write_judgment(run_id: str, judgment: Judgment) -> Write:
 
 def write_probe_answers(run_id: str, answers: Iterable[ProbeAnswer]) -> Write | None:
     """The write of probe answers, all or none (None when there are none)."""
-    rows = [
-        {
-            "run_id": run_id,
-            "conversation_id": a.conversation_id,
-            "probe_id": a.probe_id,
-            "wording_hash": a.wording_hash,
-            "polarity": a.polarity,
-            "answer": a.answer,
-            "evidence": a.evidence,
-            "answered_by": a.answered_by,
-        }
-        for a in answers
-    ]
+    rows = [row_values(a, run_id=run_id) for a in answers]
     if not rows:
         return None
     key = ("run_id", "conversation_id", "probe_id", "wording_hash", "answered_by")
