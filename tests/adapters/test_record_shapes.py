@@ -7,6 +7,7 @@ first. See docs/design.md, "Stored records".
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 import types
 import typing
@@ -17,8 +18,20 @@ import pytest
 import sqlalchemy as sa
 
 from polygon_core.adapters.storage import ConversationRecord, Repository
+from polygon_core.adapters.storage._call_objects import CallObject
 from polygon_core.adapters.storage._convert import KEY_COLUMNS, RECORDS
-from polygon_core.adapters.storage._tables import ConversationRow, JudgmentRow, ProbeAnswerRow, RunRow
+from polygon_core.adapters.storage._imports import ImportedRecord, ProductionRunInfo
+from polygon_core.adapters.storage._tables import (
+    CalibrationRow,
+    CallObjectRow,
+    ConversationRow,
+    ImportedConversationRow,
+    JudgmentRow,
+    ProbeAnswerRow,
+    ProductionRunRow,
+    RunRow,
+)
+from polygon_core.calibration import Calibration
 from polygon_core.models import (
     AssertionResult,
     Conversation,
@@ -92,6 +105,26 @@ def test_key_columns_are_the_documented_ones() -> None:
         JudgmentRow: {"id", "run_id", "seq"},
         ProbeAnswerRow: {"id", "run_id"},
     }
+
+
+# The ledgers' records are the adapter's own dataclasses; the columns they leave out are written by
+# the ledger itself (when an arrival was seen, which import claimed it, when a call was imported).
+_LEDGERS = [(ImportedConversationRow, ImportedRecord, {"id", "imported_at"}),
+            (ProductionRunRow, ProductionRunInfo, set()),
+            (CallObjectRow, CallObject, {"seen_at", "batch"})]
+
+
+@pytest.mark.parametrize(("table", "record", "own"), _LEDGERS, ids=lambda x: getattr(x, "__name__", ""))
+def test_a_ledger_tables_columns_are_its_records_fields(table: type[Any], record: type[Any], own: set[str]) -> None:
+    assert set(_columns(table).keys()) == {f.name for f in dataclasses.fields(record)} | own
+
+
+def test_a_calibrations_columns_are_its_key_fields_and_the_whole_record() -> None:
+    # The record is stored whole as JSON (`results`); the other columns copy fields to query on.
+    queried = set(_columns(CalibrationRow).keys()) - {"id", "results"}
+    assert queried == {"judge_model", "rubric_version", "judge_prompt_hash", "run_id", "labels_hash", "seed",
+                       "resamples", "n", "created_at"}
+    assert queried - {"n"} <= set(Calibration.model_fields) and isinstance(Calibration.n, property)
 
 
 # -- round trips: every field, none left at its default ----------------------------------------------

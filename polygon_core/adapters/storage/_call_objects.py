@@ -17,6 +17,7 @@ from typing import Any
 from sqlalchemy import Engine, and_, func, or_, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 
+from ._convert import from_ledger_row
 from ._engine import WRITE_OPTION
 from ._tables import CallObjectRow
 
@@ -107,6 +108,4 @@ class CallObjectLedger:
 
 
 def _object(row: Any) -> CallObject:
-    return CallObject(source=row.source, key=row.key, etag=row.etag, via=row.via, location=row.location,
-                      fmt=row.fmt, imported_at=row.imported_at, imported=row.imported,
-                      duplicates=row.duplicates, rejected=row.rejected)
+    return from_ledger_row(CallObject, row)

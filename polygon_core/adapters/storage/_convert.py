@@ -11,7 +11,8 @@ exactly as they read back). See docs/design.md, "Stored records".
 
 from __future__ import annotations
 
-from typing import Any
+import dataclasses
+from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
@@ -23,12 +24,15 @@ from ._tables import ConversationRow, JudgmentRow, ProbeAnswerRow, RunRow
 __all__ = [
     "KEY_COLUMNS",
     "RECORDS",
+    "from_ledger_row",
     "judgment_from_row",
     "probe_from_row",
     "record_from_row",
     "row_values",
     "run_from_row",
 ]
+
+_D = TypeVar("_D")
 
 #: Each stored record's table and the columns it has beyond the model's fields: the surrogate
 #: ``id``, the ``run_id`` a result belongs to, the run's ``summary`` and ``report_uri`` (set when the
@@ -72,3 +76,15 @@ def judgment_from_row(row: JudgmentRow) -> Judgment:
 def probe_from_row(row: ProbeAnswerRow) -> ProbeAnswer:
     """The probe answer a row stores."""
     return ProbeAnswer.model_validate(row, from_attributes=True)
+
+
+_FIELD_NAMES: dict[type[Any], tuple[str, ...]] = {}
+
+
+def from_ledger_row(cls: type[_D], row: Any) -> _D:
+    """A ledger's record (a frozen dataclass of the adapter's own, e.g. `ImportedRecord`) from a row
+    that has a column of each of its fields (an ORM row or a Core row): the fields, read by name."""
+    names = _FIELD_NAMES.get(cls)
+    if names is None:
+        names = _FIELD_NAMES[cls] = tuple(f.name for f in dataclasses.fields(cls))  # type: ignore[arg-type]
+    return cls(**{name: getattr(row, name) for name in names})

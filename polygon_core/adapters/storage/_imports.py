@@ -6,6 +6,7 @@ Kept apart from ``Repository`` (runs and their results) because imports have the
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -14,6 +15,7 @@ from sqlalchemy import Engine, func, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session, col
 
+from ._convert import from_ledger_row
 from ._engine import WRITE_OPTION
 from ._tables import ImportedConversationRow, ProductionRunRow
 from ._upsert import upsert
@@ -126,9 +128,7 @@ class ImportLedger:
 
     def save_production_run(self, info: ProductionRunInfo) -> None:
         """Record (or replace) what a production run graded; its run must be saved first."""
-        values = {"run_id": info.run_id, "source": info.source, "since": info.since,
-                  "until": info.until, "first_call": info.first_call, "last_call": info.last_call,
-                  "conversations": info.conversations}
+        values = dataclasses.asdict(info)
         with Session(self.engine) as session, session.begin():
             session.connection(execution_options={WRITE_OPTION: True})
             upsert(session, ProductionRunRow, values, key=("run_id",))
@@ -139,17 +139,8 @@ class ImportLedger:
             row = session.exec(  # type: ignore[call-overload]
                 select(ProductionRunRow).where(col(ProductionRunRow.run_id) == run_id)
             ).scalars().first()
-            if row is None:
-                return None
-            return ProductionRunInfo(run_id=row.run_id, source=row.source, since=row.since,
-                                     until=row.until, first_call=row.first_call,
-                                     last_call=row.last_call, conversations=row.conversations)
+            return from_ledger_row(ProductionRunInfo, row) if row is not None else None
 
 
 def _record(row: Any) -> ImportedRecord:
-    return ImportedRecord(source=row.source, external_id=row.external_id,
-                          conversation_id=row.conversation_id, started_at=row.started_at,
-                          scenario_id=row.scenario_id, agent_name=row.agent_name,
-                          agent_version=row.agent_version, turn_count=row.turn_count,
-                          artifact_uri=row.artifact_uri, batch=row.batch, file=row.file,
-                          line=row.line)
+    return from_ledger_row(ImportedRecord, row)
