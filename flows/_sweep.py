@@ -61,7 +61,7 @@ def run_sweep(spec_path: str) -> dict[str, Any]:
             with tags(*point_tags, f"point:{number}"):
                 subflow(suite_path=made["suite_path"], runs=[run], agent_paths=[made["agent_path"]],
                         seeds=plan["seeds"], rubric_version=plan["rubric"])
-        result = summarise_point_task(run.id, made["profile"], point.label())
+        result = summarise_point_task(run.id, made["profile"], point.label(), point.values)
         logger.info("sweep %s: %s mean composite %s [%s, %s] over %d conversations, %d tokens", name, where,
                     result.mean_composite, result.ci_low, result.ci_high, result.conversations, result.tokens)
         results.append(result)

@@ -75,12 +75,14 @@ def materialise_point_task(spec_path: str, point: SweepPoint) -> dict[str, Any]:
 
 
 @task(name="summarise-point", task_run_name="summarise {run_id}")
-def summarise_point_task(run_id: str, profile: str, label: str) -> PointResult:
-    """A finished point's mean, interval, stability, speed, tokens and estimated cost."""
+def summarise_point_task(run_id: str, profile: str, label: str,
+                         values: dict[str, Any] | None = None) -> PointResult:
+    """A finished point's mean, interval, stability, speed, tokens and estimated cost (and the
+    parameter `values` it sets)."""
     stores = task_stores()
     rows, latencies, turns = sweep_adapter.point_measurements(stores, run_id)
     cost = sweep_adapter.point_cost(stores, run_id)
-    return summarise_point(profile, label, run_id, rows, latencies, turns, cost_usd=cost)
+    return summarise_point(profile, label, run_id, rows, latencies, turns, cost_usd=cost, values=values)
 
 
 @task(name="early-stop")

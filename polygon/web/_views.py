@@ -223,8 +223,15 @@ def probe_series(points: Iterable[tuple[Run, Sequence[ProbeRate]]]) -> list[dict
     return [series[k] for k in sorted(series)]
 
 
-def _label_values(label: str) -> dict[str, str]:
-    """A sweep point's values from its label (`SweepPoint.label`: "a=1, b=x"; "base" has none)."""
+def _point_values(point: dict[str, Any]) -> dict[str, str]:
+    """A leaderboard point's parameter values, as the text its label shows them ("base" has none).
+
+    A point carries its values (`PointResult.values`); only a leaderboard stored before it did has
+    them read back from its label ("a=1, b=x"), which cannot hold a value with ", " or "=" in it.
+    """
+    if "values" in point:
+        return {k: f"{v}" for k, v in point["values"].items()}
+    label = point.get("label", "")
     if label == "base":
         return {}
     pairs = [part.split("=", 1) for part in label.split(", ") if "=" in part]
@@ -242,11 +249,11 @@ def sweep_curves(leaderboard: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     """Per swept parameter, the finished points that set it (x = its value, y = mean composite with
     its 95% interval), ordered by value, and the base point as a reference.
 
-    A leaderboard keeps each point's label, not its values, so they are read back from the label
-    ("noise=0.4, stub_error_rate=0.3"). A point that also sets other parameters (a grid) says which
-    in `others`, so the page can draw one line per combination rather than join unlike points.
+    Each point's values are the ones it carries (`values`). A point that also sets other parameters
+    (a grid) says which in `others`, so the page can draw one line per combination rather than
+    join unlike points.
     """
-    points = [(p, _label_values(p.get("label", ""))) for p in leaderboard]
+    points = [(p, _point_values(p)) for p in leaderboard]
     base = next((p for p, values in points if not values), None)
     names = sorted({k for _, values in points for k in values})
     curves = []

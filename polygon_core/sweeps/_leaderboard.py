@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 from pydantic import Field
@@ -17,6 +18,8 @@ class PointResult(DomainModel):
     profile: str
     label: str
     run_id: str
+    values: dict[str, Any] = Field(default_factory=dict, description="parameter → value the point sets "
+                                                                     "(the base point: none)")
     mean_composite: float | None
     ci_low: float | None = None
     ci_high: float | None = None
@@ -31,8 +34,8 @@ class PointResult(DomainModel):
 
 def summarise_point(profile: str, label: str, run_id: str, rows: Sequence[ResultRow],
                     latencies_per_turn: Sequence[float], turns: int,
-                    cost_usd: float | None = None) -> PointResult:
-    """Summarise one point's result rows."""
+                    cost_usd: float | None = None, values: Mapping[str, Any] | None = None) -> PointResult:
+    """Summarise one point's result rows; `values` are the parameter values the point sets."""
     scored = [r.composite for r in rows if r.composite is not None]
     by_seed: dict[int, list[float]] = {}
     for r in rows:
@@ -41,7 +44,7 @@ def summarise_point(profile: str, label: str, run_id: str, rows: Sequence[Result
     seed_means = [float(np.mean(v)) for _, v in sorted(by_seed.items())]
     ci = bootstrap_ci(scored)
     return PointResult(
-        profile=profile, label=label, run_id=run_id,
+        profile=profile, label=label, run_id=run_id, values=dict(values or {}),
         mean_composite=round(float(np.mean(scored)), 4) if scored else None,
         ci_low=round(ci[0], 4) if ci else None, ci_high=round(ci[1], 4) if ci else None,
         spread_across_seeds=round(float(np.std(seed_means)), 4) if len(seed_means) > 1 else 0.0,

@@ -91,7 +91,8 @@ def test_one_at_a_time_runs_each_distinct_configuration_once(polygon_home: Path,
         report = _sweep(_spec(tmp_path, name="distinct", agent=str(agent), strategy="one_at_a_time",
                               parameters={"noise": [0.0, 0.6], "stub_error_rate": [0.0]}))
         requests = len(srv.behaviour.seen)
-    assert sorted(p["label"] for p in report["leaderboard"]) == ["base", "noise=0.6"]
+    assert sorted((p["label"], p["values"]) for p in report["leaderboard"]) == [
+        ("base", {}), ("noise=0.6", {"noise": 0.6})]  # each point carries the values it sets
     assert [(s["label"], s["same_as"]) for s in report["same_configuration"]] == [
         ("noise=0.0", "base"), ("stub_error_rate=0.0", "base")]
     stores = usecases.open_stores()

@@ -10,7 +10,7 @@ from fastapi.testclient import TestClient
 
 from polygon.web import create_app
 from polygon.web._auth import TokenConfigError, access_notice, parse_tokens
-from polygon.web._views import distortion_spans, locate_quote, probe_series, sweep_curves
+from polygon.web._views import distortion_spans, locate_quote, probe_series
 from polygon_core.adapters.settings import load_settings
 from polygon_core.compare import ProbeRate
 from polygon_core.models import Distortion, Run, Turn
@@ -350,16 +350,6 @@ def test_distortion_spans_and_quotes() -> None:
              Turn(index=1, speaker="agent", text="Done, I've issued your REFUND of 49.00.")]
     assert locate_quote(turns, "“refund of 49.00”") == {"turn": 1, "start": 23, "end": 38}
     assert locate_quote(turns, "not said") is None and locate_quote(turns, None) is None
-
-
-def test_sweep_curves_read_values_from_point_labels() -> None:
-    board = [{"label": "base", "run_id": "r0", "mean_composite": 70.0, "ci_low": 60.0, "ci_high": 80.0},
-             {"label": "model=b, noise=0.8", "run_id": "r2", "mean_composite": 40.0, "ci_low": 30.0, "ci_high": 50.0},
-             {"label": "noise=0.4", "run_id": "r1", "mean_composite": 60.0, "ci_low": 50.0, "ci_high": 70.0}]
-    model, noise = sweep_curves(board)
-    assert (model["parameter"], model["numeric"], [p["value"] for p in model["points"]]) == ("model", False, ["b"])
-    assert [(p["value"], p["others"]) for p in noise["points"]] == [(0.4, ""), (0.8, "model=b")]
-    assert noise["base"]["run_id"] == "r0" and noise["base"]["mean_composite"] == 70.0
 
 
 def test_probe_series_breaks_where_wording_changes() -> None:
