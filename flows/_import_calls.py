@@ -29,10 +29,9 @@ from prefect.runtime import flow_run
 from prefect.task_runners import ThreadPoolTaskRunner
 
 from polygon import usecases
+from polygon_core.events import CALLS_IMPORTED
 
 __all__ = ["CALLS_IMPORTED", "import_and_grade", "import_arrived_calls", "pull_calls"]
-
-CALLS_IMPORTED = "polygon.calls.imported"
 
 
 def _batch() -> str:

@@ -26,10 +26,9 @@ from typing import Any
 from prefect.events import DeploymentEventTrigger
 from prefect.events.schemas.automations import Posture
 
-PROMPT_COMMITTED = "polygon.prompt.committed"
-SWEEP_REQUESTED = "polygon.sweep.requested"
+from polygon_core.events import CALLS_ARRIVED, PROMPT_COMMITTED, SWEEP_REQUESTED
+
 WEEKLY_CRON = "0 6 * * 1"  # Monday 06:00
-CALLS_ARRIVED = "polygon.calls.arrived"
 PULL_CRON = "*/15 * * * *"  # every 15 minutes
 ARRIVAL_WINDOW = 60  # seconds: arrivals of a source within it are imported by one flow run
 

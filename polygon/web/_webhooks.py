@@ -33,6 +33,8 @@ from fastapi.responses import JSONResponse
 from prefect.events import emit_event
 from pydantic import ValidationError
 
+from polygon_core.events import PROMPT_COMMITTED, SWEEP_REQUESTED
+
 from ._schema import webhook_responses
 from ._webhook_deliveries import DeliveryStore, DeliveryStoreUnavailableError, MemoryDeliveryStore
 from ._webhook_models import GitHubPush, PromptCommitPayload, SweepPayload, WebhookConfig, changed_prompts
@@ -47,8 +49,6 @@ __all__ = [
     "webhook_router",
 ]
 
-PROMPT_COMMITTED = "polygon.prompt.committed"
-SWEEP_REQUESTED = "polygon.sweep.requested"
 SIGNATURE_HEADER = "X-Hub-Signature-256"
 DELIVERY_HEADERS = ("X-GitHub-Delivery", "X-Polygon-Delivery")
 # Any UUID namespace works; a fixed one makes event ids a function of the delivery id.
