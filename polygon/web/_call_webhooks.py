@@ -38,6 +38,7 @@ from urllib.parse import unquote_plus
 
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
+from starlette.concurrency import run_in_threadpool
 from pydantic import BaseModel
 
 from polygon import usecases
@@ -195,29 +196,45 @@ def call_webhook_router(settings: PolygonSettings, config: WebhookConfig, *,
         log.warning("webhook %s refused (%d): %s", kind, refusal.status, refusal.detail)
         return JSONResponse({"detail": refusal.detail}, status_code=refusal.status)
 
+    def handle_call(source: str, body: bytes, headers: Any) -> JSONResponse:
+        stores, sources = held.get()
+        configured = source_of(sources, source)
+        fmt = get_format(configured.platform)
+        verify = VERIFIERS.get(configured.platform)
+        if fmt.webhook is None or verify is None:
+            raise _Refused(404, f"source {source!r} ({configured.platform}) receives no webhooks")
+        secret = os.environ.get(configured.secret_env or "", "")
+        if not secret:
+            raise _Refused(401, f"the webhook secret is not set ({configured.secret_env})")
+        if not verify(secret, body, headers, clock()):
+            raise _Refused(401, f"missing, stale or invalid {configured.platform} signature")
+        records = fmt.webhook(_decode(body))
+        if records is None:
+            return JSONResponse({"ignored": "this event carries no finished call"}, status_code=200)
+        return _accept(stores, source, configured, records)
+
     @router.post("/{source}", status_code=202, responses=CALL_RESPONSES, summary="A call ended")
     async def call_ended(source: str, request: Request) -> JSONResponse:
         """A voice platform's call-ended webhook for `source` (Vapi end-of-call-report, Retell
         call_ended / call_analyzed): the call is redacted, held and announced."""
         try:
             body = await _json_body(request, config.max_body_bytes)
-            stores, sources = held.get()
-            configured = source_of(sources, source)
-            fmt = get_format(configured.platform)
-            verify = VERIFIERS.get(configured.platform)
-            if fmt.webhook is None or verify is None:
-                raise _Refused(404, f"source {source!r} ({configured.platform}) receives no webhooks")
-            secret = os.environ.get(configured.secret_env or "", "")
-            if not secret:
-                raise _Refused(401, f"the webhook secret is not set ({configured.secret_env})")
-            if not verify(secret, body, request.headers, clock()):
-                raise _Refused(401, f"missing, stale or invalid {configured.platform} signature")
-            records = fmt.webhook(_decode(body))
-            if records is None:
-                return JSONResponse({"ignored": "this event carries no finished call"}, status_code=200)
-            return _accept(stores, source, configured, records)
+            # Opening the stores, redaction and the database writes block: off the event loop, so
+            # one slow write never stalls the other deliveries (or the web app) on this server.
+            return await run_in_threadpool(handle_call, source, body, request.headers)
         except _Refused as refusal:
             return refused(f"calls/{source[:64]}", refusal)
+
+    def handle_objects(source: str, body: bytes) -> JSONResponse:
+        stores, sources = held.get()
+        configured = source_of(sources, source)
+        objects = _inside(_s3_objects(_decode(body)), configured.s3_prefix)
+        fresh = usecases.record_objects(stores, source, configured, objects, via="s3-event")
+        if not fresh:
+            return JSONResponse({"duplicate": True, "objects": 0}, status_code=200)
+        event_id = _emit(source, [o.key for o in fresh], "s3-event",
+                         f"s3:{source}:" + ",".join(f"{o.key}@{o.etag}" for o in fresh))
+        return JSONResponse({"objects": len(fresh), "event_id": event_id}, status_code=202)
 
     @router.post("/{source}/s3", status_code=202, responses=CALL_RESPONSES,
                  summary="S3 objects arrived")
@@ -229,15 +246,7 @@ def call_webhook_router(settings: PolygonSettings, config: WebhookConfig, *,
             secret = config.secret.get_secret_value() if config.secret is not None else ""
             if not secret or not verify_signature(secret, body, request.headers.get(SIGNATURE_HEADER)):
                 raise _Refused(401, f"missing or invalid {SIGNATURE_HEADER} signature")
-            stores, sources = held.get()
-            configured = source_of(sources, source)
-            objects = _inside(_s3_objects(_decode(body)), configured.s3_prefix)
-            fresh = usecases.record_objects(stores, source, configured, objects, via="s3-event")
-            if not fresh:
-                return JSONResponse({"duplicate": True, "objects": 0}, status_code=200)
-            event_id = _emit(source, [o.key for o in fresh], "s3-event",
-                             f"s3:{source}:" + ",".join(f"{o.key}@{o.etag}" for o in fresh))
-            return JSONResponse({"objects": len(fresh), "event_id": event_id}, status_code=202)
+            return await run_in_threadpool(handle_objects, source, body)
         except _Refused as refusal:
             return refused(f"calls/{source[:64]}/s3", refusal)
 
