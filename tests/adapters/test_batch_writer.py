@@ -111,3 +111,54 @@ def test_a_bad_write_fails_its_own_caller_and_no_other(tmp_path: Path) -> None:
     finally:
         repo.close()
     assert _writers() == before  # closing the repository stopped its writer
+
+
+def test_a_batch_failing_transiently_fails_every_caller_once_retried_as_a_batch(tmp_path: Path) -> None:
+    from sqlalchemy import exc as sa_exc
+
+    from polygon_core.adapters.storage._writer import BatchWriter
+
+    repo = ensure_database(f"sqlite:///{tmp_path / 'p.db'}")
+    writer = BatchWriter(repo)
+    release, entered = threading.Event(), threading.Event()
+    calls = {"locked": 0, "fine": 0}
+
+    def hold(session: object) -> None:  # keeps the writer busy while the batch below is queued
+        entered.set()
+        release.wait(10)
+
+    def locked(session: object) -> None:
+        calls["locked"] += 1
+        raise sa_exc.OperationalError("INSERT", {}, Exception("database is locked"))
+
+    def fine(session: object) -> None:
+        calls["fine"] += 1
+
+    outcomes: list[str] = []
+
+    def submit(write: object) -> None:
+        try:
+            writer.submit(write)  # type: ignore[arg-type]
+            outcomes.append("stored")
+        except sa_exc.OperationalError as exc:
+            outcomes.append(str(exc.orig))
+
+    first = threading.Thread(target=submit, args=(hold,))
+    first.start()
+    assert entered.wait(10)
+    queued = [threading.Thread(target=submit, args=(w,)) for w in (fine, locked, fine)]
+    for n, t in enumerate(queued, 1):  # queued one after another, in this order: the next batch
+        t.start()
+        while writer._queue.qsize() < n:
+            threading.Event().wait(0.01)
+    release.set()
+    for t in [first, *queued]:
+        t.join()
+    writer.close()
+    repo.close()
+    # The batch was retried as one write (8 attempts: the write before the locked one ran each
+    # time, the one after it never), then every caller got the failure: no write was tried again
+    # on its own for as long once more.
+    assert sorted(outcomes) == ["database is locked"] * 3 + ["stored"]
+    assert calls == {"locked": 8, "fine": 8}
+    assert (writer.batches, writer.writes) == (1, 1)
