@@ -89,7 +89,7 @@ def declared(source: str | None, *, suite_path: str, cron: str = WEEKLY_CRON, ti
             })],
         tags=["polygon", "reevaluation"])]
     grading = "flows/_weekly.py:weekly_production_grading"
-    if production_source and flow_exists(source, "flows/_production.py"):
+    if production_source and flow_exists(source, grading):
         out.append(Declared(
             name="weekly-production-grading", entrypoint=grading,
             description="Grade the last seven days of production calls.",

@@ -163,3 +163,18 @@ def test_declared_deployments_and_prefect_yaml_agree(monkeypatch: pytest.MonkeyP
     assert in_yaml["pull-calls"]["schedules"][0]["cron"] == declared["pull-calls"].cron == "*/15 * * * *"
     assert in_yaml["weekly-production-grading"]["schedules"][0]["cron"] == "0 6 * * 1"
     assert "weekly-production-grading" not in {d.name for d in module.declared(str(REPO), suite_path="x")}
+
+
+def test_weekly_grading_is_declared_where_its_entrypoint_file_is(tmp_path: Path) -> None:
+    from polygon.deployments import declared
+
+    def names(*files: str) -> list[str]:
+        checkout = tmp_path / "-".join(f.rsplit("/", 1)[-1] for f in files)
+        for f in files:
+            (checkout / f).parent.mkdir(parents=True, exist_ok=True)
+            (checkout / f).write_text("", encoding="utf-8")
+        return [d.name for d in declared(str(checkout), suite_path="s", production_source="calls/")]
+
+    # The deployment's entrypoint is flows/_weekly.py: that is the file a checkout must have.
+    assert names("flows/_weekly.py") == ["reevaluate-on-prompt-commit", "weekly-production-grading"]
+    assert names("flows/_production.py") == ["reevaluate-on-prompt-commit"]
