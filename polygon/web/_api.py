@@ -33,6 +33,7 @@ from polygon_core.models import Run
 
 from ._auth import ApiToken, Scope, authorize, tokens_from_settings
 from ._models import (
+    CalibrationPage,
     ConversationPage,
     ConversationView,
     JudgmentPage,
@@ -41,7 +42,7 @@ from ._models import (
     RunProbes,
 )
 from ._models_stored import ProbeTrendsOut, RescoreOut
-from ._schema import API_RESPONSES, PAGE, Access, documented
+from ._schema import API_RESPONSES, Access, documented
 from ._views import conversation_view, probe_series, run_summary
 
 __all__ = ["MAX_LIMIT", "Ctx", "Limit", "Offset", "WebContext", "context", "page", "read_access", "router"]
@@ -261,7 +262,7 @@ def probe_trends(ctx: Ctx, agent: str | None = None, suite: str | None = None,
 # -- calibrations --------------------------------------------------------------------------------
 
 
-@router.get("/calibrations", **PAGE)
+@router.get("/calibrations", **documented(CalibrationPage))
 def list_calibrations(ctx: Ctx, offset: Offset = 0, limit: Limit = 50, judge_model: str | None = None,
                       rubric_version: str | None = None) -> dict[str, Any]:
     """Stored calibrations (`polygon calibrate`), newest first, optionally of one judge / rubric."""

@@ -5,7 +5,9 @@ out, which would cost a page of a thousand rows a second pass). These models are
 and schemathesis (tests/hardening/test_web_schemathesis.py) checks every response against them.
 Payloads read back from the database as stored JSON (a run's stored scorecard) are typed loosely
 (`extra="allow"`), since a run stored by an older Polygon may carry fields this one does not know;
-freshly computed ones (comparisons) use the domain models themselves.
+freshly computed ones (comparisons) and stored records served as they are (a run, its judgments,
+probe answers and assertions, calibrations) use the domain models themselves, so no field is
+declared twice (docs/design.md, "Stored records").
 """
 
 from __future__ import annotations
@@ -14,12 +16,14 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from polygon_core.calibration import Calibration
 from polygon_core.compare import Difference, MatrixRow, NoiseFloor, ProbeRate, Scorecard
-from polygon_core.models import Run
+from polygon_core.models import AssertionResult, GateHit, Judgment, ProbeAnswer, Run
 
 from ._schema import Page
 
 __all__ = [
+    "CalibrationPage",
     "CalibrationStatus",
     "ComparisonOut",
     "ConversationPage",
@@ -57,16 +61,11 @@ class StoredScorecard(Loose):
     judge_model: str | None = None
 
 
-class RunRow(Loose):
+class RunRow(Run):
     """A run's row on the runs list: the stored `Run` plus counts, verdicts and cost."""
 
-    id: str
-    suite: str
-    agent_name: str
-    agent_version: str
-    rubric_version: str
-    source: str
-    status: str
+    model_config = ConfigDict(extra="allow")
+
     conversations: int | None
     scored: int | None
     mean_composite: float | None
@@ -75,6 +74,7 @@ class RunRow(Loose):
     verdicts: dict[str, int]
     gates: dict[str, int]
     cost_usd: float | None
+    tokens: int | None
     judge_model: str | None
     summarised: bool
 
@@ -131,6 +131,14 @@ class ConversationPage(Page):
 
 class JudgmentPage(Page):
     """One page of a run's judgments (`Judgment` without its raw judge output)."""
+
+    items: list[Judgment]  # type: ignore[assignment]
+
+
+class CalibrationPage(Page):
+    """One page of stored calibrations, newest first."""
+
+    items: list[Calibration]  # type: ignore[assignment]
 
 
 class Bin(BaseModel):
@@ -194,14 +202,14 @@ class Facets(BaseModel):
 class ConversationView(Loose):
     """A conversation as the viewer shows it (see `_views.conversation_view`)."""
 
-    run: dict[str, Any]
+    run: Run
     conversation: dict[str, Any]
     turns: list[dict[str, Any]]
-    assertions: list[dict[str, Any]]
-    gates: list[dict[str, Any]]
+    assertions: list[AssertionResult]
+    gates: list[GateHit]
     rubric_version: str
     judgments: list[dict[str, Any]]
-    probes: list[dict[str, Any]]
+    probes: list[ProbeAnswer]
 
 
 class RunProbes(BaseModel):
