@@ -1,15 +1,23 @@
-"""One registry per extension point (providers, gates, criterion scorers): entries by name, added
-with a decorator, the built-ins imported from their module on the first lookup.
+"""One registry per extension point (providers, gates, criterion scorers, import formats): entries
+by name, added with a decorator, the built-ins imported on the first lookup.
 
 Each extension point holds one `Registry`; a new extension is a function (or class) decorated
-with `registry.register(name)` in its own module, which the built-ins module imports or a test
-registers for itself.
+with `registry.register(name)` in its own module. Where the built-ins come from:
+- `builtins` alone: that one module, whose import registers them all;
+- with `submodules`: `builtins` is a package and every module in it whose name starts with
+  `submodules` is imported too (`""`: every module), so a new built-in is one new module there
+  and no list names it; `first` names modules imported before the rest (their entries lead the
+  listing), the others follow in name order;
+- with `plugins`: an entry-point group (`polygon.providers`); each entry point of an installed
+  distribution is loaded after the built-ins, which registers a third-party extension.
 """
 
 from __future__ import annotations
 
 import importlib
+import pkgutil
 from collections.abc import Callable, Iterator
+from importlib import metadata
 from typing import Generic, TypeVar
 
 __all__ = ["Registry"]
@@ -18,10 +26,12 @@ T = TypeVar("T")
 
 
 class Registry(Generic[T]):
-    """Named entries of one kind; `builtins` is the module whose import registers the built-ins."""
+    """Named entries of one kind; see the module docstring for where the built-ins come from."""
 
-    def __init__(self, what: str, builtins: str) -> None:
+    def __init__(self, what: str, builtins: str, *, submodules: str | None = None,
+                 first: tuple[str, ...] = (), plugins: str | None = None) -> None:
         self.what, self.builtins = what, builtins
+        self.submodules, self.first, self.plugins = submodules, first, plugins
         self.entries: dict[str, T] = {}
         self._builtins_loaded = False
 
@@ -36,12 +46,42 @@ class Registry(Generic[T]):
 
         return add
 
+    def remove(self, name: str) -> None:
+        """Forget an entry (tests, and plugins that replace one); an unknown name is ignored."""
+        self.entries.pop(name, None)
+
     def loaded(self) -> dict[str, T]:
         """Every entry, the built-ins included (imported on first use, so a lookup never misses one)."""
         if not self._builtins_loaded:  # lookups sit on hot paths (a gate per judgment): import once
-            importlib.import_module(self.builtins)
+            # Set first: a module imported here that looks an entry up must not start this again.
             self._builtins_loaded = True
+            try:
+                for module in self._builtin_modules():
+                    importlib.import_module(module)
+                if self.plugins:
+                    self._load_plugins(self.plugins)
+            except BaseException:
+                self._builtins_loaded = False  # the next lookup raises the same error again
+                raise
         return self.entries
+
+    def _builtin_modules(self) -> list[str]:
+        if self.submodules is None:
+            return [self.builtins]
+        package = importlib.import_module(self.builtins)
+        found = sorted(info.name for info in pkgutil.iter_modules(getattr(package, "__path__", [])))
+        chosen = [name for name in found if name.startswith(self.submodules)]
+        ordered = [name for name in self.first if name in chosen]
+        ordered += [name for name in chosen if name not in ordered]
+        return [self.builtins, *(f"{self.builtins}.{name}" for name in ordered)]
+
+    def _load_plugins(self, group: str) -> None:
+        for point in sorted(metadata.entry_points(group=group), key=lambda p: p.name):
+            try:
+                point.load()  # importing the plugin's module registers its entries
+            except Exception as exc:
+                raise ImportError(f"{self.what} plugin {point.name!r} ({point.value}, entry point group "
+                                  f"{group!r}) failed to load: {exc}") from exc
 
     def get(self, name: str) -> T | None:
         """The entry registered as `name`, or None."""

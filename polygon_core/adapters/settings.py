@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import AliasChoices, Field, SecretStr, field_validator
+from pydantic import AliasChoices, Field, PrivateAttr, SecretStr, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 __all__ = ["PolygonSettings", "load_settings"]
@@ -21,6 +22,8 @@ class PolygonSettings(BaseSettings):
 
     Every field is read from ``POLYGON_<FIELD>`` (case-insensitive), except the provider keys,
     which are also read from the providers' usual ``OPENAI_API_KEY`` / ``ANTHROPIC_API_KEY``.
+    Any other provider's key and base URL come from the variables the provider declares, read
+    with `provider_value` from the environment as it was when the settings were loaded.
     Secrets are ``SecretStr``: they never show in ``repr``/``str`` or in logs of the settings.
     """
 
@@ -72,6 +75,9 @@ class PolygonSettings(BaseSettings):
     sources: Path | None = Field(
         None, description="the sources file: each production source's platform, webhook secret's "
         "variable, agent, suite, grade-on-arrival, redaction region, S3 prefix (`polygon sources validate`)")
+    # The environment as loaded, for the variables a provider declares (`provider_value`): a
+    # provider needs no field here. Private, so it never shows in dumps or repr.
+    _environ: dict[str, str] = PrivateAttr(default_factory=lambda: dict(os.environ))
     openai_api_key: SecretStr | None = Field(
         None,
         validation_alias=AliasChoices("openai_api_key", "POLYGON_OPENAI_API_KEY", "OPENAI_API_KEY"),
@@ -183,6 +189,19 @@ class PolygonSettings(BaseSettings):
             raise ValueError(f"POLYGON_RUBRIC={value!r} is not a rubric version; known versions: "
                              f"{', '.join(KNOWN_VERSIONS)}")
         return value
+
+    def provider_value(self, provider: str, what: Literal["api_key", "base_url"],
+                       variables: Sequence[str]) -> str | None:
+        """A provider's key or base URL: the field ``<provider>_<what>`` where Polygon has one (so
+        ``openai_api_key`` and its overrides keep working), else the first of the provider's own
+        ``variables`` set (non-blank) in the environment; None when neither is."""
+        field = f"{provider}_{what}"
+        value = getattr(self, field, None) if field in type(self).model_fields else None
+        if isinstance(value, SecretStr):
+            value = value.get_secret_value()
+        if value is not None:
+            return str(value)
+        return next((self._environ[v] for v in variables if self._environ.get(v, "").strip()), None)
 
     def resolved_database_url(self) -> str:
         """The database URL to use: ``database_url``, or a SQLite file under ``home``."""

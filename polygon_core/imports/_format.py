@@ -1,7 +1,10 @@
 """The import-format registry: one `ImportFormat` per format, registered by its own module.
 
-A format module defines its parser and registers it with ``@import_format(...)``; the built-in
-modules are imported by ``_registry`` (one line each). Everything that needs to know the formats
+A format module defines its parser and registers it with ``@import_format(...)``. The table is the
+shared `Registry` (`polygon_core/_registry.py`): every module of this package is imported on the
+first lookup, so a new built-in format is one new module here and no list names it; a format kept
+outside Polygon registers itself when its module is imported, or through the
+``polygon.import_formats`` entry-point group. Everything that needs to know the formats
 (``read_calls``, ``polygon import --format``, the format guessed from a file name, the bundled
 samples, the webhook receivers) reads this table. docs/import-formats.md has a worked example.
 """
@@ -12,11 +15,11 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol, TextIO
 
+from .._registry import Registry
 from ..models import Speaker
 from ._types import ParseItem
 
 __all__ = ["REGISTRY", "ImportFormat", "Parser", "WebhookReader", "import_format", "unregister_format"]
-
 
 
 class Parser(Protocol):
@@ -44,7 +47,9 @@ class ImportFormat:
     webhook: WebhookReader | None = None  # set for platforms whose call-ended webhook is received
 
 
-REGISTRY: dict[str, ImportFormat] = {}
+# Name order: csv, openai, polygon, retell, vapi (file-name guesses try them in this order).
+REGISTRY: Registry[ImportFormat] = Registry(
+    "import format", __package__ or "polygon_core.imports", submodules="", plugins="polygon.import_formats")
 
 
 def import_format(name: str, description: str, *, sample: str | None = None,
@@ -52,9 +57,10 @@ def import_format(name: str, description: str, *, sample: str | None = None,
                   webhook: WebhookReader | None = None) -> Callable[[Parser], Parser]:
     """Register the decorated parser as format `name` (a name already taken is an error)."""
     def register(parse: Parser) -> Parser:
-        if name in REGISTRY:
+        # Built-ins first (a no-op while they are being imported), so a clash with one is caught here.
+        if name in REGISTRY.loaded():
             raise ValueError(f"import format {name!r} is already registered")
-        REGISTRY[name] = ImportFormat(name, description, parse, sample, name_hints, suffixes, webhook)
+        REGISTRY.register(name)(ImportFormat(name, description, parse, sample, name_hints, suffixes, webhook))
         return parse
 
     return register
@@ -62,4 +68,4 @@ def import_format(name: str, description: str, *, sample: str | None = None,
 
 def unregister_format(name: str) -> None:
     """Forget a registered format (tests and plugins that replace one)."""
-    REGISTRY.pop(name, None)
+    REGISTRY.remove(name)

@@ -1,8 +1,9 @@
-"""The built-in import formats (one import line each), and what reads the registry.
+"""What reads the import-format registry.
 
 The table itself is `_format.REGISTRY`; each format module registers its parser there with
-``@import_format``. A new built-in format is its module plus one line below (and its test); a
-format kept outside Polygon registers itself the same way when its module is imported.
+``@import_format``, and every module of this package is imported on the first lookup. A new
+built-in format is its module (and its test); a format kept outside Polygon registers itself the
+same way when its module is imported, or through the ``polygon.import_formats`` entry points.
 """
 
 from __future__ import annotations
@@ -12,7 +13,6 @@ from pathlib import Path
 from typing import TextIO
 
 from ..models import EndReason, Speaker
-from . import _csv, _openai, _polygon, _retell, _vapi  # noqa: F401  (registered on import)
 from ._format import REGISTRY, ImportFormat
 from ._types import ImportedCall, ImportProblem, ParseItem
 
@@ -26,13 +26,13 @@ class _Descriptions(Mapping[str, str]):
     """Format name → description, read live from the registry (formats registered later show)."""
 
     def __getitem__(self, name: str) -> str:
-        return REGISTRY[name].description
+        return REGISTRY.loaded()[name].description
 
     def __iter__(self) -> Iterator[str]:
-        return iter(list(REGISTRY))
+        return iter(REGISTRY.names())
 
     def __len__(self) -> int:
-        return len(REGISTRY)
+        return len(REGISTRY.loaded())
 
 
 FORMATS: Mapping[str, str] = _Descriptions()
@@ -40,10 +40,10 @@ FORMATS: Mapping[str, str] = _Descriptions()
 
 def get_format(name: str) -> ImportFormat:
     """The registered format `name`; ValueError naming the known ones otherwise."""
-    try:
-        return REGISTRY[name]
-    except KeyError:
-        raise ValueError(f"unknown import format {name!r}; expected one of: {', '.join(REGISTRY)}") from None
+    found = REGISTRY.get(name)
+    if found is None:
+        raise ValueError(f"unknown import format {name!r}; expected one of: {', '.join(REGISTRY)}")
+    return found
 
 
 def format_for(name: str, fmt: str | None = None) -> str:
@@ -52,10 +52,11 @@ def format_for(name: str, fmt: str | None = None) -> str:
     if fmt:
         return fmt
     base = Path(name.lower()).name
-    for known in REGISTRY.values():
+    formats = REGISTRY.loaded().values()
+    for known in formats:
         if any(hint in base for hint in known.name_hints):
             return known.name
-    for known in REGISTRY.values():
+    for known in formats:
         if base.endswith(known.suffixes) and known.suffixes:
             return known.name
     return DEFAULT_FORMAT

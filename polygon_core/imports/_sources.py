@@ -50,7 +50,7 @@ class Source(FileModel):
     @field_validator("platform")
     @classmethod
     def _known_platform(cls, value: str) -> str:
-        if value not in REGISTRY:
+        if REGISTRY.get(value) is None:
             raise ValueError(f"unknown platform {value!r}; expected one of: {', '.join(REGISTRY)}")
         return value
 
@@ -78,7 +78,7 @@ class Source(FileModel):
     @property
     def receives_webhooks(self) -> bool:
         """Whether its platform's call-ended webhook can be received."""
-        return REGISTRY[self.platform].webhook is not None
+        return REGISTRY.loaded()[self.platform].webhook is not None
 
 
 class SourcesFile(FileModel):

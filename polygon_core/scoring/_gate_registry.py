@@ -2,8 +2,8 @@
 
 A gate is a function of one `GateInput` (the conversation's turns, its rubric and aggregate, the
 forbidden phrases in force and its evaluated assertions) returning the hits it found, registered
-with `@gate(name)`. The built-in gates live in `_gates.py`; a rubric may list only registered gates,
-and `compute_gates` applies them in the rubric's order.
+with `@gate(name)` in a `_gate*` module of this package. The built-in gates live in `_gates.py`;
+a rubric may list only registered gates, and `compute_gates` applies them in the rubric's order.
 """
 
 from __future__ import annotations
@@ -38,7 +38,9 @@ class GateInput:
 
 GateFunction = Callable[[GateInput], list[GateHit]]
 
-GATES: Registry[GateFunction] = Registry("gate", "polygon_core.scoring._gates")
+# Every `_gate*` module of this package is imported on the first lookup: a new gate is one module
+# (`_gate_<name>.py`), named by no list. `_gates.py` holds the built-ins.
+GATES: Registry[GateFunction] = Registry("gate", "polygon_core.scoring", submodules="_gate")
 
 
 def gate(name: str) -> Callable[[GateFunction], GateFunction]:

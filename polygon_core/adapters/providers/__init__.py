@@ -1,8 +1,10 @@
 """Model providers behind the one ChatModel interface (`polygon_core.providers`).
 
 - names: `offline`, `openai:<model>`, `anthropic:<model>`, either followed by `@<base URL>`;
-- the registry (`_registry.py`, entries in `_catalog.py`): one module per provider, registered
-  with `@provider(name)` and imported, with its SDK, only when one of its models is made;
+- the registry (`_registry.py`): one module per provider in this package, its adapter class
+  registered with `@provider(name)` and declaring its key's and base URL's variables; the modules
+  are imported on the first lookup (plus any `polygon.providers` entry point), its SDK only when
+  one of its models is made;
 - OpenAI Chat Completions (also any OpenAI-compatible server) and Anthropic Messages adapters, their
   SDKs imported lazily; tool calls normalised; structured output by OpenAI `json_schema`, Anthropic
   forced tool use, or a tolerant JSON parse; a reply that does not fit is marked unparseable;

@@ -9,6 +9,7 @@ from ...models import Usage
 from ...providers import ChatMessage, ChatRequest, ChatResponse, ChatToolCall
 from ._batch import BatchOutcome, BatchState, BatchStatus
 from ._clients import SdkAdapter
+from ._registry import provider
 from ._structured import read_structured
 
 __all__ = ["AnthropicAdapter", "anthropic_messages"]
@@ -53,15 +54,15 @@ def anthropic_messages(messages: list[ChatMessage]) -> tuple[list[dict[str, Any]
     return system, out
 
 
+@provider("anthropic")
 class AnthropicAdapter(SdkAdapter):
     """One attempt of one request; the retry layer sits above it."""
 
-    provider = "anthropic"
-    client_class = "AsyncAnthropic"
-    key_variable = "ANTHROPIC_API_KEY"
+    sdk, client_class = "anthropic", "AsyncAnthropic"
+    api_key_env = ("POLYGON_ANTHROPIC_API_KEY", "ANTHROPIC_API_KEY")
+    base_url_env = ("POLYGON_ANTHROPIC_BASE_URL",)
     default_url = "https://api.anthropic.com"
     title = "Anthropic"
-    key_setting, base_url_setting = "anthropic_api_key", "anthropic_base_url"
     url_example = "http://host:port"
 
     def _params(self, request: ChatRequest) -> dict[str, Any]:
@@ -122,7 +123,7 @@ class AnthropicAdapter(SdkAdapter):
         read = int(getattr(usage, "cache_read_input_tokens", 0) or 0)
         written = int(getattr(usage, "cache_creation_input_tokens", 0) or 0)
         out = ChatResponse(
-            text=text, tool_calls=calls, provider="anthropic", model=self.model, cut=cut,
+            text=text, tool_calls=calls, provider=self.provider, model=self.model, cut=cut,
             usage=Usage(input_tokens=int(getattr(usage, "input_tokens", 0) or 0) + read + written,
                         output_tokens=int(getattr(usage, "output_tokens", 0) or 0),
                         cached_tokens=read, calls=1),

@@ -70,30 +70,40 @@ async def shared_loop_clients() -> AsyncIterator[None]:
 
 
 class SdkAdapter:
-    """What both provider adapters share: the SDK, the key, and one client per event loop.
+    """What every provider adapter shares: the SDK, the key, and one client per event loop.
 
-    Subclasses set `provider` (the SDK's import name), `client_class` (its async client), the
-    environment variable of its key and the URL requests go to without a base URL; `title`, the
-    settings fields of its key and base URL and an example base URL are what `make_chat_model`
-    needs to build one and to name what is missing. A subclass that also has `submit_batch`,
-    `batch_status` and `batch_results` supports batch judging.
+    A provider declares, as class attributes: `sdk` (the SDK's import name) and `client_class` (its
+    async client); `api_key_env` and `base_url_env`, the environment variables of its key and base
+    URL (tried in order; the last key variable is the one messages name), which `make_chat_model`
+    reads through the settings, so a provider needs no settings field of its own; `default_url`,
+    where requests go without a base URL (a provider that is not the SDK's own service is sent
+    there, the SDK's own keeps the SDK's default); `title` and `url_example` for messages.
+    `provider`, its registered name, is set by `@provider(name)`. A subclass that also has
+    `submit_batch`, `batch_status` and `batch_results` supports batch judging.
     """
 
-    provider: str
+    provider: str = ""
+    sdk: str
     client_class: str
-    key_variable: str
+    api_key_env: tuple[str, ...]
+    base_url_env: tuple[str, ...] = ()
     default_url: str
     title: str
-    key_setting: str
-    base_url_setting: str
     url_example: str
 
     def __init__(self, model: str, *, api_key: str | None, base_url: str | None, timeout: float) -> None:
         from ._errors import import_sdk
 
-        self.model, self.base_url, self.timeout = model, base_url, timeout
+        own_service = self.provider == self.sdk  # OpenAI through openai: the SDK knows its URL
+        self.model, self.timeout = model, timeout
+        self.base_url = base_url or (None if own_service else self.default_url)
         self._key = api_key
-        self._sdk = import_sdk(self.provider)
+        self._sdk = import_sdk(self.sdk)
+
+    @property
+    def key_variable(self) -> str:
+        """The key's variable as messages name it (the provider's usual one)."""
+        return self.api_key_env[-1]
 
     @property
     def endpoint(self) -> Any:

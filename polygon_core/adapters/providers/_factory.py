@@ -213,14 +213,14 @@ def cache_folder(settings: PolygonSettings) -> Path:
 
 def _credentials(adapter: type[SdkAdapter], spec: ModelSpec,
                  settings: PolygonSettings) -> tuple[str | None, str | None]:
-    """(key, base URL) of a provider from its settings fields; no key needs an explicit base URL."""
-    secret = getattr(settings, adapter.key_setting, None)
-    key = secret.get_secret_value() if secret is not None else None
-    base = spec.base_url or getattr(settings, adapter.base_url_setting, None)
+    """(key, base URL) of a provider, read through the settings from the variables it declares
+    (`api_key_env`, `base_url_env`); no key needs an explicit base URL."""
+    key = settings.provider_value(spec.provider, "api_key", adapter.api_key_env)
+    base = spec.base_url or settings.provider_value(spec.provider, "base_url", adapter.base_url_env)
     if key is None and base is None:
         article = "an" if adapter.title[:1] in "AEIOU" else "a"
         raise ProviderConfigError(
-            f"model {spec.name!r} needs {article} {adapter.title} API key: set {adapter.key_variable} "
+            f"model {spec.name!r} needs {article} {adapter.title} API key: set {adapter.api_key_env[-1]} "
             f"(or give a base URL: '{spec.provider}:<model>@{adapter.url_example}')")
     return key, base
 
@@ -228,9 +228,10 @@ def _credentials(adapter: type[SdkAdapter], spec: ModelSpec,
 def make_chat_model(name: str, settings: PolygonSettings, *, meter: UsageMeter | None = None) -> ChatModel:
     """The ChatModel for a model name (see `parse_model_name`).
 
-    The provider's adapter comes from the registry (`_registry.py`); its key from settings (for
-    example `OPENAI_API_KEY` / `ANTHROPIC_API_KEY`), and a missing key for the provider's own
-    endpoint is an error naming the variable. A server at an explicit base URL may need none.
+    The provider's adapter comes from the registry (`_registry.py`); its key and base URL from the
+    variables it declares, through the settings (for example `OPENAI_API_KEY` /
+    `ANTHROPIC_API_KEY`), and a missing key for the provider's own endpoint is an error naming the
+    variable. A server at an explicit base URL may need none.
     """
     spec = parse_model_name(name)
     if spec.provider == "offline":

@@ -11,6 +11,7 @@ from ...models import Usage
 from ...providers import ChatMessage, ChatRequest, ChatResponse, ChatToolCall
 from ._batch import BatchOutcome, BatchStatus, openai_batch_state
 from ._clients import SdkAdapter
+from ._registry import provider
 from ._retry import Retryable
 from ._stream import ReadLimits, capped_body, read_completion
 from ._structured import read_structured
@@ -65,15 +66,15 @@ def _usage(raw: Any, request: ChatRequest) -> Usage:
                  cached_tokens=int(details.get("cached_tokens") or 0), calls=1)
 
 
+@provider("openai")
 class OpenAIAdapter(SdkAdapter):
     """One attempt of one request; the retry layer sits above it."""
 
-    provider = "openai"
-    client_class = "AsyncOpenAI"
-    key_variable = "OPENAI_API_KEY"
+    sdk, client_class = "openai", "AsyncOpenAI"
+    api_key_env = ("POLYGON_OPENAI_API_KEY", "OPENAI_API_KEY")
+    base_url_env = ("POLYGON_OPENAI_BASE_URL",)
     default_url = "https://api.openai.com/v1"
     title = "OpenAI"
-    key_setting, base_url_setting = "openai_api_key", "openai_base_url"
     url_example = "http://host:port/v1"
 
     def _params(self, request: ChatRequest) -> dict[str, Any]:
@@ -127,7 +128,7 @@ class OpenAIAdapter(SdkAdapter):
         out = ChatResponse(
             text=text if isinstance(text, str) else json.dumps(text),
             tool_calls=[_tool_call(c, i) for i, c in enumerate(message.get("tool_calls") or [])],
-            provider="openai", model=self.model, latency_ms=latency_ms, cut=cut,
+            provider=self.provider, model=self.model, latency_ms=latency_ms, cut=cut,
             usage=_usage(body.get("usage"), request), request_id=request_id or body.get("id"))
         if request.response_schema is not None:
             parsed, bad, error = read_structured(out.text, request.response_schema)

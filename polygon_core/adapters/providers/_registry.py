@@ -1,33 +1,44 @@
 """The provider registry: a model name's prefix (`openai` in `openai:gpt-4o`) → its adapter class.
 
-Each provider registers a loader with `@provider(name)` in `_catalog.py`; the loader imports the
-provider's own module only when a model of that provider is made, and that module imports its SDK
-only when its adapter is built (`SdkAdapter.__init__`), so an unused provider's SDK is never loaded.
-The offline model is not here: it is Polygon's own, with no SDK, key or URL.
+A provider is one module in this package holding an `SdkAdapter` subclass decorated with
+`@provider(name)`: every module here is imported on the first lookup (`Registry` with
+`submodules=""`), so no list names it; an installed distribution adds one the same way through
+the `polygon.providers` entry-point group. Importing a provider module imports no SDK: its adapter
+imports the SDK only when it is built (`SdkAdapter.__init__`), so an unused provider's SDK is never
+loaded. The offline model is not here: it is Polygon's own, with no SDK, key or URL.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TypeVar
 
 from ..._registry import Registry
+from ._clients import SdkAdapter
 
-if TYPE_CHECKING:
-    from ._clients import SdkAdapter
+__all__ = ["PLUGIN_GROUP", "PROVIDERS", "adapter_class", "provider", "provider_names"]
 
-__all__ = ["PROVIDERS", "AdapterLoader", "adapter_class", "provider", "provider_names"]
+A = TypeVar("A", bound=type[SdkAdapter])
 
-AdapterLoader = Callable[[], "type[SdkAdapter]"]
+PLUGIN_GROUP = "polygon.providers"
 
-PROVIDERS: Registry[AdapterLoader] = Registry("provider", "polygon_core.adapters.providers._catalog")
+# OpenAI first: its wire format is the one most servers speak, and it leads the names listed.
+PROVIDERS: Registry[type[SdkAdapter]] = Registry(
+    "provider", __package__ or "polygon_core.adapters.providers", submodules="", first=("_openai",),
+    plugins=PLUGIN_GROUP)
 
 
-def provider(name: str) -> Callable[[AdapterLoader], AdapterLoader]:
-    """Register the decorated loader as the provider of `name:<model>` model names."""
+def provider(name: str) -> Callable[[A], A]:
+    """Register the decorated adapter class as the provider of `name:<model>` model names."""
     if name == "offline":
         raise ValueError("provider 'offline' is Polygon's own model and cannot be registered")
-    return PROVIDERS.register(name)
+
+    def add(adapter: A) -> A:
+        PROVIDERS.register(name)(adapter)
+        adapter.provider = name  # its replies, failures and clients are named after it
+        return adapter
+
+    return add
 
 
 def provider_names() -> tuple[str, ...]:
@@ -36,5 +47,5 @@ def provider_names() -> tuple[str, ...]:
 
 
 def adapter_class(name: str) -> type[SdkAdapter]:
-    """The adapter class of a registered provider (imports its module, not yet its SDK)."""
-    return PROVIDERS.loaded()[name]()
+    """The adapter class of a registered provider (its module is imported, its SDK not yet)."""
+    return PROVIDERS.loaded()[name]
