@@ -9,7 +9,6 @@ from prefect import get_run_logger, task
 from prefect.artifacts import create_markdown_artifact, create_table_artifact
 
 from polygon import usecases
-from polygon import usecases as sweep_adapter
 from polygon_core.reports import md_text
 from polygon_core.sweeps import (
     PointResult,
@@ -31,9 +30,9 @@ from ._stores import task_stores
 def plan_sweep_task(spec_path: str) -> dict[str, Any]:
     """The sweep's name, floor and points (base first for one_at_a_time), one per configuration:
     a point whose profile an earlier point has is listed under `same_configuration`, not run."""
-    sweep = sweep_adapter.load_sweep(spec_path)
-    points = expand_points(sweep.spec, sweep_adapter.base_values(sweep))
-    distinct, same = distinct_points(points, [sweep_adapter.point_profile(sweep, p) for p in points])
+    sweep = usecases.load_sweep(spec_path)
+    points = expand_points(sweep.spec, usecases.base_values(sweep))
+    distinct, same = distinct_points(points, [usecases.point_profile(sweep, p) for p in points])
     logger = get_run_logger()
     logger.info("sweep %s: %d points, %d distinct configurations", sweep.spec.name, len(points), len(distinct))
     for item in same:
@@ -47,8 +46,8 @@ def plan_sweep_task(spec_path: str) -> dict[str, Any]:
 def budget_point_task(spec_path: str, index: int, used: int, measured_tokens: int,
                       measured_turns: int, measured_conversations: int) -> dict[str, Any]:
     """Estimate a point's tokens; say why it must not start when it would pass the cap."""
-    sweep = sweep_adapter.load_sweep(spec_path)
-    conversations, default_turns = sweep_adapter.planned_conversations(sweep)
+    sweep = usecases.load_sweep(spec_path)
+    conversations, default_turns = usecases.planned_conversations(sweep)
     turns = round(measured_turns / measured_conversations) if measured_conversations else default_turns
     est = estimate_point(conversations=conversations, turns_per_conversation=turns,
                          measured_tokens=measured_tokens, measured_turns=measured_turns,
@@ -61,8 +60,8 @@ def budget_point_task(spec_path: str, index: int, used: int, measured_tokens: in
 def materialise_point_task(spec_path: str, point: SweepPoint) -> dict[str, Any]:
     """Write the point's immutable agent config and suite; return paths, profile and run."""
     stores = task_stores()
-    sweep = sweep_adapter.load_sweep(spec_path)
-    agent_file, suite_dir, profile = sweep_adapter.materialise_point(sweep, point, stores.settings.home.resolve())
+    sweep = usecases.load_sweep(spec_path)
+    agent_file, suite_dir, profile = usecases.materialise_point(sweep, point, stores.settings.home.resolve())
     run_id = f"sweep-{sweep.spec.name}-{profile}"
     existing = stores.repo.get_run(run_id, exact=True)
     # A point's run is labelled with the sweep's name, so it is never taken for a plain suite run
@@ -80,8 +79,8 @@ def summarise_point_task(run_id: str, profile: str, label: str,
     """A finished point's mean, interval, stability, speed, tokens and estimated cost (and the
     parameter `values` it sets)."""
     stores = task_stores()
-    rows, latencies, turns = sweep_adapter.point_measurements(stores, run_id)
-    cost = sweep_adapter.point_cost(stores, run_id)
+    rows, latencies, turns = usecases.point_measurements(stores, run_id)
+    cost = usecases.point_cost(stores, run_id)
     return summarise_point(profile, label, run_id, rows, latencies, turns, cost_usd=cost, values=values)
 
 
@@ -102,7 +101,7 @@ def leaderboard_task(name: str, results: list[PointResult], refused: list[dict[s
               "stopped_early": stopped, "same_configuration": [s.model_dump() for s in same or []],
               # The scenario matrix of the top points: where the best profiles differ.
               "matrix_top": [row.model_dump(mode="json") for row in
-                             sweep_adapter.top_matrix(stores, [(r.label, r.run_id) for r in ranked[:3]])]}
+                             usecases.top_matrix(stores, [(r.label, r.run_id) for r in ranked[:3]])]}
     # Stored for the web app and scripts (the Prefect artifacts below are for operators).
     stores.artifacts.put_text(f"sweeps/{name}/leaderboard.json", json.dumps(report, indent=2, default=str))
     key = "leaderboard-" + "".join(c if c.isalnum() else "-" for c in name.lower())

@@ -64,16 +64,3 @@ def status() -> None:
     _out.print("not running: commands start a temporary Prefect server each (`polygon server start` keeps one)",
                highlight=False)
     raise typer.Exit(1)
-
-
-def server_app() -> typer.Typer:
-    """The `polygon server` command group."""
-    group = typer.Typer(no_args_is_help=True, help="A long-lived local Prefect server (start, stop, status).")
-    for name, fn in (("start", start), ("stop", stop), ("status", status)):
-        group.command(name)(fn)
-    return group
-
-
-def register(app: typer.Typer) -> None:
-    """Add the `server` group (for command discovery by `register`)."""
-    app.add_typer(server_app(), name="server")

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Engine, and_, func, or_, select, update
+from sqlalchemy import Engine, func, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 
 from ._convert import from_ledger_row
@@ -66,15 +66,6 @@ class CallObjectLedger:
                 rows = connection.execute(statement.returning(_T.c.source, _T.c.key, _T.c.etag), values)
                 fresh = {(r.source, r.key, r.etag) for r in rows}
         return [a for a in arrivals if (a.source, a.key, a.etag) in fresh]
-
-    def seen(self, source: str, keys: Sequence[tuple[str, str]]) -> set[tuple[str, str]]:
-        """Which (key, ETag) pairs of `source` are already recorded."""
-        if not keys:
-            return set()
-        query = select(_T.c.key, _T.c.etag).where(
-            _T.c.source == source, or_(*(and_(_T.c.key == k, _T.c.etag == e) for k, e in keys)))
-        with self.engine.connect() as connection:
-            return {(r.key, r.etag) for r in connection.execute(query)}
 
     def pending(self, source: str | None = None) -> list[CallObject]:
         """Arrivals not imported yet (of one source, or of all), oldest first."""

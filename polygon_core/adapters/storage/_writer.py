@@ -51,10 +51,8 @@ class BatchWriter:
         self.writes = 0
 
     def submit(self, write: _Write) -> None:
-        """Queue `write` (applied to the batch's session) and wait until it is committed."""
-        if threading.current_thread() is self._thread:  # a write from inside a write: do it now
-            self._commit([write])
-            return
+        """Queue `write` (applied to the batch's session) and wait until it is committed. A write
+        must not submit another: the writer thread would wait on itself."""
         done: Future[None] = Future()
         self._ensure_started()
         self._queue.put((write, done))
