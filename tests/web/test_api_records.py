@@ -13,7 +13,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from polygon.web import create_app
-from polygon.web._models import ConversationView, RunDetail, RunRow
+from polygon.web._models import ConversationRow, ConversationView, RunDetail, RunRow
 from polygon_core.adapters.settings import load_settings
 from polygon_core.adapters.storage import Repository
 from polygon_core.models import AssertionResult, GateHit, Judgment, ProbeAnswer, Run
@@ -56,6 +56,7 @@ def test_a_runs_row_is_the_run_and_its_summary(schemas: dict[str, Any], client: 
     assert run is not None
     assert {name: row[name] for name in Run.model_fields} == run.model_dump(mode="json")
     assert RunRow.model_validate(row).model_dump(mode="json") == row
+    assert set(row) == set(RunRow.model_fields)  # every key documented, none only "allowed"
     detail = client.get(f"/api/runs/{demo.v1}").json()
     assert RunDetail.model_validate(detail).model_dump(mode="json") == detail
 
@@ -69,6 +70,9 @@ def test_judgments_page_items_are_judgments_without_raw_output(client: TestClien
 
 def test_the_conversation_views_records_are_domain_models(client: TestClient, demo: Demo) -> None:
     conversations = client.get(f"/api/runs/{demo.v2}/conversations").json()["items"]
+    # A row of the list is a projection of the record and its judgment, not a record: its keys are
+    # the documented ones.
+    assert all(set(c) == set(ConversationRow.model_fields) for c in conversations)
     views = [client.get(f"/api/runs/{demo.v2}/conversations/{c['conversation_id']}").json() for c in conversations]
     assert len(views) == 6
     for view in views:
