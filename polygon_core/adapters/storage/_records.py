@@ -15,7 +15,9 @@ class ConversationRecord(BaseModel):
     """A stored conversation's index entry: its headline facts and where its transcript is.
 
     The transcript itself (turns, tool calls, state) lives in the artifact store at
-    ``artifact_uri``; load it from there to get the full ``Conversation``.
+    ``artifact_uri``; load it from there to get the full ``Conversation``. Its fields are the
+    columns of ``ConversationRow`` (all but ``id``); the write fills those a ``Conversation`` has
+    under the same name from it (see ``_convert`` and docs/design.md, "Stored records").
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
