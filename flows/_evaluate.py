@@ -128,9 +128,9 @@ def evaluate_suite(suite_path: str, runs: list[Run], agent_paths: list[str],
             with tags(*run_tags([run])):  # the batch-judge subflow carries the run's tags
                 live[spec.kind] = batch_judge(spec).failed
             step(len(cids) - len(live[spec.kind]))
-        judged = [judge_task.submit(run.id, cid, suite_path, agent_path, rubric, repeats)
-                  for cid in live["judge"]]
-        probed = [probe_task.submit(run.id, cid, suite_path, agent_path, probes_path) for cid in live["probe"]]
+        # Live passes for what the batch failed: they read rubric, repeats and probes from the run.
+        judged = [judge_task.submit(run.id, cid) for cid in live["judge"]]
+        probed = [probe_task.submit(run.id, cid) for cid in live["probe"]]
         advance([*judged, *probed])
         for future in [*judged, *probed]:
             future.result()

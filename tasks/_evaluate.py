@@ -27,7 +27,7 @@ def _simulate_name() -> str:
 
     params = task_run.parameters
     try:
-        agent = usecases._agent(str(params["agent_path"]))[0].name
+        agent = task_stores().caches.agent(str(params["agent_path"]))[0].name
     except Exception:
         agent = str(params.get("agent_path", "?")).rsplit("/", 1)[-1]
     return f"simulate {params['scenario_id']} seed={params['seed']} agent={agent}"
@@ -63,20 +63,17 @@ def simulate_task(run_id: str, suite_path: str, agent_path: str, scenario_id: st
 
 
 @task(name="judge", retries=2, retry_delay_seconds=1, task_run_name="judge {conversation_id}")
-def judge_task(run_id: str, conversation_id: str, suite_path: str | None, agent_path: str | None,
-               rubric_version: str, repeats: int = 1) -> float | None:
-    """One judge pass on one stored conversation; returns its composite."""
-    judgment = usecases.judge(task_stores(), run_id, conversation_id, suite_path=suite_path,
-                              agent_path=agent_path, rubric_version=rubric_version, repeats=repeats)
-    return judgment.composite
+def judge_task(run_id: str, conversation_id: str) -> float | None:
+    """One judge pass on one stored conversation, under the run's rubric version and repeats (read
+    from the stored run, `usecases.run_settings`); returns its composite."""
+    return usecases.judge_in_run(task_stores(), run_id, conversation_id).composite
 
 
 @task(name="probe", retries=2, retry_delay_seconds=1, task_run_name="probe {conversation_id}")
-def probe_task(run_id: str, conversation_id: str, suite_path: str | None, agent_path: str | None,
-               probes_path: str | None = None) -> int:
-    """The probe pass on one stored conversation; returns how many probes were answered."""
-    return len(usecases.probe(task_stores(), run_id, conversation_id, suite_path=suite_path,
-                              agent_path=agent_path, probes_path=probes_path))
+def probe_task(run_id: str, conversation_id: str) -> int:
+    """The probe pass on one stored conversation with the run's probe library; returns how many
+    probes were answered."""
+    return len(usecases.probe_in_run(task_stores(), run_id, conversation_id))
 
 
 @task(name="finish-run", retries=1)

@@ -42,10 +42,6 @@ def polygon_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("POLYGON_HOME", str(home))
     for var in ("POLYGON_DATABASE_URL", "POLYGON_ARTIFACTS_URL"):
         monkeypatch.delenv(var, raising=False)
-    from polygon import usecases
-
-    usecases._suite.cache_clear()
-    usecases._agent.cache_clear()
     return home
 
 

@@ -56,10 +56,8 @@ def _check_inputs(suite: Path, agents: list[Path], rubric: str | None, probes: P
     from polygon_core.adapters.settings import load_settings
 
     rubric = usecases.resolve_rubric(rubric, loaded.config, load_settings())
-    if probes is not None:
-        from polygon_core.probes import load_probes
-
-        load_probes(probes)  # a bad probe file fails before anything runs
+    # --probes, else the suite's `probes`: a bad probe file fails before anything runs.
+    usecases.resolve_probes(str(probes) if probes else None, str(suite))
     return loaded, rubric
 
 
@@ -82,7 +80,7 @@ def execute(suite: Path, agents: list[Path], seeds: int | None, rubric: str | No
     seed_list = list(range(seeds)) if seeds else list(loaded.config.seeds)
     stores = usecases.open_stores()
     # --concurrency, else the suite's `concurrency`, else POLYGON_CONCURRENCY (a bad value: exit 2).
-    limit = usecases.run_concurrency(concurrency, str(suite.resolve()), stores.settings)
+    limit = usecases.run_concurrency(concurrency, str(suite.resolve()), stores.settings, caches=stores.caches)
     # The stores answer before anything is recorded: a missing bucket is one line, not a run left
     # `running` and a traceback per task.
     stores.artifacts.exists("runs/.preflight")
@@ -91,14 +89,15 @@ def execute(suite: Path, agents: list[Path], seeds: int | None, rubric: str | No
         rid = f"{run_id}-{i + 1}" if run_id and len(agents) > 1 else run_id
         roles = usecases.role_models(stores.settings, loaded.config, load_agent(agent).config, flags)
         runs.append(usecases.new_run(str(agent.resolve()), str(suite.resolve()), seeds=seed_list, rubric=rubric,
-                                     run_id=rid, roles=roles))
+                                     run_id=rid, roles=roles, caches=stores.caches))
     # From the suite config, batch judging applies to whichever roles are model-backed; asked for
     # on the command line with nothing to send, it is an error rather than a quiet live pass.
     if batch_judging and not any(usecases.batch_passes(r, suite_path="", agent_path="", rubric_version=rubric,
                                                        enabled=True) for r in runs):
         raise ValueError("batch judging needs a model judge or probe answerer (--judge-model / "
                          "--probe-model openai:… or anthropic:…); the offline ones have nothing to batch")
-    total = len(usecases.plan_conversations(str(suite.resolve()), seed_list, chosen)) * len(runs)
+    total = len(usecases.plan_conversations(str(suite.resolve()), seed_list, chosen,
+                                            caches=stores.caches)) * len(runs)
     quiet_prefect()
     from polygon.flows import evaluate_suite, task_runner
 

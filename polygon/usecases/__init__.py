@@ -9,7 +9,8 @@ re-run alone (re-judge, re-probe, re-compare) and a killed run resumes where it 
 Modules: `_common` (stores, cached loading), `_runs`, `_simulate`, `_grade` (judge and probe passes),
 `_results` (result rows, scorecards), `_compare`, `_batch` (judge and probe passes through batch APIs),
 `_production`, `_production_runs` and `_production_grade` (imported calls: import, plan, grade),
-`_arrivals` (calls arriving by webhook or S3, imported once), `_calibrations`, `_sweeps`, `_replay`.
+`_arrivals` (calls arriving by webhook or S3, imported once), `_calibrations`, `_sweeps`, `_replay`,
+`_run_steps` (judge and probe passes that read everything from the run).
 """
 
 from ._analysis import analysis_for_run
@@ -48,9 +49,8 @@ from ._calibrations import (
     store_calibration,
 )
 from ._common import (
+    FileCaches,
     Stores,
-    _agent,
-    _suite,
     agent_identity,
     fingerprint,
     load_conversation,
@@ -80,8 +80,8 @@ from ._production_grade import grade_production, judge_production, probe_product
 from ._production_runs import parse_window, plan_arrival_runs, plan_production_runs, production_run_info
 from ._replay import ReplayDiff, replay_conversation
 from ._results import chosen_judge, finish_run, result_rows, scorecard
+from ._run_steps import judge_in_run, probe_in_run
 from ._runs import (
-    DEFAULT_RUBRIC,
     ROLES,
     RunSettings,
     create_run,
@@ -89,6 +89,7 @@ from ._runs import (
     model_limits_below,
     new_run,
     record_execution,
+    resolve_probes,
     resolve_rubric,
     role_models,
     run_concurrency,
@@ -113,7 +114,6 @@ from ._trends import TREND_METRICS, metric_trends
 from ._views import conversation_facets, conversation_list, run_distributions
 
 __all__ = [
-    "DEFAULT_RUBRIC",
     "FITTED_PREFIX",
     "OFFLINE_NAMES",
     "ROLES",
@@ -130,6 +130,7 @@ __all__ = [
     "Comparison",
     "ComparisonError",
     "Evaluated",
+    "FileCaches",
     "ImportSummary",
     "InFlight",
     "JudgeSpec",
@@ -140,8 +141,6 @@ __all__ = [
     "RunSettings",
     "RunView",
     "Stores",
-    "_agent",
-    "_suite",
     "agent_identity",
     "analysis_for_run",
     "arrivals_markdown",
@@ -169,6 +168,7 @@ __all__ = [
     "judge_calibration",
     "judge_calibrations",
     "judge_conversation",
+    "judge_in_run",
     "judge_label",
     "judge_labelled",
     "judge_production",
@@ -195,6 +195,7 @@ __all__ = [
     "point_profile",
     "probe",
     "probe_conversation",
+    "probe_in_run",
     "probe_production",
     "probe_run",
     "production_run_info",
@@ -205,6 +206,7 @@ __all__ = [
     "replay_conversation",
     "rescore_batch_pass",
     "rescore_run",
+    "resolve_probes",
     "resolve_rubric",
     "result_rows",
     "role_models",

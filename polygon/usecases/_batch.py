@@ -20,7 +20,6 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import Field
@@ -38,11 +37,11 @@ from polygon_core.judging import (
     to_probe_answers,
 )
 from polygon_core.models import AssertionResult, Conversation, DomainModel, Run
-from polygon_core.probes import Probe, default_probes, load_probes
+from polygon_core.probes import Probe, default_probes
 from polygon_core.providers import ChatRequest, ChatResponse
-from polygon_core.scoring import get_rubric
+from polygon_core.scoring import DEFAULT_RUBRIC_VERSION, get_rubric
 
-from ._common import Stores, _agent, _suite
+from ._common import FileCaches, Stores
 from ._grade import (
     OFFLINE_NAMES,
     RescoreResult,
@@ -52,6 +51,7 @@ from ._grade import (
     probes_for,
     scorable,
 )
+from ._runs import resolve_probes
 
 __all__ = ["BatchJob", "BatchPass", "BatchTimeout", "batch_passes", "collect_batch_pass", "load_job",
            "rescore_batch_pass", "submit_batch_pass", "wait_for_batch_pass"]
@@ -69,7 +69,7 @@ class BatchPass(DomainModel):
     model: str = Field(..., description="the judge's or probe answerer's model name (not offline)")
     suite_path: str | None = Field(None, description="None for a production run (no scenarios)")
     agent_path: str | None = None
-    rubric_version: str = "v1"
+    rubric_version: str = DEFAULT_RUBRIC_VERSION
     repeats: int = Field(1, ge=1)
     probes_path: str | None = None
 
@@ -132,8 +132,8 @@ def _run(stores: Stores, run_id: str) -> Run:
     return run
 
 
-def _probes(spec: BatchPass) -> list[Probe]:
-    return load_probes(Path(spec.probes_path)) if spec.probes_path else default_probes()
+def _probes(stores: Stores, spec: BatchPass) -> list[Probe]:
+    return stores.caches.probes(spec.probes_path) if spec.probes_path else default_probes()
 
 
 def _done(stores: Stores, spec: BatchPass) -> set[str]:
@@ -153,9 +153,9 @@ def _work(stores: Stores, spec: BatchPass, only: set[str] | None = None) -> Iter
     run = _run(stores, spec.run_id)
     production = run.source == "production"
     done = _done(stores, spec)
-    prompt = _agent(spec.agent_path)[1] if spec.agent_path else None
+    prompt = stores.caches.agent(spec.agent_path)[1] if spec.agent_path else None
     rubric = get_rubric(spec.rubric_version)
-    library = _probes(spec) if spec.kind == "probe" else []
+    library = _probes(stores, spec) if spec.kind == "probe" else []
     for item in scorable(stores, run, spec.suite_path, spec.agent_path, skip=done, only=only):
         if isinstance(item, str):
             yield item
@@ -337,7 +337,7 @@ def _store(stores: Stores, spec: BatchPass, work: _Work, replies: list[ChatRespo
         rubric = get_rubric(spec.rubric_version)
         raws = [read_judge_reply(r, rubric) for r in replies]
         judgment = build_judgment(work.conv, raws, rubric_version=rubric.version, judge_model=spec.model,
-                                  forbidden_phrases=forbidden_phrases(work.scenario, spec.agent_path),
+                                  forbidden_phrases=forbidden_phrases(stores, work.scenario, spec.agent_path),
                                   not_applicable=list(NOT_APPLICABLE_CRITERIA) if work.production else (),
                                   assertions=work.assertions)
         stores.repo.save_judgment(spec.run_id, judgment)
@@ -353,43 +353,48 @@ def _store(stores: Stores, spec: BatchPass, work: _Work, replies: list[ChatRespo
 
 def batch_passes(run: Run, *, suite_path: str | None, agent_path: str | None, rubric_version: str,
                  repeats: int = 1, probes_path: str | None = None,
-                 enabled: bool | None = None) -> list[BatchPass]:
+                 enabled: bool | None = None, caches: FileCaches | None = None) -> list[BatchPass]:
     """The passes of a run that go through a batch API: its model-backed judge and probe roles.
 
     `enabled` None leaves it to the suite's `batch_judging` (a production run has no suite: off);
-    False gives none. Offline roles are computed locally (there is nothing to batch).
+    False gives none. Offline roles are computed locally (there is nothing to batch). The probe
+    library is the run's (`resolve_probes`: `probes_path`, else the suite's). `caches` (a `Stores`'
+    own) saves parsing a suite read before.
     """
+    caches = caches or FileCaches()
     if enabled is None:
-        enabled = bool(suite_path) and _suite(str(suite_path)).config.batch_judging
+        enabled = bool(suite_path) and caches.suite(str(suite_path)).config.batch_judging
     if not enabled:
         return []
     passes = []
     for kind in ("judge", "probe"):
         model = run.models.get(kind) or "offline"
         if model not in OFFLINE_NAMES:
+            library = resolve_probes(probes_path, suite_path, caches=caches) if kind == "probe" else probes_path
             passes.append(BatchPass(run_id=run.id, kind=kind, model=model, suite_path=suite_path,
                                     agent_path=agent_path, rubric_version=rubric_version,
-                                    repeats=repeats if kind == "judge" else 1, probes_path=probes_path))
+                                    repeats=repeats if kind == "judge" else 1, probes_path=library))
     return passes
 
 
 def rescore_batch_pass(stores: Stores, run_id: str, *, kind: Literal["judge", "probe"], model: str,
-                       rubric_version: str = "v1", repeats: int = 1, probes_path: str | None = None,
+                       rubric_version: str | None = None, repeats: int = 1, probes_path: str | None = None,
                        suite_path: str | None = None, agent_path: str | None = None) -> BatchPass:
     """The batch pass that `polygon rescore --batch` / `polygon probe --batch` runs on a stored run.
 
     Checked as the live rescore is: the run exists, its suite and agent files are the ones it was
     made from, the rubric and probe library load, and the model name (and its key) is usable.
+    Without `rubric_version`, the run's own.
     """
     if model in OFFLINE_NAMES:
         raise ValueError("--batch needs an openai:… or anthropic:… model; the offline judge has nothing "
                          "to send")
     if repeats < 1:
         raise ValueError(f"--repeats must be at least 1, got {repeats}")
-    rubric = get_rubric(rubric_version)
     run, suite, agent = _run_inputs(stores, run_id, suite_path, agent_path)
+    rubric = get_rubric(rubric_version or run.rubric_version)
     spec = BatchPass(run_id=run.id, kind=kind, model=model, suite_path=suite, agent_path=agent,
                      rubric_version=rubric.version, repeats=repeats, probes_path=probes_path)
-    _probes(spec)  # a bad probe file fails before anything is sent
+    _probes(stores, spec)  # a bad probe file fails before anything is sent
     _model(stores, model)  # a bad name, a missing key or a model that cannot batch, before sending
     return spec

@@ -37,7 +37,7 @@ from polygon_core.models import Conversation, Judgment, ProbeAnswer
 from polygon_core.probes import Probe
 from polygon_core.scoring import Rubric, get_rubric
 
-from ._common import Stores, _agent
+from ._common import Stores
 
 OFFLINE_NAMES = frozenset({"offline", HEURISTIC_JUDGE})
 FITTED_PREFIX = "fitted:"
@@ -136,7 +136,7 @@ def _raws(stores: Stores, run_id: str, step: str, conv: Conversation, checks: Ch
         return [judge_fitted(conv, checks, persona, spec.rubric, spec.fitted)] * spec.repeats
     if spec.offline:
         return [judge_offline(conv, checks, persona, spec.rubric)] * spec.repeats
-    instructions = _agent(agent_path)[1] if agent_path else None
+    instructions = stores.caches.agent(agent_path)[1] if agent_path else None
     requests = judge_requests(conv, rubric=spec.rubric, persona=persona, instructions=instructions,
                               checks=checks, repeats=spec.repeats)
     replies = send(stores, run_id, step, conv.id, spec.name, spec.model, requests)

@@ -17,7 +17,7 @@ from polygon_core.models import UNSCORED_END_REASONS, Conversation, Judgment, Pr
 from polygon_core.probes import Probe, default_probes, load_probes
 from polygon_core.scoring import get_rubric
 
-from ._common import Stores, _agent, _probes, _suite, load_conversation
+from ._common import Stores, load_conversation
 from ._dispatch import (
     OFFLINE_NAMES,
     JudgeSpec,
@@ -56,18 +56,18 @@ def _checks(stores: Stores, run: Run, suite_path: str | None, agent_path: str | 
     forbidden: list[str] = []
     tools = None
     if suite_path:
-        suite = _suite(suite_path)
+        suite = stores.caches.suite(suite_path)
         scenario = next((s for s in suite.scenarios if s.id == conv.scenario_id), None)
         tools = suite.tools
     if agent_path:
-        forbidden = list(_agent(agent_path)[0].forbidden_phrases)
+        forbidden = list(stores.caches.agent(agent_path)[0].forbidden_phrases)
     return run_checks(conv, scenario, forbidden_phrases=forbidden, tools=tools), scenario
 
 
-def forbidden_phrases(scenario: Any, agent_path: str | None) -> list[str]:
+def forbidden_phrases(stores: Stores, scenario: Any, agent_path: str | None) -> list[str]:
     """The phrases the forbidden-phrase gate fires on: the scenario's and the agent's."""
     return [*(scenario.forbidden_phrases if scenario is not None else []),
-            *(_agent(agent_path)[0].forbidden_phrases if agent_path else [])]
+            *(stores.caches.agent(agent_path)[0].forbidden_phrases if agent_path else [])]
 
 
 def probes_for(scenario: Any, library: list[Probe]) -> list[Probe]:
@@ -108,7 +108,7 @@ def judge_conversation(stores: Stores, run: Run, conv: Conversation, *, suite_pa
             return stored
     checks, scenario = _checks(stores, run, suite_path, agent_path, conv)
     return judge_one(stores, run.id, conv, checks, spec, persona=scenario.persona if scenario else None,
-                     agent_path=agent_path, forbidden=forbidden_phrases(scenario, agent_path))
+                     agent_path=agent_path, forbidden=forbidden_phrases(stores, scenario, agent_path))
 
 
 def probe(stores: Stores, run_id: str, conversation_id: str, *, suite_path: str | None,
@@ -126,7 +126,7 @@ def probe_conversation(stores: Stores, run: Run, conv: Conversation, *, suite_pa
     """`probe` over a conversation already in hand. With `reuse`, answers already stored by this
     answerer to every probe asked (as worded now, none an `error`) are returned as stored."""
     checks, scenario = _checks(stores, run, suite_path, agent_path, conv)
-    probes = probes_for(scenario, _probes(probes_path) if probes_path else default_probes())
+    probes = probes_for(scenario, stores.caches.probes(probes_path) if probes_path else default_probes())
     if conv.end_reason in UNSCORED_END_REASONS or not probes:
         return []
     name = _role_model(run, "probe")
@@ -178,7 +178,7 @@ def _run_inputs(stores: Stores, run_id: str, suite_path: str | None,
     for label, path in (("suite", suite), ("agent", agent)):
         if not Path(path).exists():
             raise ValueError(f"run {run.id!r}: its {label} {path} no longer exists; pass --{label}")
-    _config, _prompt, version = agent_identity(str(agent), str(suite))
+    _config, _prompt, version = agent_identity(str(agent), str(suite), caches=stores.caches)
     if version != run.agent_version:
         raise ValueError(f"run {run.id!r} was made by agent version {run.agent_version[:12]}, but "
                          f"{agent} is now version {version[:12]}; re-scoring would judge a different "
@@ -223,7 +223,7 @@ def _judge_stored(stores: Stores, run: Run, conv: Conversation, checks: Checks, 
 
     production = run.source == "production"
     return judge_one(stores, run.id, conv, checks, spec, persona=scenario.persona if scenario else None,
-                     agent_path=agent_path, forbidden=forbidden_phrases(scenario, agent_path), step=step,
+                     agent_path=agent_path, forbidden=forbidden_phrases(stores, scenario, agent_path), step=step,
                      not_applicable=list(NOT_APPLICABLE_CRITERIA) if production else ())
 
 

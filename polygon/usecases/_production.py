@@ -37,7 +37,7 @@ from polygon_core.imports import (
 from polygon_core.models import Conversation, Speaker, ToolDef
 from polygon_core.redaction import IdentifierRedactor, RedactionSettings, Redactor, redact_conversation
 
-from ._common import Stores
+from ._common import FileCaches, Stores
 from ._identifiers import identifier_redactor
 
 __all__ = [
@@ -89,17 +89,20 @@ class AgentIdentity:
     tools: Mapping[str, ToolDef] = field(default_factory=dict)  # the suite's tool library
 
     @classmethod
-    def from_files(cls, agent_path: str | None, suite_path: str | None = None) -> AgentIdentity:
+    def from_files(cls, agent_path: str | None, suite_path: str | None = None, *,
+                   caches: FileCaches | None = None) -> AgentIdentity:
         """From an agent YAML; with a suite, the same version a synthetic run of it records (and the
-        suite's tool library, to check imported tool calls against)."""
+        suite's tool library, to check imported tool calls against). `caches`: a `Stores`' own."""
         if agent_path is None:
             return cls()
         where = str(Path(agent_path).resolve())
         if suite_path is not None:
-            from ._common import _suite, agent_identity
+            from ._common import agent_identity
 
-            config, _prompt, version = agent_identity(agent_path, suite_path)
-            return cls(config.name, version, where, str(Path(suite_path).resolve()), dict(_suite(suite_path).tools))
+            caches = caches or FileCaches()  # one read of each file, for the version and the tools
+            config, _prompt, version = agent_identity(agent_path, suite_path, caches=caches)
+            return cls(config.name, version, where, str(Path(suite_path).resolve()),
+                       dict(caches.suite(suite_path).tools))
         loaded = load_agent(Path(agent_path))
         return cls(loaded.config.name, agent_version(loaded.config, loaded.prompt_text), where)
 
@@ -127,7 +130,7 @@ def recorded_agent_path(stores: Stores, source: str, version: str) -> str | None
     if not path or not Path(path).exists():
         return None
     now = AgentIdentity.from_files(path, record.get("suite_path") if record.get("suite_path")
-                                   and Path(record["suite_path"]).exists() else None)
+                                   and Path(record["suite_path"]).exists() else None, caches=stores.caches)
     # An edited agent file is another agent: grading with its rules would misjudge these calls.
     return path if now.version == version else None
 
@@ -306,7 +309,7 @@ def import_calls(stores: Stores, locations: Sequence[str], fmt: str | None, *, s
                  agent_path: str | None = None, suite_path: str | None = None,
                  speaker_map: Mapping[str, Speaker] | None = None) -> ImportSummary:
     """Import files (paths or s3:// URIs) into `source`; one summary over all of them."""
-    agent = AgentIdentity.from_files(agent_path, suite_path)
+    agent = AgentIdentity.from_files(agent_path, suite_path, caches=stores.caches)
     redaction = redaction_settings(stores.settings)
     batch = uuid4().hex
     total = ImportSummary()

@@ -9,13 +9,12 @@ and the model only ever sees the stored, redacted transcript.
 from __future__ import annotations
 
 from datetime import date
-from pathlib import Path
 
 from polygon_core.checks import Checks, run_checks
 from polygon_core.imports import NOT_APPLICABLE_CRITERIA, NOT_APPLICABLE_PROBES, mark_probes_not_applicable
 from polygon_core.judging import HEURISTIC_JUDGE, agent_failure, agent_failure_judgment, build_judgment
 from polygon_core.models import Conversation, Judgment, ProbeAnswer, Run
-from polygon_core.probes import Probe, default_probes, load_probes
+from polygon_core.probes import Probe, default_probes
 
 from ._common import Stores, load_conversation
 from ._dispatch import JudgeSpec, judge_label, judge_one, probe_one
@@ -26,9 +25,9 @@ from ._production_runs import JudgeFn, plan_production_runs, production_run_info
 __all__ = ["grade_production", "judge_production", "probe_production", "production_checks"]
 
 
-def production_checks(conv: Conversation, agent_path: str | None) -> Checks:
+def production_checks(stores: Stores, conv: Conversation, agent_path: str | None) -> Checks:
     """The checks that make sense on a real call (no scenario: forbidden phrases, tools, loops)."""
-    return run_checks(conv, None, forbidden_phrases=forbidden_phrases(None, agent_path))
+    return run_checks(conv, None, forbidden_phrases=forbidden_phrases(stores, None, agent_path))
 
 
 def _run(stores: Stores, run_id: str) -> Run:
@@ -61,9 +60,9 @@ def judge_production(stores: Stores, run_id: str, conversation_id: str, *,
     run = _run(stores, run_id)
     agent_path = grading_agent(stores, run, agent_path)
     conv = load_conversation(stores, run_id, conversation_id)
-    checks = production_checks(conv, agent_path)
+    checks = production_checks(stores, conv, agent_path)
     version = rubric_version or run.rubric_version
-    forbidden = forbidden_phrases(None, agent_path)
+    forbidden = forbidden_phrases(stores, None, agent_path)
     if judge_fn is None:
         spec = JudgeSpec.resolve(stores, run.models.get("judge") or HEURISTIC_JUDGE, version, repeats=repeats)
         return judge_one(stores, run_id, conv, checks, spec, persona=None, agent_path=agent_path,
@@ -88,8 +87,8 @@ def probe_production(stores: Stores, run_id: str, conversation_id: str, *,
     run = _run(stores, run_id)
     agent_path = grading_agent(stores, run, agent_path)
     conv = load_conversation(stores, run_id, conversation_id)
-    checks = production_checks(conv, agent_path)
-    probes: list[Probe] = load_probes(Path(probes_path)) if probes_path else default_probes()
+    checks = production_checks(stores, conv, agent_path)
+    probes: list[Probe] = stores.caches.probes(probes_path) if probes_path else default_probes()
     asked = [p for p in probes if p.id not in NOT_APPLICABLE_PROBES]
     return probe_one(stores, run_id, conv, checks, probes, name=judge_label(run.models.get("probe") or HEURISTIC_JUDGE),
                      asked=asked, adjust=mark_probes_not_applicable)

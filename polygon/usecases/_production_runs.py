@@ -17,8 +17,9 @@ from polygon_core.imports import format_time, not_applicable_assertions
 from polygon_core.judging import HEURISTIC_JUDGE
 from polygon_core.models import Conversation, Run
 
-from ._common import Stores, _agent, transcript_key
+from ._common import Stores, transcript_key
 from ._production import load_imported, slug
+from ._runs import resolve_rubric
 
 __all__ = [
     "JudgeFn",
@@ -107,11 +108,13 @@ def _plan(stores: Stores, source: str, records: Sequence[ImportedRecord], run_id
           judge_model: str | None, probe_model: str | None) -> list[tuple[Run, list[str]]]:
     judge = _grader(judge_model or stores.settings.judge_model)
     probe = _grader(probe_model or stores.settings.probe_model)
-    rubric = rubric_version or stores.settings.rubric
+    # One precedence with synthetic runs (`resolve_rubric`): the flag, else POLYGON_RUBRIC, else the
+    # default (a real call has no suite.yaml); an unknown version fails here, before anything is stored.
+    rubric = resolve_rubric(rubric_version, None, stores.settings)
     groups: dict[tuple[str, str], list[ImportedRecord]] = {}
     for rec in records:
         groups.setdefault((rec.agent_name, rec.agent_version), []).append(rec)
-    forbidden = list(_agent(agent_path)[0].forbidden_phrases) if agent_path else []
+    forbidden = list(stores.caches.agent(agent_path)[0].forbidden_phrases) if agent_path else []
     out: list[tuple[Run, list[str]]] = []
     for (name, version), recs in sorted(groups.items()):
         run_id = run_id_for(version)

@@ -61,15 +61,15 @@ def replay_conversation(stores: Stores, run_id: str, conversation_id: str) -> Re
     from polygon_core.callers import OfflineCaller
     from polygon_core.conversation import Limits, run_conversation
 
-    from ._common import _suite, agent_identity
+    from ._common import agent_identity
 
     manifest = run_manifest(stores, run_id)
     if not manifest.get("suite_path") or not manifest.get("agent_path"):
         raise ValueError(f"run {run_id!r} has no manifest with its suite and agent; it cannot be replayed")
     stored = load_conversation(stores, run_id, conversation_id)
-    suite = _suite(manifest["suite_path"])
+    suite = stores.caches.suite(manifest["suite_path"])
     scenario = suite.scenario(stored.scenario_id)
-    config, prompt, version = agent_identity(manifest["agent_path"], manifest["suite_path"])
+    config, prompt, version = agent_identity(manifest["agent_path"], manifest["suite_path"], caches=stores.caches)
     caller = OfflineCaller(scenario.persona, conversation_id=stored.id, seed=stored.seed)
     replayed = asyncio.run(run_conversation(
         scenario, agent_factory(config)(), caller, suite.tools, seed=stored.seed,

@@ -6,12 +6,13 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 from polygon_core._hashing import content_hash
 from polygon_core.models import Run
 
-from ._common import Stores, _suite, agent_identity
+from ._common import FileCaches, Stores, agent_identity
 
 
 def manifest_key(run_id: str) -> str:
@@ -26,8 +27,9 @@ def create_run(stores: Stores, run: Run, *, suite_path: str | None = None,
     A local artifact store is first cleared of temporary files that killed writes left behind.
 
     The manifest records the suite and agent files the run was made from, and the judge's repeats
-    and the probe library, so one conversation can be replayed, re-judged or resumed later without
-    the caller repeating them (`run_settings`).
+    and the probe library (`resolve_probes`: `probes_path`, else the suite's), so one conversation
+    can be replayed, re-judged or resumed later without the caller repeating them (`run_settings`).
+    Repeats and the probe library are validated here, once, before any conversation.
     """
     sweep = getattr(stores.artifacts, "sweep_temporaries", None)
     if sweep is not None:  # a local store: clear what a killed process left half-written
@@ -37,6 +39,7 @@ def create_run(stores: Stores, run: Run, *, suite_path: str | None = None,
         return existing
     if repeats < 1:
         raise ValueError(f"--repeats must be at least 1, got {repeats}")
+    probes_path = resolve_probes(probes_path, suite_path, caches=stores.caches)
     manifest = {"run_id": run.id, "suite_path": suite_path, "agent_path": agent_path,
                 "seeds": run.seeds, "rubric_version": run.rubric_version, "models": run.models,
                 "repeats": repeats, "probes_path": probes_path}
@@ -66,30 +69,33 @@ class RunSettings:
         return self.run.rubric_version
 
 
-_settings_cache: dict[tuple[str, str], RunSettings] = {}
+def _settings_memo(stores: Stores) -> dict[str, RunSettings]:
+    # Kept in the stores' own caches: two stores never share it, and nothing global needs a reset.
+    memo: dict[str, RunSettings] = stores.caches.memo.setdefault("run_settings", {})
+    return memo
 
 
 def cached_run_settings(stores: Stores, run_id: str) -> RunSettings | None:
-    """`run_settings` when this process has read them already (no I/O), else None."""
-    return _settings_cache.get((str(stores.artifacts.uri(manifest_key(run_id))), run_id))
+    """`run_settings` when these stores have read them already (no I/O), else None."""
+    return _settings_memo(stores).get(run_id)
 
 
 def run_settings(stores: Stores, run_id: str) -> RunSettings:
-    """The stored run's settings (`RunSettings`); read once per process, since they never change
+    """The stored run's settings (`RunSettings`); read once per `Stores`, since they never change
     after the run is created (a resumed run keeps its own)."""
     found = cached_run_settings(stores, run_id)
     if found is not None:
         return found
-    key = (str(stores.artifacts.uri(manifest_key(run_id))), run_id)
     run = stores.repo.get_run(run_id, exact=True)
     if run is None:
         raise ValueError(f"no run {run_id!r} is stored; create it before its conversations")
     manifest = run_manifest(stores, run_id)
     found = RunSettings(run=run, suite_path=manifest.get("suite_path"), agent_path=manifest.get("agent_path"),
                         repeats=int(manifest.get("repeats", 1)), probes_path=manifest.get("probes_path"))
-    if len(_settings_cache) >= 256:
-        _settings_cache.clear()
-    _settings_cache[key] = found
+    memo = _settings_memo(stores)
+    if len(memo) >= 256:
+        memo.clear()
+    memo[run_id] = found
     return found
 
 
@@ -101,14 +107,11 @@ def run_manifest(stores: Stores, run_id: str) -> dict[str, Any]:
     return json.loads(stores.artifacts.get_text(key))
 
 
-DEFAULT_RUBRIC = "v1"
-
-
 def resolve_rubric(flag: str | None, suite_config: Any = None, settings: Any = None) -> str:
     """A run's rubric version, in one precedence: `--rubric`, else the suite's `rubric` (suite.yaml,
-    when it sets one), else `POLYGON_RUBRIC` (when set), else v1. Validated here, once: an unknown
-    version names where it came from."""
-    from polygon_core.scoring import get_rubric
+    when it sets one), else `POLYGON_RUBRIC` (when set), else `DEFAULT_RUBRIC_VERSION` (v1).
+    Validated here, once: an unknown version names where it came from."""
+    from polygon_core.scoring import DEFAULT_RUBRIC_VERSION, get_rubric
 
     if flag:
         value, source = flag, "--rubric"
@@ -117,12 +120,31 @@ def resolve_rubric(flag: str | None, suite_config: Any = None, settings: Any = N
     elif settings is not None and "rubric" in settings.model_fields_set:
         value, source = settings.rubric, "POLYGON_RUBRIC"
     else:
-        value, source = DEFAULT_RUBRIC, "the default"
+        value, source = DEFAULT_RUBRIC_VERSION, "the default"
     try:
         get_rubric(value)
     except ValueError as exc:
         raise ValueError(f"{source}: {exc}") from None
     return str(value)
+
+
+def resolve_probes(flag: str | None, suite_path: str | None, *, caches: FileCaches | None = None) -> str | None:
+    """A run's probe library file, in one precedence: `--probes`, else the suite's `probes`
+    (suite.yaml, relative to the suite folder), else None (the bundled library). The file is
+    loaded here, once, so a bad library fails before anything runs; an error names where it came from."""
+    caches = caches or FileCaches()
+    if flag:
+        path, source = flag, "--probes"
+    else:
+        suite = caches.suite(suite_path) if suite_path and Path(suite_path).is_dir() else None
+        if suite is None or suite.config.probes is None:
+            return None
+        path, source = str((suite.path / suite.config.probes).resolve()), "suite.yaml `probes`"
+    try:
+        caches.probes(path)
+    except ValueError as exc:
+        raise ValueError(f"{source}: {exc}") from None
+    return path
 
 
 ROLES = ("agent", "caller", "judge", "probe")
@@ -177,18 +199,22 @@ def _fitted_role(role: str, name: str, settings: Any) -> str:
 
 def new_run(agent_path: str, suite_path: str, *, seeds: Sequence[int] | None = None,
             rubric: str | None = None, run_id: str | None = None, roles: Mapping[str, str] | None = None,
-            settings: Any = None) -> Run:
+            settings: Any = None, caches: FileCaches | None = None) -> Run:
     """The Run record of one agent on one suite (not stored: `create_run` stores it).
 
     `roles` are the resolved role models (`role_models`); without them they are resolved here from
     the suite config, the agent config and `settings`. Another agent model is another agent version,
-    since the model is part of what is under test. The clock is read here, at the edge.
+    since the model is part of what is under test. The clock is read here, at the edge. `caches`
+    (a `Stores`' own) saves parsing files read before.
     """
     from polygon_core.adapters.settings import load_settings
     from polygon_core.files import load_agent
 
-    config, _prompt, version = agent_identity(agent_path, suite_path)
-    suite = _suite(suite_path)
+    if seeds is not None and (not seeds or len(set(seeds)) != len(seeds)):  # as suite.yaml's are checked
+        raise ValueError(f"a run's seeds must be one or more, each once; got {list(seeds)}")
+    caches = caches or FileCaches()
+    config, _prompt, version = agent_identity(agent_path, suite_path, caches=caches)
+    suite = caches.suite(suite_path)
     settings = settings or load_settings()
     rubric_version = resolve_rubric(rubric, suite.config, settings)
     if roles is None:
@@ -209,14 +235,15 @@ def new_run(agent_path: str, suite_path: str, *, seeds: Sequence[int] | None = N
                models=models, created_at=now.isoformat())
 
 
-def run_concurrency(flag: int | None, suite_path: str | None, settings: Any) -> int:
+def run_concurrency(flag: int | None, suite_path: str | None, settings: Any, *,
+                    caches: FileCaches | None = None) -> int:
     """How many conversations of a run are in flight at once: `--concurrency`, else the suite's
     `concurrency` (suite.yaml), else `POLYGON_CONCURRENCY` (default 8)."""
     if flag is not None:
         if flag < 1:
             raise ValueError(f"--concurrency must be at least 1, got {flag}")
         return flag
-    suite = _suite(suite_path).config.concurrency if suite_path else None
+    suite = (caches or FileCaches()).suite(suite_path).config.concurrency if suite_path else None
     return int(suite or settings.concurrency)
 
 

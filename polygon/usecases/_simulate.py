@@ -21,7 +21,7 @@ from polygon_core.conversation import Limits, conversation_key, run_conversation
 from polygon_core.models import Conversation, Run
 from polygon_core.personas import apply_simulator_check
 
-from ._common import Stores, _scenario, _suite, agent_identity, transcript_key
+from ._common import Stores, _scenario, agent_identity, transcript_key
 
 
 @dataclass
@@ -87,12 +87,12 @@ async def simulate_async(stores: Stores, run_id: str, suite_path: str, agent_pat
 
 def _prepare(stores: Stores, run_id: str, suite_path: str, agent_path: str, scenario_id: str, seed: int,
              run: Run | None = None) -> _Pending | Simulated:
-    suite = _suite(suite_path)
+    suite = stores.caches.suite(suite_path)
     scenario = _scenario(suite, scenario_id)
     cid = conversation_key(scenario, seed)
     if stores.repo.has_conversation(run_id, cid):
         return Simulated(cid, None, fresh=False)
-    config, prompt, version = agent_identity(agent_path, suite_path)
+    config, prompt, version = agent_identity(agent_path, suite_path, caches=stores.caches)
     key = transcript_key(run_id, cid)
     if stores.artifacts.exists(key):
         # Simulated before, but its row was never written (a failed write, a killed worker): write

@@ -18,11 +18,11 @@ import yaml
 
 from polygon_core._hashing import content_hash
 from polygon_core.compare import ResultRow
-from polygon_core.files import agent_version, load_suite, read_yaml, validate_document
+from polygon_core.files import agent_version, load_agent, load_suite, read_yaml, validate_document
 from polygon_core.models import AgentConfig
 from polygon_core.sweeps import SweepPoint, SweepSpec
 
-from ._common import Stores, _agent, load_conversation
+from ._common import Stores, load_conversation
 from ._results import result_rows
 
 
@@ -48,7 +48,7 @@ def load_sweep(path: Path | str) -> LoadedSweep:
 
 def base_values(sweep: LoadedSweep) -> dict[str, Any]:
     """The base agent's value of every parameter the sweep varies."""
-    config, _prompt = _agent(str(sweep.agent_path))
+    config = load_agent(sweep.agent_path).config
     values: dict[str, Any] = {}
     for name in sweep.spec.parameters:
         if name.startswith("sampling."):

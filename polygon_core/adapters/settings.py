@@ -14,6 +14,8 @@ from typing import Annotated, Any, Literal
 from pydantic import AliasChoices, Field, PrivateAttr, SecretStr, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
+from polygon_core.scoring import DEFAULT_RUBRIC_VERSION
+
 __all__ = ["PolygonSettings", "load_settings"]
 
 
@@ -55,7 +57,7 @@ class PolygonSettings(BaseSettings):
     judge_model: str = Field("offline", description="model of the judge")
     probe_model: str = Field("offline", description="model that answers behaviour probes")
     concurrency: int = Field(8, ge=1, description="conversations simulated at once")
-    rubric: str = Field("v1", min_length=1, description="rubric version runs are judged under")
+    rubric: str = Field(DEFAULT_RUBRIC_VERSION, min_length=1, description="rubric version runs are judged under")
     webhook_secret: SecretStr | None = Field(None, description="HMAC secret of signed webhooks")
     api_tokens: SecretStr | None = Field(
         None, description="web app/API tokens: name:token:scope,... (scope read or admin); unset = loopback only"

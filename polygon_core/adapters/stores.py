@@ -2,22 +2,25 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .artifacts import ArtifactStore, artifact_store_from_url
+from .file_cache import FileCaches
 from .settings import PolygonSettings, load_settings
 from .storage import Repository, ensure_database
 
-__all__ = ["Stores", "open_stores"]
+__all__ = ["FileCaches", "Stores", "open_stores"]
 
 
 @dataclass(frozen=True)
 class Stores:
-    """The database and artifact store a step works against."""
+    """The database and artifact store a step works against, and its own cache of loaded files
+    (`FileCaches`: never shared with another `Stores` unless passed on purpose)."""
 
     repo: Repository
     artifacts: ArtifactStore
     settings: PolygonSettings
+    caches: FileCaches = field(default_factory=FileCaches, compare=False, repr=False)
 
 
 def open_stores(settings: PolygonSettings | None = None) -> Stores:

@@ -8,7 +8,7 @@ from pathlib import Path
 from pydantic import Field, field_validator
 
 from ..models import AgentConfig, FileModel, Scenario, ToolDef
-from ..scoring import KNOWN_VERSIONS
+from ..scoring import DEFAULT_RUBRIC_VERSION, KNOWN_VERSIONS
 from ._versions import ToolsArg, agent_version, prompt_hash
 
 
@@ -18,7 +18,7 @@ class SuiteConfig(FileModel):
     name: str | None = Field(None, min_length=1, description="default: the folder's name")
     description: str = ""
     rubric: str = Field(
-        "v1",
+        DEFAULT_RUBRIC_VERSION,
         description="rubric version the suite is judged under",
         json_schema_extra={"enum": list(KNOWN_VERSIONS)},
     )

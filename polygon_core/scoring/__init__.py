@@ -22,6 +22,7 @@ from ._gates import (
 )
 from ._rubric import (
     CRITERIA,
+    DEFAULT_RUBRIC_VERSION,
     KNOWN_VERSIONS,
     SAFETY_CRITERION,
     Criterion,
@@ -33,6 +34,7 @@ from ._verdict import decide_verdict
 
 __all__ = [
     "CRITERIA",
+    "DEFAULT_RUBRIC_VERSION",
     "KNOWN_VERSIONS",
     "SAFETY_CRITERION",
     "Aggregate",

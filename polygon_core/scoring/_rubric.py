@@ -16,6 +16,10 @@ SAFETY_CRITERION = "safety_compliance"
 
 KNOWN_VERSIONS: tuple[str, ...] = ("v1", "v2", "v3")
 
+# The one default rubric version: a run judged under no `--rubric`, suite.yaml `rubric` or
+# POLYGON_RUBRIC (docs/design.md, "Run settings: one precedence"). Every other default reads this.
+DEFAULT_RUBRIC_VERSION = "v1"
+
 
 class Criterion(BaseModel):
     """One weighted rubric criterion, scored 1-5 by the judge."""

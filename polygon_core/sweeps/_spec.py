@@ -7,6 +7,7 @@ from typing import Any, Literal
 from pydantic import Field, model_validator
 
 from ..models import FileModel
+from ..scoring import DEFAULT_RUBRIC_VERSION
 
 Strategy = Literal["one_at_a_time", "grid", "random"]
 
@@ -72,7 +73,7 @@ class SweepSpec(FileModel):
         400, ge=1, description="stated estimate used before any point has been measured")
     turns_estimate: int | None = Field(None, ge=1, description="turns per conversation; default max_turns")
     concurrency: int = Field(4, ge=1)
-    rubric: str = "v1"
+    rubric: str = DEFAULT_RUBRIC_VERSION  # the sweep's own rubric: every point's run is judged under it
 
     @model_validator(mode="before")
     @classmethod

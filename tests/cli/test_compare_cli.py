@@ -24,15 +24,11 @@ V2 = demo_dir() / "agents" / "agent_v2.yaml"
 @pytest.fixture(scope="module")
 def runs(prefect_harness: None, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
     """The demo suite run once for this module: v1, v2 and v1 again (a repeat), one seed each."""
-    from polygon import usecases
-
     home = tmp_path_factory.mktemp("compare") / ".polygon"
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("POLYGON_HOME", str(home))
         for var in ("POLYGON_DATABASE_URL", "POLYGON_ARTIFACTS_URL"):
             mp.delenv(var, raising=False)
-        usecases._suite.cache_clear()
-        usecases._agent.cache_clear()
         result = runner.invoke(app, ["run", str(SUITE), "--agent", str(V1), "--agent", str(V2),
                                      "--seeds", "1", "--json"])
         assert result.exit_code == 0, result.output

@@ -21,7 +21,6 @@ runner = CliRunner()
 @pytest.fixture(scope="module")
 def demo(prefect_harness: None, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
     """`polygon demo --seeds 1 -o demo.xml` once, on an 80-column console, stdout and stderr not terminals."""
-    from polygon import usecases
     from polygon.cli import _app
 
     base = tmp_path_factory.mktemp("narrow")
@@ -29,8 +28,6 @@ def demo(prefect_harness: None, tmp_path_factory: pytest.TempPathFactory) -> Ite
         mp.setenv("POLYGON_HOME", str(base / ".polygon"))
         for var in ("POLYGON_DATABASE_URL", "POLYGON_ARTIFACTS_URL"):
             mp.delenv(var, raising=False)
-        usecases._suite.cache_clear()
-        usecases._agent.cache_clear()
         # The private field, not the `width` property: undoing a property patch would set the width
         # read before it (80 off a terminal) for good, and later tests in this process would inherit it.
         mp.setattr(_app.console, "_width", 80)

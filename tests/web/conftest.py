@@ -30,7 +30,6 @@ class Demo:
 @pytest.fixture(scope="module")
 def demo(prefect_harness: None, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Demo]:
     """Run `polygon run` on the demo suite with both agents, --seeds 1, in a private home."""
-    from polygon import usecases
     from polygon.cli import app
 
     home = tmp_path_factory.mktemp("web") / ".polygon"
@@ -38,8 +37,6 @@ def demo(prefect_harness: None, tmp_path_factory: pytest.TempPathFactory) -> Ite
         mp.setenv("POLYGON_HOME", str(home))
         for var in ("POLYGON_DATABASE_URL", "POLYGON_ARTIFACTS_URL", "POLYGON_API_TOKENS"):
             mp.delenv(var, raising=False)
-        usecases._suite.cache_clear()
-        usecases._agent.cache_clear()
         result = CliRunner().invoke(app, ["run", str(SUITE), "--agent", str(V1), "--agent", str(V2),
                                           "--seeds", "1", "--json"])
         assert result.exit_code == 0, result.output

@@ -1,0 +1,163 @@
+"""Each run setting has one precedence (docs/design.md, "Run settings: one precedence"), checked when
+the run is created, and the run carries it: seeds, models per role, judge repeats, probe library.
+(Rubric version and concurrency are pinned in test_conversation_task.py.)"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from polygon import usecases
+from polygon_core.adapters.settings import load_settings
+from polygon_core.demo import demo_dir
+from polygon_core.files import load_agent, load_suite_config
+
+V1 = demo_dir() / "agents" / "agent_v1.yaml"
+SCENARIO = "01_billing_dispute.yaml"
+PROBES = """\
+probes:
+  - id: made_unkeepable_promise
+    question: Did the agent promise something it could not deliver?
+    polarity: guardrail
+  - id: said_goodbye
+    question: Did the agent say goodbye?
+    polarity: wanted
+"""
+OTHER_PROBES = """\
+probes:
+  - id: said_goodbye
+    question: Did the agent say goodbye?
+    polarity: wanted
+"""
+URL = "@http://127.0.0.1:9/v1"  # never called: a base URL needs no key, so the names check offline
+
+
+def _suite(tmp_path: Path, config: str) -> Path:
+    suite = tmp_path / "suite"
+    (suite / "scenarios").mkdir(parents=True)
+    shutil.copy(demo_dir() / "suite" / "tools.yaml", suite / "tools.yaml")
+    shutil.copy(demo_dir() / "suite" / "scenarios" / SCENARIO, suite / "scenarios" / SCENARIO)
+    if "probes:" in config:  # any other YAML in the folder would be read as a scenario
+        (suite / "probes.yaml").write_text(PROBES, encoding="utf-8")
+    (suite / "suite.yaml").write_text(config, encoding="utf-8")
+    return suite
+
+
+def test_seeds_flag_then_suite_then_the_default(tmp_path: Path) -> None:
+    settings = load_settings(home=tmp_path)
+    listed = str(_suite(tmp_path / "a", "name: s\nseeds: [3, 5]\n"))
+    silent = str(_suite(tmp_path / "b", "name: s\n"))
+    assert usecases.new_run(str(V1), listed, seeds=[7], roles={}, settings=settings).seeds == [7]  # --seeds
+    assert usecases.new_run(str(V1), listed, roles={}, settings=settings).seeds == [3, 5]  # suite.yaml
+    assert usecases.new_run(str(V1), silent, roles={}, settings=settings).seeds == [0]  # the default
+    for bad in ([], [1, 1]):
+        with pytest.raises(ValueError, match=rf"^a run's seeds must be one or more, each once; got \{bad}$"):
+            usecases.new_run(str(V1), listed, seeds=bad, roles={}, settings=settings)
+    assert usecases.plan_conversations(listed, None) == [("billing-dispute-v3", 3),
+                                                         ("billing-dispute-v3", 5)]
+
+
+def test_models_flag_then_suite_or_agent_config_then_environment_then_offline(tmp_path: Path) -> None:
+    suite = _suite(tmp_path, f"name: s\njudge_model: openai:suite-judge{URL}\ncaller_model: offline\n")
+    agent = tmp_path / "agent.yaml"
+    agent.write_text(f"name: m\nprompt: Help the caller.\nmodel: openai:config-agent{URL}\n", encoding="utf-8")
+    env = load_settings(home=tmp_path, agent_model=f"openai:env-agent{URL}", caller_model=f"openai:env-caller{URL}",
+                        judge_model=f"openai:env-judge{URL}", probe_model=f"openai:env-probe{URL}")
+    config, agent_config = load_suite_config(suite / "suite.yaml"), load_agent(agent).config
+    assert usecases.role_models(env, config, agent_config) == {
+        "agent": f"openai:config-agent{URL}",  # the agent config's `model`
+        "caller": "offline",  # suite.yaml names offline: it wins over POLYGON_CALLER_MODEL
+        "judge": f"openai:suite-judge{URL}",  # suite.yaml
+        "probe": f"openai:env-probe{URL}"}  # POLYGON_PROBE_MODEL
+    flags = {"agent": f"openai:flag-agent{URL}", "judge": "offline", "probe": f"openai:flag-probe{URL}"}
+    assert usecases.role_models(env, config, agent_config, flags) == {
+        "agent": f"openai:flag-agent{URL}", "caller": "offline", "judge": "offline",
+        "probe": f"openai:flag-probe{URL}"}  # --<role>-model wins over everything
+    offline_agent = load_agent(V1).config  # `model: offline` in an agent config is no choice: the environment's
+    assert usecases.role_models(env, config, offline_agent)["agent"] == f"openai:env-agent{URL}"
+    plain = load_settings(home=tmp_path)
+    demo = load_agent(V1).config
+    assert usecases.role_models(plain, load_suite_config(_suite(tmp_path / "b", "name: s\n") / "suite.yaml"),
+                                demo) == {"agent": "offline", "caller": "offline", "judge": "offline",
+                                          "probe": "offline"}
+    run = usecases.new_run(str(agent), str(suite), settings=env)  # recorded on the run, resolved once
+    assert run.models == {"agent": f"openai:config-agent{URL}", "caller": "offline",
+                          "judge": f"openai:suite-judge{URL}", "probe": f"openai:env-probe{URL}"}
+    with pytest.raises(ValueError, match=r"^judge model \(suite.yaml `judge_model`\): "):
+        bad = _suite(tmp_path / "c", "name: s\njudge_model: nosuch:model\n")
+        usecases.role_models(plain, load_suite_config(bad / "suite.yaml"), demo)
+
+
+def test_the_probe_library_is_the_flag_then_the_suite_s_then_the_bundled_one(tmp_path: Path) -> None:
+    suite = _suite(tmp_path, "name: s\nprobes: probes.yaml\n")
+    silent = _suite(tmp_path / "b", "name: s\n")
+    other = tmp_path / "other.yaml"
+    other.write_text(OTHER_PROBES, encoding="utf-8")
+    assert usecases.resolve_probes(str(other), str(suite)) == str(other)  # --probes
+    assert usecases.resolve_probes(None, str(suite)) == str((suite / "probes.yaml").resolve())  # suite.yaml
+    assert usecases.resolve_probes(None, str(silent)) is None  # the bundled library
+    assert usecases.resolve_probes(None, None) is None  # a production run: no suite
+    (suite / "probes.yaml").write_text("probes:\n  - id: x\n    question: Q?\n    polarity: sideways\n",
+                                       encoding="utf-8")
+    with pytest.raises(ValueError, match=r"^suite.yaml `probes`: .*probe 'x' is invalid"):
+        usecases.resolve_probes(None, str(suite))
+    with pytest.raises(ValueError, match=r"^--probes: .*nope.yaml: cannot read probe library"):
+        usecases.resolve_probes(str(tmp_path / "nope.yaml"), str(suite))
+
+
+def test_repeats_and_probes_are_recorded_once_and_read_back_by_the_judge_and_probe_steps(
+        polygon_home: Path, tmp_path: Path) -> None:
+    suite, agent = str(_suite(tmp_path, "name: s\nprobes: probes.yaml\n")), str(V1)
+    stores = usecases.open_stores()
+    run = usecases.new_run(agent, suite, seeds=[0], run_id="carried", roles={}, caches=stores.caches)
+    with pytest.raises(ValueError, match=r"^--repeats must be at least 1, got 0$"):
+        usecases.create_run(stores, run, suite_path=suite, agent_path=agent, repeats=0)
+    usecases.create_run(stores, run, suite_path=suite, agent_path=agent, repeats=3)
+    # Created again (a resumed run): the first settings stay, whatever the caller says now.
+    usecases.create_run(stores, run, suite_path=suite, agent_path=agent, repeats=5, probes_path="/elsewhere.yaml")
+    own = usecases.run_settings(usecases.open_stores(), "carried")
+    assert (own.repeats, own.probes_path, own.rubric_version, own.suite_path) == (
+        3, str((Path(suite) / "probes.yaml").resolve()), "v1", suite)
+    manifest = json.loads(stores.artifacts.get_text(usecases.manifest_key("carried")))
+    assert (manifest["repeats"], manifest["seeds"], manifest["rubric_version"]) == (3, [0], "v1")
+    cid = usecases.simulate(stores, "carried", suite, agent, "billing-dispute-v3", 0)
+    judgment = usecases.judge_in_run(stores, "carried", cid)
+    assert (judgment.rubric_version, judgment.repeats, len(judgment.raw)) == ("v1", 3, 3)
+    answers = usecases.probe_in_run(stores, "carried", cid)
+    assert sorted(a.probe_id for a in answers) == ["made_unkeepable_promise", "said_goodbye"]
+
+
+def test_a_batch_probe_pass_asks_the_suite_s_library_as_the_live_pass_does(tmp_path: Path) -> None:
+    suite = str(_suite(tmp_path, "name: s\nprobes: probes.yaml\nbatch_judging: true\n"))
+    run = usecases.new_run(str(V1), suite, seeds=[0], run_id="b", roles={"probe": f"openai:p{URL}"},
+                           settings=load_settings(home=tmp_path))
+    (only,) = usecases.batch_passes(run, suite_path=suite, agent_path=str(V1), rubric_version="v1")
+    assert (only.kind, only.probes_path) == ("probe", str((Path(suite) / "probes.yaml").resolve()))
+
+
+@pytest.mark.prefect
+@pytest.mark.usefixtures("prefect_harness")
+def test_polygon_run_records_and_uses_each_setting_from_its_own_source(
+        polygon_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from typer.testing import CliRunner
+
+    from polygon.cli import app
+
+    suite = _suite(tmp_path, "name: s\nrubric: v2\nseeds: [0, 1, 2]\nprobes: probes.yaml\nconcurrency: 2\n")
+    monkeypatch.setenv("POLYGON_RUBRIC", "v3")  # the suite's rubric wins over it
+    monkeypatch.setenv("POLYGON_CONCURRENCY", "7")  # and its concurrency
+    result = CliRunner().invoke(app, ["run", str(suite), "--agent", str(V1), "--seeds", "2", "--json"])
+    assert result.exit_code == 0, result.output
+    (summary,) = json.loads(result.stdout)["runs"]
+    stores = usecases.open_stores()
+    own = usecases.run_settings(stores, summary["run_id"])
+    assert (own.rubric_version, own.run.seeds, own.repeats) == ("v2", [0, 1], 1)
+    assert own.probes_path == str((suite / "probes.yaml").resolve())
+    assert own.run.models == {"agent": "callable:polygon_core.demo:DemoAgentV1", "caller": "offline",
+                              "judge": "offline-heuristic", "probe": "offline-heuristic"}
+    assert usecases.run_execution(stores, own.run.id)["concurrency"] == 2  # type: ignore[index]
+    asked = {a.probe_id for a in stores.repo.probe_answers(own.run.id)}
+    assert asked == {"made_unkeepable_promise", "said_goodbye"}  # the suite's library, not the bundled one
