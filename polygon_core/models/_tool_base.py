@@ -1,17 +1,22 @@
 """What every tool stub shares: its call-facing fields, faults and latency, and what a kind handles.
 
-Each stub kind is a `ToolBase` subclass (`_tool_kinds.py` holds the built-in four) that answers a
+Each stub kind is a `ToolBase` subclass registered with `@stub_kind` in a `_tool_kind*` module of
+this package (`_tool_kinds.py` holds the built-in four; every such module is imported when
+`_tools.py` builds `ToolDef`, the discriminated union of the registered kinds). A kind answers a
 call in `respond` through a `StubContext` (the tool environment: templates, rules, state), so the
-environment has no per-kind branches; `ToolDef` (`_tools.py`) is the discriminated union of them.
+environment has no per-kind branches. A kind module imports from `._tool_base`, not from the
+package (which is still importing when the kinds are collected).
 """
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal, NamedTuple, Protocol
+import typing
+from typing import Any, ClassVar, Literal, NamedTuple, Protocol, TypeVar
 
 from pydantic import Field, SerializationInfo, field_validator, model_serializer, model_validator
 from pydantic_core import PydanticCustomError
 
+from .._registry import Registry
 from ._base import FileModel
 
 # The fields of the one model every stub was before the kinds were split. Dumps keep them (empty),
@@ -145,3 +150,18 @@ class ToolBase(FileModel):
     def event_names(self) -> list[str]:
         """Every domain event a call of this stub may emit (assertions may name them)."""
         return list(self.events)
+
+
+K = TypeVar("K", bound=type[ToolBase])
+
+# The built-in kinds first (they lead the "expected ..." of an unknown kind), then other modules by name.
+STUB_KINDS: Registry[type[ToolBase]] = Registry("stub kind", __package__ or "polygon_core.models",
+                                                submodules="_tool_kind", first=("_tool_kinds",))
+
+
+def stub_kind(cls: K) -> K:
+    """Register a `ToolBase` subclass as the stub kind its `kind: Literal[...]` field names."""
+    kind: type[ToolBase] = cls
+    (name,) = typing.get_args(kind.model_fields["kind"].annotation)
+    STUB_KINDS.register(name)(kind)
+    return cls

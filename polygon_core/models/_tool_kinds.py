@@ -1,4 +1,5 @@
-"""The built-in stub kinds: fixed, template, rules and state (one `ToolBase` subclass each)."""
+"""The built-in stub kinds: fixed, template, rules and state (one `ToolBase` subclass each, in
+this order: the first is the default, and the order is the one messages list them in)."""
 
 from __future__ import annotations
 
@@ -7,13 +8,14 @@ from typing import Any, Literal
 
 from pydantic import Field, model_validator
 
-from ._tool_base import Rendered, Rule, StateOp, StubContext, ToolBase
+from ._tool_base import Rendered, Rule, StateOp, StubContext, ToolBase, stub_kind
 
 
 def _rendered_strings(path: tuple[str | int, ...], value: Any) -> list[Rendered]:
     return [Rendered(path, value, template=False)] if value is not None else []
 
 
+@stub_kind
 class FixedTool(ToolBase):
     """Answers every call with a copy of `response` (the default kind)."""
 
@@ -25,6 +27,7 @@ class FixedTool(ToolBase):
         return copy.deepcopy(self.response), list(self.events)
 
 
+@stub_kind
 class TemplateTool(ToolBase):
     """Answers with a Jinja2 template over `args` and `state`, parsed as JSON when it is JSON."""
 
@@ -46,6 +49,7 @@ class TemplateTool(ToolBase):
         return [Rendered(("response",), self.response, template=True)]
 
 
+@stub_kind
 class RulesTool(ToolBase):
     """Answers with the first rule whose `when` holds; `no_rule_matched` when none does."""
 
@@ -79,6 +83,7 @@ class RulesTool(ToolBase):
         return [*self.events, *(e for rule in self.rules for e in rule.events)]
 
 
+@stub_kind
 class StateTool(ToolBase):
     """Reads, appends to or updates the conversation's shared state."""
 

@@ -1,19 +1,18 @@
 """Tool definitions: the stubs a suite's tool library declares.
 
-`ToolDef` is a discriminated union on `kind` (absent = `fixed`): the table below is the one place
-a stub kind is registered. A new kind is one `ToolBase` subclass (its fields, checks and `respond`)
-in its own module, plus its line in `ToolDef`.
+`ToolDef` is a discriminated union on `kind` (absent = `fixed`) of the registered stub kinds: a
+new kind is one `ToolBase` subclass (its fields, checks and `respond`) registered with `@stub_kind`
+in a `_tool_kind*` module of this package, found when the union is built (`_tool_base.STUB_KINDS`).
 """
 
 from __future__ import annotations
 
-import typing
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, Union
 
 from pydantic import Discriminator, Tag, TypeAdapter, model_validator
 
 from ._base import FileModel
-from ._tool_base import ErrorSpec, LatencySpec, Rendered, Rule, StateOp, StubContext, ToolBase
+from ._tool_base import STUB_KINDS, ErrorSpec, LatencySpec, Rendered, Rule, StateOp, StubContext, ToolBase
 from ._tool_kinds import FixedTool, RulesTool, StateTool, TemplateTool
 
 __all__ = [
@@ -46,20 +45,17 @@ def _kind_tag(value: Any) -> str:
     return TAG_PREFIX + (kind if kind in ToolBase.kinds else "fixed")
 
 
-ToolDef = Annotated[
-    Annotated[FixedTool, Tag("kind=fixed")]
-    | Annotated[TemplateTool, Tag("kind=template")]
-    | Annotated[RulesTool, Tag("kind=rules")]
-    | Annotated[StateTool, Tag("kind=state")],
-    Discriminator(_kind_tag),
-]
-
-# Each kind's class, by the name files use.
-TOOL_KINDS: dict[str, type[ToolBase]] = {
-    typing.get_args(member)[1].tag.removeprefix(TAG_PREFIX): typing.get_args(member)[0]
-    for member in typing.get_args(typing.get_args(ToolDef)[0])
-}
+# Each kind's class, by the name files use: every `_tool_kind*` module is imported here.
+TOOL_KINDS: dict[str, type[ToolBase]] = dict(STUB_KINDS.loaded())
 ToolBase.kinds = tuple(TOOL_KINDS)
+
+if TYPE_CHECKING:  # the static type: the built-in kinds (a new kind's own code knows its class)
+    ToolDef = FixedTool | TemplateTool | RulesTool | StateTool
+else:
+    ToolDef = Annotated[
+        Union[tuple(Annotated[cls, Tag(TAG_PREFIX + name)] for name, cls in TOOL_KINDS.items())],  # noqa: UP007
+        Discriminator(_kind_tag),
+    ]
 
 _ADAPTER: TypeAdapter[ToolDef] = TypeAdapter(ToolDef)
 

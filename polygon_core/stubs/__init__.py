@@ -18,7 +18,8 @@ clock. One call goes through, in order:
    `state` holds; `{"error": "no_rule_matched"}` otherwise) or `state` (read/append/update at a
    dotted path of the shared state). Each kind answers in its own `respond`
    (`polygon_core/models/_tool_kinds.py`) through the environment's `StubContext`; a new kind is
-   one `ToolBase` subclass and its line in the `ToolDef` union (docs/design.md, "Extending Polygon").
+   one `_tool_kind*` module holding a `@stub_kind` `ToolBase` subclass (docs/design.md, "Extending
+   Polygon").
 
 A valid call that was not faulted and was answered (for rules: some rule matched) emits the
 tool's `events` plus the matched rule's `events` as `DomainEvent`s carrying the call's arguments.
