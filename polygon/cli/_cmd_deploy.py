@@ -44,7 +44,9 @@ def deploy(
         "--production-source", help="folder or s3:// prefix of production call exports (weekly grading is "
                                     "declared only with one)")] = None,
     cron: Annotated[str, typer.Option("--cron", help="weekly grading schedule")] = "0 6 * * 1",
-    timezone: Annotated[str, typer.Option("--timezone", help="timezone of --cron")] = "UTC",
+    pull_cron: Annotated[str, typer.Option("--pull-cron", help="schedule of pull-calls (S3 prefixes listed)")]
+        = "*/15 * * * *",
+    timezone: Annotated[str, typer.Option("--timezone", help="timezone of --cron and --pull-cron")] = "UTC",
     seeds: Annotated[str | None, typer.Option("--seeds", help="comma-separated seeds of re-evaluations")] = None,
     source: Annotated[str | None, typer.Option(
         "--source", help="load the flows from this checkout or git URL instead of the installed package")] = None,
@@ -74,7 +76,7 @@ def deploy(
     created = ensure_work_pool(pool, pool_type)
     ids = apply_deployments(source, work_pool=pool, suite_path=suite, cron=cron, timezone=timezone,
                             production_source=production_source, seeds=seed_list, working_dir=start_in,
-                            job_variables=variables)
+                            job_variables=variables, pull_cron=pull_cron)
     entry = {d.name: (d.entrypoint if source else d.module_entrypoint)
              for d in declared(source, suite_path=suite, production_source=production_source)}
     if json_out:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import socket
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -37,3 +38,22 @@ def test_bad_options_are_exit_2_before_any_server_is_asked(args: list[str], mess
     result = runner.invoke(app, ["deploy", *args])
     assert result.exit_code == 2
     assert message in result.output
+
+
+@pytest.mark.prefect
+@pytest.mark.usefixtures("prefect_harness")
+def test_the_schedules_are_the_cron_options_in_the_timezone(tmp_path: Path) -> None:
+    from prefect.client.orchestration import get_client
+    from prefect.client.schemas.schedules import CronSchedule
+
+    result = runner.invoke(app, ["deploy", "--pool", "cron-pool", "--working-dir", str(tmp_path), "--json",
+                                 "--production-source", "s3://calls/exports", "--cron", "30 5 * * 2",
+                                 "--pull-cron", "*/5 * * * *", "--timezone", "Europe/Paris"])
+    assert result.exit_code == 0, result.output
+    with get_client(sync_client=True) as client:
+        schedules = {name: [s.schedule for s in client.read_deployment_by_name(f"{name}/{name}").schedules]
+                     for name in ("weekly-production-grading", "pull-calls")}
+    crons = {name: [(s.cron, s.timezone) for s in found if isinstance(s, CronSchedule)]
+             for name, found in schedules.items()}
+    assert crons == {"weekly-production-grading": [("30 5 * * 2", "Europe/Paris")],
+                     "pull-calls": [("*/5 * * * *", "Europe/Paris")]}
