@@ -16,12 +16,12 @@ from collections.abc import Sequence
 
 from .._hashing import content_hash, stable_seed
 from ..files import prompt_hash
-from ..models import CallerType, Persona, SpeakingTraits
+from ..models import OUTCOMES, CallerType, Outcome, Persona, SpeakingTraits
 from ._dedupe import near_duplicates
-from ._plan import generation_plan
+from ._plan import task_plan
 from ._read_ru import with_preposition
 from ._reading import IDENTITY_FACTS, PromptReading, read_prompt
-from ._readingtypes import TaskSpec, slug
+from ._readingtypes import TaskSpec
 from ._types import GenerationResult, PlanCell
 from ._values import fact_value
 
@@ -39,33 +39,42 @@ _TRANSFER_GOALS = {
     "ru": ("поговорить с живым человеком: я хочу {goal}", "чтобы меня соединили с оператором: я хочу {goal}"),
 }
 _HANDOVER_GOALS = {"en": "be put through to {who}, I want to {goal}", "ru": "поговорить {who}: я хочу {goal}"}
-# Tasks a callback call is about: booking something, or a call back itself.
-_CALLBACK_TASK = re.compile(r"call.?back|book|schedul|appointment|slot|запис|брон|звон|заказ", re.IGNORECASE)
-# Facts a caller with this kind of task knows besides who it is.
-_BOOKING = re.compile(r"book|schedul|appointment|slot|call.?back|запис|брон|перенес|звон", re.IGNORECASE)
-_REFUND = re.compile(r"refund|charge|возврат|вернуть", re.IGNORECASE)
-_HIDEABLE = ("postcode", "date_of_birth", "insurance_id", "phone")
+# Tasks a callback caller asks for when the prompt offers a callback but names no callback task.
+_BOOKING = re.compile(r"book|schedul|appointment|slot|reserv|запис|брон|заказ", re.IGNORECASE)
+_HIDEABLE = ("postcode", "date_of_birth", "insurance_id", "phone", "card_last4", "maiden_name")
 
 
-def _refusal_task(goal: str) -> TaskSpec:
-    words = [w for w in re.findall(r"[^\W\d_]+", goal.lower())
-             if w not in ("get", "the", "a", "an", "my", "попросить", "waived")]
-    return TaskSpec(slug("_".join(words[:2])), (), (goal,), (), (goal,))
+def _items(reading: PromptReading) -> list[tuple[TaskSpec, Outcome]]:
+    """Every (task, outcome) the prompt gives a caller, interleaved by outcome (see `task_plan`).
 
-
-def _pick_task(cell: PlanCell, reading: PromptReading, rng: random.Random) -> TaskSpec:
-    tasks = list(reading.tasks)
-    if cell.outcome == "refusal" and reading.refusals:
-        return _refusal_task(reading.refusals[rng.randrange(len(reading.refusals))])
-    if cell.outcome == "callback":
-        tasks = [t for t in tasks if _CALLBACK_TASK.search(t.name + " " + t.goals[0])] or tasks
-    return tasks[rng.randrange(len(tasks))]
+    A success caller asks for a service or a question the agent answers; a callback caller for a
+    callback it offers; a transfer caller for what the prompt hands over (a trigger, or a refusal it
+    transfers); a refusal caller for what it must refuse. An outcome the prompt reaches with no task
+    of its own (a transfer on request, a callback on a booking) borrows the first fitting task.
+    """
+    by_kind: dict[str, list[TaskSpec]] = {o: [t for t in reading.tasks if t.kind == o] for o in OUTCOMES}
+    transferred = [t for t in reading.refusal_tasks if t.goals[0] in reading.transferred]
+    refused = [t for t in reading.refusal_tasks if t.goals[0] not in reading.transferred]
+    by_kind["transfer"] += transferred
+    by_kind["refusal"] = refused or transferred
+    for outcome in ("success", "callback", "transfer"):
+        if outcome in reading.outcomes and not by_kind[outcome]:
+            pool = [t for t in reading.tasks if t.kind == "success"] or list(reading.tasks)
+            if outcome == "callback":
+                pool = [t for t in pool if _BOOKING.search(t.name + " " + t.goals[0])] or pool
+            by_kind[outcome] = pool[:1]
+    lists = [by_kind[o] for o in reading.outcomes if by_kind[o]]
+    items: list[tuple[TaskSpec, Outcome]] = []
+    for n in range(max((len(x) for x in lists), default=0)):
+        items += [(tasks[n], o) for o, tasks in zip((o for o in reading.outcomes if by_kind[o]), lists, strict=True)
+                  if n < len(tasks)]
+    return items
 
 
 def _goal(cell: PlanCell, task: TaskSpec, reading: PromptReading, rng: random.Random) -> str:
     goal = rng.choice(task.goals)
-    if cell.outcome != "transfer":
-        return goal
+    if cell.outcome != "transfer" or task.kind == "transfer" or task.goals[0] in reading.transferred:
+        return goal  # a transfer trigger is the caller's own goal
     lang = reading.language
     if reading.handovers and rng.random() < 0.5:
         who = reading.handovers[rng.randrange(len(reading.handovers))]
@@ -81,25 +90,16 @@ def _traits(kind: CallerType, difficulty: int, language: str) -> SpeakingTraits:
                           patience=max(2, patience - (difficulty - 1)), language=language)  # type: ignore[arg-type]
 
 
-def _fact_keys(task: TaskSpec, reading: PromptReading) -> list[str]:
-    keys = [k for k in reading.facts if k in IDENTITY_FACTS] or ["name"]
-    keys += [k for k in reading.facts if k not in keys and k not in ("amount",)]
-    text = task.name + " " + task.goals[0]
-    if _BOOKING.search(text):
-        keys.append("slot")
-    if _REFUND.search(text):
-        keys += ["amount", "charge_date"]
-    elif "amount" in reading.facts:
-        keys.append("amount")
-    return list(dict.fromkeys(keys))
-
-
 def persona_for_cell(cell: PlanCell, reading: PromptReading, *, prompt_version: str,
-                     seed: int = 0, index: int = 0) -> tuple[Persona, str]:
-    """One persona for one plan cell (and the task it calls about), seeded by cell, index and seed."""
+                     seed: int = 0, index: int = 0, task: TaskSpec | None = None) -> tuple[Persona, str]:
+    """One persona for one plan cell (and the task it calls about), seeded by cell, index and seed.
+
+    `task` defaults to the cell's task when the prompt has it, else to the prompt's tasks for the
+    cell's outcome in turn.
+    """
     rng = random.Random(stable_seed("offline-persona", prompt_version, seed, index, cell.label))
-    task = _pick_task(cell, reading, rng)
-    keys = _fact_keys(task, reading)
+    task = task or _task_for(cell, reading, index)
+    keys = list(task.facts) or ["name"]
     truth = {k: fact_value(k, rng, reading.locale, reading.amounts) for k in keys}
     unknown: list[str] = []
     if cell.difficulty >= 4 and len(keys) > 2:
@@ -119,6 +119,13 @@ def persona_for_cell(cell: PlanCell, reading: PromptReading, *, prompt_version: 
     return persona, task.name
 
 
+def _task_for(cell: PlanCell, reading: PromptReading, index: int) -> TaskSpec:
+    items = _items(reading)
+    named = [t for t, o in items if t.name == cell.task and o == cell.outcome]
+    fitting = named or [t for t, o in items if o == cell.outcome] or [t for t, _ in items]
+    return fitting[index % len(fitting)]
+
+
 def persona_id(persona: Persona, task: str | None = None) -> str:
     """A stable, readable id: `<task>-<type>-<outcome>-d<difficulty>-<hash>`."""
     digest = content_hash(persona.model_dump(mode="json"), 8)
@@ -136,12 +143,13 @@ def generate_offline(prompt: str, *, count: int = 12, seed: int = 0,
     """
     reading = read_prompt(prompt)
     version = prompt_hash(prompt)
-    plan = list(cells) if cells is not None else generation_plan(count, seed=seed,
-                                                                 outcomes=reading.outcomes)
+    items = _items(reading)
+    plan = list(cells) if cells is not None else task_plan(count, [(t.name, o) for t, o in items], seed=seed)
     made: list[Persona] = []
     made_cells: list[PlanCell] = []
     for i, cell in enumerate(plan):
-        persona, task = persona_for_cell(cell, reading, prompt_version=version, seed=seed, index=i)
+        persona, task = persona_for_cell(cell, reading, prompt_version=version, seed=seed, index=i,
+                                         task=_task_for(cell, reading, i))
         made.append(persona)
         made_cells.append(cell.model_copy(update={"task": task}))
     drop = set(near_duplicates(made, threshold=duplicate_threshold))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Sequence
 
@@ -49,4 +50,35 @@ def generation_plan(count: int, *, seed: int = 0, types: Sequence[CallerType] = 
         outcome, difficulty = pairs[(i // len(types)) % len(pairs)]
         cells.append(PlanCell(type=kind, outcome=outcome, difficulty=difficulty))
         i += 1
+    return cells
+
+
+def task_plan(count: int, items: Sequence[tuple[str, Outcome]], *, seed: int = 0,
+              types: Sequence[CallerType] = CALLER_TYPES) -> list[PlanCell]:
+    """`count` cells over (task, outcome) items × type × difficulty, every item before any repeats.
+
+    Cell `i` is of type ``types[i % len(types)]`` and calls about item ``(i + shift + seed) %
+    len(items)``, so the first ``len(items)`` cells name every task once, and any count ≥
+    len(types) covers all six types. The shift moves by one every lcm(len(types), len(items)) cells,
+    so every type meets every item (and so every outcome); each (type, item) pair walks a seeded
+    order of the five difficulties. After 5 × len(types) × len(items) cells the whole type × outcome
+    × difficulty product is covered. Same (count, items, seed, types) → same plan.
+    """
+    if count < 1:
+        raise ValueError(f"count must be at least 1, got {count}")
+    if not types or not items:
+        raise ValueError("a plan needs at least one caller type and one task")
+    period = math.lcm(len(types), len(items))
+    orders = {kind: random.Random(stable_seed("persona-plan", seed, kind)).sample(DIFFICULTIES, len(DIFFICULTIES))
+              for kind in types}
+    seen: dict[tuple[str, int], int] = {}
+    cells: list[PlanCell] = []
+    for i in range(count):
+        kind = types[i % len(types)]
+        position = (i + i // period + seed) % len(items)
+        n = seen.get((kind, position), 0)
+        seen[(kind, position)] = n + 1
+        task, outcome = items[position]
+        cells.append(PlanCell(type=kind, outcome=outcome, task=task,
+                              difficulty=orders[kind][(n + position) % len(DIFFICULTIES)]))
     return cells

@@ -13,12 +13,16 @@ from __future__ import annotations
 
 import re
 
+from ._ask_en import english_asks
+from ._facts import stem
 from ._readingtypes import Parts, TaskSpec, slug
+from ._tasks_en import caller_object, cue_stems, mine, stated_tasks, trigger_task
 
 _SERVICE_VERBS = ("book", "reschedule", "cancel", "schedule", "arrange", "order", "reserve", "refund",
                   "track", "renew", "change", "update", "pay", "return", "exchange", "replace",
                   "deliver", "report", "buy", "request", "open", "close", "register", "move",
-                  "check", "find out", "look up", "collect", "get", "answer", "take")
+                  "check", "find out", "look up", "collect", "get", "answer", "take", "place", "dispute",
+                  "block", "tell", "explain", "quote", "activate")
 _OFFER_VERBS = ("offer", "arrange", "send", "provide", "schedule", "give")
 _GIVE_VERBS = ("give", "provide", "share", "tell", "quote", "disclose", "promise", "offer",
                "recommend", "prescribe", "reveal", "confirm")
@@ -44,7 +48,14 @@ _COSTS = re.compile(r"\b(?:a |an |the )?((?:[a-z]+ ){0,3}?[a-z]+)\s+costs?\s+(?=
 # "ask about X", "take refill requests" is "request a refill".
 _CALLER_SIDE = ((re.compile(r"^answer (?:any |all |simple )?questions? (about|on) ", re.I), r"ask \1 "),
                 (re.compile(r"^take (?:an? |the )?(.+?) requests?$", re.I), r"request a \1"),
-                (re.compile(r"^take (?:an? |the )?orders?\b", re.I), "place an order"))
+                (re.compile(r"^take (?:an? |the )?orders?\b", re.I), "place an order"),
+                (re.compile(r"^(?:tell|quote|give) (?:callers?|customers?|patients?|clients?|guests?|people|them) ", re.I),
+                 "find out "),
+                (re.compile(r"^(?:tell|quote) ", re.I), "find out "),
+                (re.compile(r"^explain ", re.I), "ask about "))
+# "tell the owner to come in": an instruction to pass on, not something a caller asks for.
+_INSTRUCTION = re.compile(r"^(?:tell|give|explain)\s+(?:the\s+)?(?:owner|caller|customer|patient|guest|client|them|him|her)s?"
+                          r"\s+(?:to|that|how)\b", re.IGNORECASE)
 _PASSIVE = re.compile(r"\b([a-z][a-z ]{2,40}?)\s+can be\s+([a-z]+ed)\b", re.IGNORECASE)
 _NOT_ABLE = re.compile(r"\b([a-z][a-z ]{2,40}?)\s+(?:are|is)\s+not\s+([a-z]+)able\b", re.IGNORECASE)
 _FEE = re.compile(r"(?:[$£€]\s?\d+(?:[.,]\d+)?|\d+(?:[.,]\d+)?\s?(?:dollars?|pounds?|euros?))\s+"
@@ -56,27 +67,6 @@ _CALLBACK = re.compile(r"\b(?:callbacks?|call-backs?|call (?:them |the caller |y
 _HANDOVER = re.compile(r"\b(?:transfer|human|supervisor|colleague|escalate|on-call|refer)\b", re.IGNORECASE)
 # The agent's words for the caller's own things become the caller's: "their repair" → "my repair".
 _OWNER = re.compile(r"\b(?:their|his or her|the (?:caller|patient|customer|client)['’]s)\b", re.IGNORECASE)
-
-FACTS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("account_id", ("account number", "account id", "account no")),
-    ("postcode", ("postcode", "post code", "postal code", "zip code", "zip")),
-    ("name", ("full name", "caller's name", "patient's name", "your name", "name")),
-    ("email", ("email", "e-mail")),
-    ("date_of_birth", ("date of birth", "birthday", "birth date")),
-    ("phone", ("phone number", "mobile number", "telephone number", "contact number")),
-    ("address", ("home address", "street address", "delivery address")),
-    ("order_number", ("order number", "order id")),
-    ("insurance_id", ("insurance member id", "member id", "insurance number", "insurance id",
-                      "policy number")),
-    ("reference", ("reference number", "booking reference", "confirmation number")),
-    ("amount", ("amount", "how much")),
-)
-IDENTITY = ("account_id", "postcode", "name", "email", "date_of_birth", "phone", "insurance_id")
-
-
-def _has(text: str, cue: str) -> bool:
-    return re.search(rf"(?<![a-z]){re.escape(cue)}(?![a-z])", text) is not None
-
 
 def _singular(phrase: str) -> str:
     """`appointments for check-ups` → `an appointment for check-ups` (the head noun only)."""
@@ -100,7 +90,7 @@ def _object_after(tokens: list[str], start: int) -> str:
     out: list[str] = []
     for tok in tokens[start:]:
         low = tok.lower()
-        if tok in ",:;()" or low in _OBJECT_STOP or len(out) >= 7:
+        if tok in ",:;()" or low in _OBJECT_STOP or len(out) >= 8:
             break
         out.append(tok)
     while out and out[-1].lower() in _NAME_STOP:
@@ -142,14 +132,24 @@ def _service_tasks(sentence: str) -> list[TaskSpec]:
             i += size + 1
             continue
         obj = _object_after(tokens, i + size)
-        if obj and obj.split()[0].lower() not in _PRONOUNS:
+        if obj and obj.split()[0].lower() not in _PRONOUNS and not _INSTRUCTION.match(f"{verb} {obj}"):
             for v in [*pending, verb]:
-                said = _caller_side(f"{v} {obj}")
-                goal = said or f"{v} {_singular(obj)}"
-                verb, _, rest = goal.partition(" ")
-                tasks.append(TaskSpec(_task_name(verb, rest) if said else _task_name(v, obj), (), (goal,)))
+                tasks.append(_service_task(v, obj))
         pending, i = [], i + size
     return tasks
+
+
+def _service_task(verb: str, obj: str) -> TaskSpec:
+    said = _caller_side(f"{verb} {obj}")
+    goal = said or f"{verb} {caller_object(verb, obj)}"
+    if said:
+        said_verb, _, rest = goal.partition(" ")
+        if said.startswith("find out ") or said.startswith("ask about "):
+            said_verb, rest = "ask", rest.partition(" ")[2]
+        name, goal = _task_name(said_verb, rest), mine(goal)
+    else:
+        name = _task_name(verb, obj)
+    return TaskSpec(name, (stem(verb), *cue_stems(goal)[1:]), (goal,))
 
 
 def _caller_side(phrase: str) -> str | None:
@@ -203,8 +203,16 @@ def _passive_tasks(sentence: str) -> list[TaskSpec]:
     for m in _PASSIVE.finditer(sentence):
         subject = re.sub(r"^(?:only|also|just)\s+", "", m.group(1).strip(), flags=re.IGNORECASE)
         verb = m.group(2)[:-2] if m.group(2).endswith("ed") else m.group(2)
-        out.append(TaskSpec(_task_name(verb, subject), (), (f"get {_singular(subject)} {m.group(2)}",)))
+        goal = f"get {_singular(subject)} {m.group(2)}"
+        out.append(TaskSpec(_task_name(verb, subject), (stem(verb), *cue_stems(goal)[1:]), (goal,)))
     return out
+
+
+_TELLING = frozenset({"reveal", "disclose", "tell", "share", "confirm", "say", "discuss"})
+_WH = frozenset({"what", "who", "whom", "whose", "where", "when", "which", "how", "whether"})
+# A handover sentence that points back at the one before: "…; transfer those calls to a nurse".
+_BACK = re.compile(r"^(?:transfer|refer|put|hand)\b|\b(?:those|such|these) (?:calls|callers|questions)\b", re.IGNORECASE)
+_NEGATED = re.compile(r"\b(?:never|not|don't|don’t|cannot|can't|can’t|unable)\b", re.IGNORECASE)
 
 
 def _refusals(sentence: str) -> list[str]:
@@ -214,9 +222,12 @@ def _refusals(sentence: str) -> list[str]:
     for m in re.finditer(r"\b(?:never|do not|don't|cannot|can't|must not)\s+([a-z]+)\s+", sentence, re.IGNORECASE):
         verb = m.group(1).lower()
         obj = _object_after(_WORD.findall(sentence[m.end():]), 0)
+        if obj and verb in _TELLING and obj.split()[0].lower() in _WH and not re.search(r"\byou\b", obj):
+            out.append(f"find out {obj}")  # "never reveal what another patron has borrowed"
+            continue
         if not obj or obj.split()[0].lower() in _PRONOUNS or verb in ("repeat", "verify", "ask", "be"):
             continue
-        out.append(f"get {obj}" if verb in _GIVE_VERBS else f"{verb} {_singular(obj)}")
+        out.append(f"get {obj}" if verb in _GIVE_VERBS else f"{verb} {caller_object(verb, obj)}")
     fee = _FEE.search(sentence)
     if fee:
         out.append(f"get the {fee.group(0)} waived")
@@ -237,22 +248,38 @@ def _imperative_task(text: str) -> list[TaskSpec]:
     return []
 
 
+def _sentence_tasks(sentence: str, parts: Parts, refusals: list[str], before: list[str]) -> list[TaskSpec]:
+    only = _ONLY_IF.search(sentence)
+    head = sentence[: only.start()] if only else sentence
+    tasks = _price_tasks(sentence) + _service_tasks(head) + _offer_tasks(sentence) + _cost_tasks(sentence)
+    tasks += stated_tasks(sentence) + _passive_tasks(sentence)
+    if _TRANSFER.search(sentence):
+        trigger = trigger_task(sentence, situation=not refusals and not _BACK.search(sentence))
+        if trigger:
+            return [trigger, *tasks]  # the handover's own trigger is the goal of a transfer caller
+        parts.transferred += refusals or (before if _BACK.search(sentence) else [])
+    elif not (_NEGATED.search(sentence) or _CALLBACK.search(sentence)):
+        tasks += _asked_tasks(sentence)  # "if a caller asks for X, you cannot…" is no task
+    return tasks
+
+
 def read_english(prompt: str) -> Parts:
     """The parts of an English prompt (see the module docstring)."""
-    text = " ".join(prompt.lower().split())
     parts = Parts()
+    before: list[str] = []
     for sentence in (s.strip() for s in _SENTENCE.split(prompt) if s.strip()):
-        only = _ONLY_IF.search(sentence)
-        head = sentence[: only.start()] if only else sentence
-        parts.tasks += _service_tasks(head) + _offer_tasks(sentence) + _price_tasks(sentence)
-        parts.tasks += _cost_tasks(sentence)
-        parts.tasks += _passive_tasks(sentence) + _asked_tasks(sentence)
-        parts.refusals += _refusals(sentence)
+        asks = english_asks(sentence)
+        refusals = _refusals(sentence)
+        parts.asks += asks
+        if not asks:  # a sentence listing what to ask names no task of its own
+            parts.tasks += _sentence_tasks(sentence, parts, refusals, before)
+        parts.refusals += refusals
         parts.handovers += [m.group(1).strip() for m in _TRANSFER.finditer(sentence)]
         if _FEE.search(sentence) or _PRICE.search(sentence) or _MONEY.search(sentence):
             parts.policies.append(sentence)
+        before = refusals
     parts.amounts = [float(a or b) for a, b in _MONEY.findall(prompt)]
-    parts.facts = [key for key, cues in FACTS if any(_has(text, c) for c in cues)]
+    parts.facts = [key for ask in parts.asks for key in ask.keys]
     parts.callback = _CALLBACK.search(prompt) is not None
     parts.transfer = bool(parts.handovers) or _HANDOVER.search(prompt) is not None
     return parts

@@ -13,12 +13,14 @@ condition («бронируй только при наличии рецепта�
 from __future__ import annotations
 
 import re
-from functools import cache
-from typing import Any
 
+from ._ask_ru import russian_asks
+from ._facts import Ask, known_key_ru, stem
+from ._morph_ru import WORD as _WORD
+from ._morph_ru import lemmas, morph, parse
 from ._readingtypes import Parts, TaskSpec, slug
+from ._tasks_ru import caller_verb, conjuncts, handovers, is_handover, make_task, situation_task
 
-_WORD = re.compile(r"[А-Яа-яЁё]+(?:-[А-Яа-яЁё]+)?|[A-Za-z]+|\d+(?:[.,]\d+)?|[,:;()«»—–-]")
 _SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
 # Lemmas that say a sentence lists what the agent does.
 _FRAME = frozenset({"помогать", "помочь", "мочь", "уметь", "задача", "принимать", "отвечать",
@@ -38,9 +40,6 @@ _NEGATION = frozenset({"не", "никогда", "нельзя", "запреще
 _CALLBACK = re.compile(r"перезвон|обратн\w* звон|перезвони", re.IGNORECASE)
 _HANDOVER_WORDS = re.compile(r"перевод\w*|переключ\w*|передава\w*|оператор\w*|специалист\w*|"
                              r"администратор\w*|фармацевт\w*|врач\w*", re.IGNORECASE)
-_TRANSFER = re.compile(r"\b(?:переведи|переводи|переведите|переключи|переключите|соедини|соедините)\s+"
-                       r"(?:звонок\s+|клиента\s+|покупателя\s+)?(?:на|с)\s+([а-яё]+(?:\s+[а-яё]+)?)",
-                       re.IGNORECASE)
 _PRICE_VERB = re.compile(r"([А-ЯЁа-яё][а-яё]+(?:\s+[а-яё]+){0,3}?)\s+сто(?:ит|ят)\s+(\d[\d\s]*)\s*(?:руб|₽)",
                          re.IGNORECASE)
 _PRICE_NOUN = re.compile(r"\b(?:стоимость|цена|цену|стоимости)\s+([а-яё]+(?:\s+[а-яё]+){0,3}?)(?=[.,;:—–-]|\s+[-—–]|\s+\d|$)",
@@ -49,38 +48,9 @@ _MONEY = re.compile(r"(\d[\d\s]*(?:[.,]\d+)?)\s*(?:руб|₽)", re.IGNORECASE)
 _ONLY = re.compile(r"\b(?:только|лишь)\s+(?:при\s+наличии|при|с|после)\s+([а-яё]+(?:\s+[а-яё]+)?)",
                    re.IGNORECASE)
 
-FACTS: tuple[tuple[str, tuple[tuple[str, ...], ...]], ...] = (
-    ("account_id", (("лицевой", "счёт"), ("номер", "договор"), ("номер", "счёт"))),
-    ("postcode", (("почтовый", "индекс"), ("индекс",))),
-    ("name", (("фамилия",), ("имя",), ("фио",))),
-    ("email", (("почта",), ("email",), ("e-mail",))),
-    ("date_of_birth", (("дата", "рождение"),)),
-    ("phone", (("телефон",), ("номер", "телефон"))),
-    ("address", (("адрес",),)),
-    ("order_number", (("номер", "заказ"),)),
-    ("insurance_id", (("полис",), ("снилс",))),
-    ("reference", (("номер", "бронь"), ("номер", "брони"))),
-    ("amount", (("сумма",),)),
-)
-
-
-@cache
-def _morph() -> Any:
-    # Loaded once: the dictionary takes a third of a second to open.
-    import pymorphy3
-
-    return pymorphy3.MorphAnalyzer(lang="ru")
-
-
-@cache
-def _parse(word: str) -> tuple[str, str]:
-    """(lemma, part of speech) of one word; ё is kept as the dictionary spells it."""
-    parsed = _morph().parse(word.lower())[0]
-    return parsed.normal_form, str(parsed.tag.POS or "")
-
-
-def _lemmas(tokens: list[str]) -> list[str]:
-    return [_parse(t)[0] if t[:1].isalpha() else t for t in tokens]
+_parse = parse
+_lemmas = lemmas
+_morph = morph
 
 
 def _object_after(tokens: list[str], start: int) -> list[str]:
@@ -96,28 +66,8 @@ def _object_after(tokens: list[str], start: int) -> list[str]:
     return out
 
 
-# The agent's object «пациента», «клиента» is the caller: «записать пациента на приём» is, in the
-# caller's words, «записаться на приём».
-_CLIENT = frozenset({"пациент", "клиент", "покупатель", "абонент", "звонящий", "гость", "посетитель"})
-_REFLEXIVE = {"записать": "записаться", "записывать": "записываться"}
-
-
-# The agent's verbs in the caller's words: the agent «сообщает», the caller «узнаёт».
-_CALLER_VERB = {"сообщить": "узнать", "сообщать": "узнать", "рассказать": "узнать", "рассказывать": "узнать",
-                "назвать": "узнать", "называть": "узнать", "принять": "сделать", "принимать": "сделать"}
-
-
 def _task(verb: str, obj: list[str]) -> TaskSpec:
-    if obj and _parse(obj[0])[0] in _CLIENT:
-        obj, verb = obj[1:], _REFLEXIVE.get(verb, verb)
-    verb = _CALLER_VERB.get(verb, verb)
-    return TaskSpec(slug("_".join([verb, *_head(obj)])), (), (" ".join([verb, *obj]),))
-
-
-def _head(obj: list[str]) -> list[str]:
-    """The lemma of the object's first noun (its first word when it has none), for a task name."""
-    nouns = [_parse(w)[0] for w in obj if _parse(w)[1] == "NOUN"]
-    return nouns[:1] or [_parse(w)[0] for w in obj[:1]]
+    return make_task(verb, obj)
 
 
 def _with_shared_objects(tokens: list[str], found: list[tuple[int, str]]) -> list[TaskSpec]:
@@ -132,7 +82,8 @@ def _with_shared_objects(tokens: list[str], found: list[tuple[int, str]]) -> lis
             pending.append(verb)
             continue
         if obj:
-            tasks += [_task(v, obj) for v in [*pending, verb]]
+            objects = [obj, *conjuncts(tokens, i + 1 + len(obj), obj)]
+            tasks += [_task(v, o) for v in [*pending, verb] for o in objects]
         pending = []
     return tasks
 
@@ -153,18 +104,22 @@ def _imperative_tasks(tokens: list[str], lemmas: list[str]) -> list[TaskSpec]:
     return _with_shared_objects(tokens, found)
 
 
-_ASKS = re.compile(r"\b(?:клиент|пациент|покупатель|звонящий|абонент)\w*\s+(?:просит|хочет|спрашивает)\s+", re.IGNORECASE)
+_ASKS = re.compile(r"\b(?:клиент|пациент|покупатель|звонящий|абонент|гость|владелец)\w*\s+(?:просит|хочет|спрашивает)\s+",
+                   re.IGNORECASE)
 
 
-def _asked_tasks(sentence: str) -> list[TaskSpec]:
-    # «Если пациент просит вернуть деньги»: what callers ask for is a task.
+def _asked_tasks(sentence: str, kind: str = "success") -> list[TaskSpec]:
+    # «Если пациент просит вернуть деньги»: what callers ask for is a task; «хочет компенсацию»
+    # is «получить компенсацию».
     tasks = []
     for m in _ASKS.finditer(sentence):
         tokens = _WORD.findall(sentence[m.end():])
         if tokens and _parse(tokens[0])[1] == "INFN":
             obj = _object_after(tokens, 1)
             if obj:
-                tasks.append(_task(tokens[0].lower(), obj))
+                tasks.append(make_task(tokens[0].lower(), obj, kind))
+        elif tokens and _parse(tokens[0])[1] in ("NOUN", "ADJF"):
+            tasks.append(make_task("получить", _object_after(tokens, 0), kind))
     return tasks
 
 
@@ -176,8 +131,15 @@ def _offer_tasks(tokens: list[str], lemmas: list[str]) -> list[TaskSpec]:
                 i and lemmas[i - 1] in _NEGATION):
             obj = _object_after(tokens, i + 1)
             if obj and not _HANDOVER_WORDS.search(" ".join(obj)):
-                tasks.append(TaskSpec(slug("_".join(["poluchit", *_head(obj)])), (), (" ".join(["получить", *obj]),)))
+                tasks.append(make_task("получить", obj))
     return tasks
+
+
+# Prohibited verbs of telling: what the agent must not say, the caller wants to find out.
+_TELL = frozenset({"сообщать", "сообщить", "называть", "назвать", "говорить", "сказать", "раскрывать", "раскрыть",
+                   "разглашать", "разгласить", "рассказывать", "рассказать"})
+_WH = frozenset({"кто", "что", "где", "когда", "какой", "сколько", "куда", "чей"})
+_ON_THE_PHONE = re.compile(r"\s+по телефону$")
 
 
 def _refusals(sentence: str, tokens: list[str], lemmas: list[str]) -> list[str]:
@@ -188,16 +150,22 @@ def _refusals(sentence: str, tokens: list[str], lemmas: list[str]) -> list[str]:
         j = i + 1 + (tokens[i + 1].lower() == "не")
         if j >= len(tokens) or _parse(tokens[j])[1] not in ("VERB", "INFN"):
             continue
+        verb = lemmas[j]
+        if verb in _TELL and tokens[j + 1:j + 2] == [","] and j + 2 < len(tokens) and tokens[j + 2].lower() in _WH:
+            clause = _object_after(tokens, j + 2)  # «не сообщай, кто получатель» → «узнать, кто получатель»
+            out.append("узнать, " + " ".join(w.lower() for w in clause))
+            continue
         obj = _object_after(tokens, j + 1)
         if not obj:
             continue
-        verb = lemmas[j]
-        out.append(" ".join(["попросить", *obj]) if verb in _GIVE else " ".join(["попросить", verb, *obj]))
+        said = "узнать" if verb in _TELL else "попросить"
+        goal = " ".join([said, *obj]) if verb in _GIVE else " ".join(["попросить", caller_verb(verb), *obj])
+        out.append(_ON_THE_PHONE.sub("", goal))
     only = _ONLY.search(sentence)
     if only:
-        head = _WORD.findall(sentence[: only.start()])
-        head_lemmas = _lemmas(head)
-        for task in _imperative_tasks(head, head_lemmas) or _object_first_task(head, head_lemmas):
+        head_tokens = _WORD.findall(sentence[: only.start()])
+        head_lemmas = _lemmas(head_tokens)
+        for task in _imperative_tasks(head_tokens, head_lemmas) or _object_first_task(head_tokens, head_lemmas):
             out.append(f"{task.goals[0]} без {only.group(1)}")
     return out
 
@@ -207,70 +175,109 @@ def _object_first_task(tokens: list[str], lemmas: list[str]) -> list[TaskSpec]:
     for i, lemma in enumerate(lemmas):
         if lemma in _SERVICE and i:
             obj = [t for t in tokens[:i] if t[:1].isalpha()]
-            return [TaskSpec(slug(lemma), (), (" ".join([lemma, *[w.lower() for w in obj]]),))]
+            verb = caller_verb(lemma)
+            return [TaskSpec(slug(lemma), (), (" ".join([verb, *[w.lower() for w in obj]]),))]
     return []
 
 
+_PRICE_DASH = re.compile(r"(?:^|,\s*)([А-ЯЁа-яё][а-яё]+(?:\s+[а-яё]+){0,3}?)\s+[—–-]\s+(?:от\s+)?\d[\d\s]*\s*(?:руб|₽)",
+                         re.IGNORECASE)
+# Heads of a stated amount that is not a price of something: «минимальная сумма заказа — 700 рублей».
+_AMOUNT_HEADS = frozenset({"сумма", "стоимость", "цена", "плата", "тариф", "лимит", "комиссия", "взнос"})
+
+
+def _accusative(words: list[str]) -> str:
+    """«минимальная сумма заказа» → «минимальную сумму заказа» (up to the first noun)."""
+    out, done = [], False
+    for word in words:
+        parsed = _morph().parse(word.lower())[0]
+        form = parsed.inflect({"accs"}) if not done and "nomn" in str(parsed.tag) else None
+        out.append(form.word if form else word.lower())
+        done = done or parsed.tag.POS == "NOUN"
+    return " ".join(out)
+
+
 def _price_tasks(sentence: str) -> list[TaskSpec]:
-    tasks = [TaskSpec(slug("tsena_" + _parse(m.group(1).split()[0])[0]), (),
-                      (f"узнать, сколько стоит {m.group(1).lower()}",)) for m in _PRICE_VERB.finditer(sentence)]
-    tasks += [TaskSpec(slug("tsena_" + _parse(m.group(1).split()[0])[0]), (),
-                       (f"узнать стоимость {m.group(1).lower()}",)) for m in _PRICE_NOUN.finditer(sentence)]
+    def task(phrase: str, goal: str) -> TaskSpec:
+        return TaskSpec(slug("tsena_" + _parse(phrase.split()[0])[0]), tuple(stem(_parse(w)[0]) for w in phrase.split()),
+                        (goal,))
+
+    tasks = [task(m.group(1), f"узнать, сколько стоит {m.group(1).lower()}") for m in _PRICE_VERB.finditer(sentence)]
+    tasks += [task(m.group(1), f"узнать стоимость {m.group(1).lower()}") for m in _PRICE_NOUN.finditer(sentence)]
+    for m in _PRICE_DASH.finditer(sentence):
+        words = m.group(1).split()
+        lemmas_ = [_parse(w)[0] for w in words]
+        amount = next((k for k, lemma in enumerate(lemmas_) if lemma in _AMOUNT_HEADS), None)
+        if amount is not None:
+            tasks.append(task(" ".join(words[amount:]), f"узнать {_accusative(words)}"))
+        else:
+            tasks.append(task(m.group(1), f"узнать, сколько стоит {m.group(1).lower()}"))
     return tasks
 
 
-def _fact_keys(lemmas: list[str]) -> list[str]:
-    text = " " + " ".join(lemmas).replace("ё", "е") + " "
-    found = []
-    for key, cues in FACTS:
-        if any(f" {' '.join(cue).replace('ё', 'е')} " in text for cue in cues):
-            found.append(key)
-    return found
+# A handover sentence that points back at the one before: «…; такие звонки переводите на врача».
+_BACK = re.compile(r"^(?:переведи|переводи|переведите|переключи|переключите)\b|\b(?:такие|эти|таких|этих)\s+"
+                   r"(?:звонки|вопросы|клиентов|звонков)\b", re.IGNORECASE)
 
 
-def _handover(phrase: str) -> str:
-    words = phrase.split()
-    if not words:
-        return phrase
-    # «на фармацевта» → «фармацевт»: the lemma of the first word, which is whom the call goes to;
-    # a genitive noun after it stays («старшего смены» → «старший смены»).
-    second = words[1:2]
-    if second and not ("gent" in str(_morph().parse(second[0])[0].tag) and _parse(second[0])[1] == "NOUN"):
-        second = []
-    return " ".join([_parse(words[0])[0], *second])
+def _sentence_tasks(sentence: str, tokens: list[str], lemmas_: list[str], parts: Parts, refusals: list[str],
+                    before: list[str]) -> list[TaskSpec]:
+    tasks: list[TaskSpec] = []
+    if not _ONLY.search(sentence):
+        tasks += _infinitive_tasks(tokens, lemmas_) + _imperative_tasks(tokens, lemmas_) + _offer_tasks(tokens, lemmas_)
+        mentioned = [k for k in (known_key_ru(_lemmas(_WORD.findall(m.group(0)))) for m in _BY.finditer(sentence)) if k]
+        if tasks and mentioned:  # «перенести запись по номеру телефона»: the lookup key is a fact for it
+            parts.asks.append(Ask(tuple(mentioned), tuple(dict.fromkeys(t.cues[0] for t in tasks if t.cues))))
+    tasks += _price_tasks(sentence)
+    if is_handover(sentence):
+        triggers = _asked_tasks(sentence, "transfer")
+        if not triggers and not refusals and not _BACK.search(sentence):
+            triggers = [t for t in [situation_task(sentence)] if t]
+        if triggers:
+            return triggers + tasks  # the handover's own trigger is the goal of a transfer caller
+        parts.transferred += refusals or (before if _BACK.search(sentence) else [])
+    elif not (set(lemmas_) & _NEGATION or _CALLBACK.search(sentence)):
+        tasks += _asked_tasks(sentence)
+    return tasks
+
+
+_BY = re.compile(r"\bпо\s+[а-яё]+(?:\s+[а-яё]+)?", re.IGNORECASE)
 
 
 def read_russian(prompt: str) -> Parts:
     """The parts of a Russian prompt (see the module docstring)."""
     parts = Parts()
-    all_lemmas: list[str] = []
+    before: list[str] = []
     for sentence in (s.strip() for s in _SENTENCE.split(prompt) if s.strip()):
         tokens = _WORD.findall(sentence)
-        lemmas = _lemmas(tokens)
-        all_lemmas += lemmas
-        only = _ONLY.search(sentence)
-        if not only:
-            parts.tasks += _infinitive_tasks(tokens, lemmas) + _imperative_tasks(tokens, lemmas)
-            parts.tasks += _offer_tasks(tokens, lemmas) + _asked_tasks(sentence)
-        parts.tasks += _price_tasks(sentence)
-        parts.refusals += _refusals(sentence, tokens, lemmas)
-        parts.handovers += [_handover(m.group(1)) for m in _TRANSFER.finditer(sentence)]
+        lemmas_ = _lemmas(tokens)
+        asks = russian_asks(tokens, lemmas_)
+        refusals = _refusals(sentence, tokens, lemmas_)
+        parts.asks += asks
+        if not asks:  # a sentence listing what to ask names no task of its own
+            parts.tasks += _sentence_tasks(sentence, tokens, lemmas_, parts, refusals, before)
+        parts.refusals += refusals
+        parts.handovers += handovers(sentence)
         if _MONEY.search(sentence):
             parts.policies.append(sentence)
+        before = refusals
     parts.amounts = [float(m.replace(" ", "").replace(",", ".")) for m in _MONEY.findall(prompt)]
-    parts.facts = _fact_keys(all_lemmas)
+    parts.facts = [key for ask in parts.asks for key in ask.keys]
     parts.callback = _CALLBACK.search(prompt) is not None
     parts.transfer = bool(parts.handovers) or _HANDOVER_WORDS.search(prompt) is not None
     return parts
 
 
 def instrumental(phrase: str) -> str:
-    """«фармацевт» → «фармацевтом»: the first word in the instrumental case (for «поговорить с …»)."""
-    words = phrase.split()
-    if not words:
-        return phrase
-    inflected = _morph().parse(words[0])[0].inflect({"ablt"})
-    return " ".join([inflected.word if inflected else words[0], *words[1:]])
+    """«фармацевт» → «фармацевтом», «старший мастер» → «старшим мастером»: the words up to the
+    first noun in the instrumental case (for «поговорить с …»)."""
+    out, done = [], False
+    for word in phrase.split():
+        parsed = _morph().parse(word)[0]
+        inflected = parsed.inflect({"ablt"}) if not done else None
+        out.append(inflected.word if inflected else word)
+        done = done or parsed.tag.POS == "NOUN"
+    return " ".join(out)
 
 
 def with_preposition(phrase: str) -> str:

@@ -9,14 +9,16 @@ language is adding a reader and a value table.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ..models import OUTCOMES, Outcome
+from ._facts import IDENTITY, Ask, scope_matches, stem
 from ._language import detect_language, detect_locale
-from ._read_en import IDENTITY, read_english
+from ._read_en import read_english
 from ._read_ru import read_russian
-from ._readingtypes import Parts, TaskSpec
+from ._readingtypes import Parts, TaskSpec, slug
 
 __all__ = ["IDENTITY_FACTS", "PromptReading", "TaskSpec", "read_prompt"]
 
@@ -32,7 +34,11 @@ _GENERAL = {"en": TaskSpec("enquiry", (), ("ask a question about your services",
 
 @dataclass(frozen=True)
 class PromptReading:
-    """What the prompt says the agent handles, in the prompt's language."""
+    """What the prompt says the agent handles, in the prompt's language.
+
+    Each task carries the facts a caller about it knows (`TaskSpec.facts`: the asked-for facts
+    scoped to it, or asked for every task) and its `kind`; `facts` are all of them.
+    """
 
     tasks: tuple[TaskSpec, ...]
     facts: tuple[str, ...]
@@ -44,6 +50,8 @@ class PromptReading:
     handovers: tuple[str, ...] = ()
     policies: tuple[str, ...] = ()
     amounts: tuple[float, ...] = ()
+    refusal_tasks: tuple[TaskSpec, ...] = ()
+    transferred: tuple[str, ...] = ()  # refusals the prompt hands over rather than refuses
 
 
 def _unique(items: list[str]) -> tuple[str, ...]:
@@ -64,8 +72,46 @@ def _unique_tasks(tasks: list[TaskSpec]) -> tuple[TaskSpec, ...]:
         while name in names:  # two tasks read into one name get numbered
             name, n = f"{task.name}_{n}", n + 1
         names.add(name)
-        by_goal[goal] = TaskSpec(name, task.cues, task.goals, task.facts, task.refusal_goals)
+        by_goal[goal] = TaskSpec(name, task.cues, task.goals, task.facts, task.refusal_goals, task.kind)
     return tuple(by_goal.values())
+
+
+_CALLBACK_GOAL = re.compile(r"call.?back|перезвон|обратн\w* звон", re.IGNORECASE)
+
+
+def _scoped(ask: Ask, task: TaskSpec, tasks: tuple[TaskSpec, ...]) -> bool:
+    """Whether an ask is for `task`: its scope names the task's verb, else its other words; an ask
+    whose scope names no task at all is for every task."""
+    if not ask.scope:
+        return True
+    for width in (1, None):
+        named = [t for t in tasks if scope_matches(ask.scope, t.cues[:width])]
+        if named:
+            return task in named
+    return True
+
+
+def _with_facts(tasks: tuple[TaskSpec, ...], asks: list[Ask], everyone: tuple[TaskSpec, ...]) -> tuple[TaskSpec, ...]:
+    out = []
+    for task in tasks:
+        keys = [k for ask in asks if _scoped(ask, task, everyone) for k in ask.keys]
+        if not any(k in IDENTITY_FACTS for k in keys):
+            keys.insert(0, "name")  # a caller can always say who they are
+        kind = "callback" if task.kind == "success" and _CALLBACK_GOAL.search(task.goals[0]) else task.kind
+        out.append(TaskSpec(task.name, task.cues, task.goals, tuple(dict.fromkeys(keys)), task.refusal_goals, kind))
+    return tuple(out)
+
+
+def _refusal_task(goal: str, taken: set[str]) -> TaskSpec:
+    words = [w for w in re.findall(r"[^\W\d_]+", goal.lower())
+             if w not in ("get", "the", "a", "an", "my", "попросить", "узнать", "find", "out", "waived",
+                      "what", "who", "which", "кто", "что", "где")]
+    name, n = slug("_".join(words[:2])), 2
+    while name in taken:
+        name, n = f"{slug('_'.join(words[:2]))}_{n}", n + 1
+    taken.add(name)
+    stems = tuple(dict.fromkeys(stem(w) for w in words))
+    return TaskSpec(name, stems, (goal,), (), (goal,), "refusal")
 
 
 def read_prompt(prompt: str, language: str | None = None) -> PromptReading:
@@ -79,10 +125,14 @@ def read_prompt(prompt: str, language: str | None = None) -> PromptReading:
         raise ValueError(f"persona generation reads prompts in {', '.join(_READERS)}; got {lang!r}")
     parts = _READERS[lang](prompt)
     tasks = _unique_tasks(parts.tasks) or (_GENERAL[lang],)
+    refusals = _unique(parts.refusals)
+    taken = {t.name for t in tasks}
+    refusal_tasks = tuple(_refusal_task(goal, taken) for goal in refusals)
+    everyone = tasks + refusal_tasks
+    tasks, refusal_tasks = _with_facts(tasks, parts.asks, everyone), _with_facts(refusal_tasks, parts.asks, everyone)
     facts = _unique(parts.facts)
     if not any(k in IDENTITY_FACTS for k in facts):
         facts = ("name", *facts)  # a caller can always say who they are
-    refusals = _unique(parts.refusals)
     outcomes: list[Outcome] = ["success"]
     if refusals:
         outcomes.append("refusal")
@@ -93,4 +143,5 @@ def read_prompt(prompt: str, language: str | None = None) -> PromptReading:
     return PromptReading(tasks=tasks, facts=facts, outcomes=tuple(o for o in OUTCOMES if o in outcomes),
                          restrictions=refusals, language=lang, locale=detect_locale(prompt, lang),
                          refusals=refusals, handovers=_unique(parts.handovers),
-                         policies=_unique(parts.policies), amounts=tuple(dict.fromkeys(parts.amounts)))
+                         policies=_unique(parts.policies), amounts=tuple(dict.fromkeys(parts.amounts)),
+                         refusal_tasks=refusal_tasks, transferred=_unique(parts.transferred))

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from ._facts import Ask
+
 _TRANSLIT = dict(zip("абвгдеёжзийклмнопрстуфхцчшщъыьэюя",
                      ["a", "b", "v", "g", "d", "e", "e", "zh", "z", "i", "y", "k", "l", "m", "n", "o",
                       "p", "r", "s", "t", "u", "f", "kh", "ts", "ch", "sh", "shch", "", "y", "", "e",
@@ -15,7 +17,10 @@ _TRANSLIT = dict(zip("абвгдеёжзийклмнопрстуфхцчшщъы
 class TaskSpec:
     """A kind of call an agent can handle, with what a caller asking for it knows.
 
-    `goals` are in the prompt's language, in the caller's words, starting with a verb.
+    `goals` are in the prompt's language, in the caller's words, starting with a verb. `cues` are
+    the stems of the prompt's own words for it (what an "ask for … to <task>" scope is matched
+    against); `kind` is what a call about it ends in: ``success`` (a service or a question the agent
+    answers), ``callback``, ``transfer`` (the trigger of a handover) or ``refusal``.
     """
 
     name: str
@@ -23,11 +28,15 @@ class TaskSpec:
     goals: tuple[str, ...]
     facts: tuple[str, ...] = ()
     refusal_goals: tuple[str, ...] = ()
+    kind: str = "success"
 
 
 @dataclass
 class Parts:
-    """Everything one reader found in one prompt, in prompt order (duplicates not yet removed)."""
+    """Everything one reader found in one prompt, in prompt order (duplicates not yet removed).
+
+    `facts` are all the fact keys named; `asks` say which tasks each list of them is for.
+    """
 
     tasks: list[TaskSpec] = field(default_factory=list)
     facts: list[str] = field(default_factory=list)
@@ -35,6 +44,8 @@ class Parts:
     handovers: list[str] = field(default_factory=list)
     policies: list[str] = field(default_factory=list)
     amounts: list[float] = field(default_factory=list)
+    asks: list[Ask] = field(default_factory=list)
+    transferred: list[str] = field(default_factory=list)  # refusals whose sentence hands the call over
     callback: bool = False
     transfer: bool = False
 

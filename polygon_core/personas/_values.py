@@ -40,6 +40,26 @@ _SLOTS = {
     "ru": ("завтра утром", "завтра после обеда", "в понедельник утром", "в пятницу вечером"),
 }
 _CURRENCY = {"en-US": "dollars", "en-GB": "pounds", "ru-RU": "рублей"}
+# Kinds of fact a prompt may ask for beyond who the caller is, per language.
+_WORDS: dict[str, dict[str, tuple[str, ...]]] = {
+    "car_make": {"en": ("Toyota Corolla", "Ford Focus", "Honda Civic", "Volkswagen Golf", "Hyundai Elantra"),
+                 "ru": ("Лада Веста", "Киа Рио", "Хендай Солярис", "Шкода Октавия", "Тойота Камри")},
+    "pet_name": {"en": ("Biscuit", "Luna", "Max", "Pepper", "Milo"), "ru": ("Барсик", "Мурка", "Рекс", "Бусинка", "Тишка")},
+    "species": {"en": ("dog", "cat", "rabbit", "parrot"), "ru": ("кошка", "собака", "кролик", "попугай")},
+    "breed": {"en": ("beagle", "Maine Coon", "labrador", "Siamese"), "ru": ("бигль", "мейн-кун", "лабрадор", "сиамская")},
+    "maiden_name": {"en": ("Hollis", "Brennan", "Okafor", "Lindqvist", "Marsh"),
+                    "ru": ("Орлова", "Белова", "Морозова", "Зайцева", "Волкова")},
+    "time": {"en": ("10:30 am", "2 pm", "9 am", "4:15 pm"), "ru": ("10:30", "14:00", "9:00", "16:15")},
+    "_name_like": {"en": ("Riverside", "Morgan", "Atlas", "Juniper"), "ru": ("Ромашка", "Север", "Лотос", "Берёзка")},
+}
+_PLATE_LETTERS = "АВЕКМНОРСТУХ"  # the Cyrillic letters a Russian plate may carry (those Latin has too)
+_RU_REGIONS = ("77", "116", "16", "50", "78", "54", "161")
+_WEIGHT = {"en-US": "{n} pounds", "en-GB": "{n} kilos", "ru-RU": "{n} кг"}
+# Head words of a fact key we do not know, by the kind of value they ask for.
+_DATE_WORDS = frozenset({"date", "day", "data", "den"})
+_TIME_WORDS = frozenset({"time", "hour", "vremya", "chas"})
+_NAME_WORDS = frozenset({"name", "title", "imya", "familiya", "klichka", "nazvanie", "marka", "model", "brand"})
+_COUNT_WORDS = frozenset({"kolichestvo", "count"})
 
 
 def _date(rng: random.Random, locale: str, *, year: bool) -> str:
@@ -72,9 +92,54 @@ def _ident(rng: random.Random, key: str, locale: str) -> str:
     return str(rng.randint(1000, 9999))  # account_id and any other number the agent asks for
 
 
-def fact_value(key: str, rng: random.Random, locale: str, amounts: tuple[float, ...] = ()) -> FactValue:
-    """A value for fact `key` in `locale`'s formats (seeded by `rng`)."""
+def _plate(rng: random.Random, locale: str) -> str:
+    if locale == "ru-RU":  # «А123ВС 116»
+        a, b, c = (rng.choice(_PLATE_LETTERS) for _ in range(3))
+        return f"{a}{rng.randint(100, 999)}{b}{c} {rng.choice(_RU_REGIONS)}"
+    letters = "ABCDEFGHJKLMNPRSTVWXYZ"
+    if locale == "en-GB":  # "AB12 CDE"
+        return (f"{rng.choice(letters)}{rng.choice(letters)}{rng.randint(10, 75)} "
+                f"{''.join(rng.choice(letters) for _ in range(3))}")
+    return f"{rng.randint(1, 9)}{''.join(rng.choice(letters) for _ in range(3))}{rng.randint(100, 999)}"
+
+
+def _digits(rng: random.Random, n: int, group: int = 0) -> str:
+    text = str(rng.randint(1, 9)) + "".join(str(rng.randint(0, 9)) for _ in range(n - 1))
+    return " ".join(text[i:i + group] for i in range(0, n, group)) if group else text
+
+
+def _other(key: str, rng: random.Random, locale: str) -> FactValue:
+    """A value for a fact we know only by its key's words: its head noun decides the kind."""
     lang = locale[:2]
+    words = key.split("_")
+    head = words[0] if lang == "ru" else words[-1]
+    if (words[0] == "number" and "of" in words) or head in _COUNT_WORDS:
+        return rng.randint(1, 4)
+    if head in _DATE_WORDS:
+        return _date(rng, locale, year=False)
+    if head in _TIME_WORDS:
+        return rng.choice(_WORDS["time"][lang])
+    if head in _NAME_WORDS:
+        return rng.choice(_WORDS["_name_like"][lang])
+    return _ident(rng, key, locale)
+
+
+def fact_value(key: str, rng: random.Random, locale: str, amounts: tuple[float, ...] = ()) -> FactValue:
+    """A value for fact `key` in `locale`'s formats (seeded by `rng`); a key of a kind we do not
+    know gets an id-like, date, time or name-like value by its head noun."""
+    lang = locale[:2]
+    if key in _WORDS:
+        return rng.choice(_WORDS[key][lang])
+    if key == "licence_plate":
+        return _plate(rng, locale)
+    if key == "card_number":
+        return _digits(rng, 16, 4)
+    if key == "card_last4":
+        return _digits(rng, 4)
+    if key == "tracking_number":
+        return _digits(rng, 10 if lang == "ru" else 12)
+    if key == "weight":
+        return _WEIGHT[locale].format(n=rng.choice((1, 2, 3, 5, 8)))
     if key in ("name", "new_name"):
         return rng.choice(_NAMES[locale])
     if key in ("postcode", "new_postcode"):
@@ -95,7 +160,9 @@ def fact_value(key: str, rng: random.Random, locale: str, amounts: tuple[float, 
         return rng.choice(_SLOTS[lang])
     if key == "prescription":
         return True
-    return _ident(rng, key, locale)
+    if key in ("account_id", "order_number", "reference", "insurance_id"):
+        return _ident(rng, key, locale)
+    return _other(key, rng, locale)
 
 
 def currency(locale: str) -> str:

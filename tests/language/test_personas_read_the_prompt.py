@@ -13,7 +13,9 @@ import pytest
 from polygon_core.models import CALLER_TYPES, OUTCOMES
 from polygon_core.personas import generate_offline, generation_plan, persona_id, read_prompt
 from polygon_core.personas._language import detect_language
+from polygon_core.personas._morph_ru import parse
 from polygon_core.personas._plan import DIFFICULTIES
+from polygon_core.personas._tasks_ru import caller_verb
 
 from .prompts import DENTAL_EN, PHARMACY_RU, PIZZA_RU, VET_EN
 
@@ -27,10 +29,14 @@ _DEMO_LEFTOVERS = re.compile(r"card expiry|northwind|broadband|account|postcode|
 
 
 def _from_prompt(goal: str, prompt: str) -> list[str]:
-    """The goal's words that are not in the prompt (5-letter stems, so word forms match)."""
-    stems = {w[:5] for w in re.findall(r"[^\W\d_]+", prompt.lower())}
+    """The goal's words that are not in the prompt (5-letter stems or Russian lemmas, so word forms
+    match; a perfective verb matches the prompt's imperfective one)."""
+    words = re.findall(r"[^\W\d_]+", prompt.lower())
+    stems = {w[:5] for w in words}
+    lemmas = {parse(w)[0] for w in words if re.match(r"[а-яё]", w)}
+    lemmas |= {caller_verb(lemma) for lemma in lemmas}
     return [w for w in re.findall(r"[^\W\d_]+", goal.lower())
-            if len(w) > 3 and w not in _TEMPLATE and w[:5] not in stems]
+            if len(w) > 3 and w not in _TEMPLATE and w[:5] not in stems and parse(w)[0] not in lemmas]
 
 
 def test_language_is_detected_from_the_script() -> None:
@@ -60,8 +66,8 @@ def test_the_pharmacy_prompt_is_read_in_russian() -> None:
         "узнать наличие лекарств", "забронировать лекарство для самовывоза", "узнать статус заказа",
         "узнать, сколько стоит доставка по городу", "получить обратный звонок"]
     assert reading.facts == ("name", "phone", "order_number")
-    assert reading.refusals == ("бронировать рецептурные препараты без рецепта",
-                                "попросить медицинских советов", "попросить подбирать замену лекарства")
+    assert reading.refusals == ("забронировать рецептурные препараты без рецепта",
+                                "попросить медицинских советов", "попросить подобрать замену лекарства")
     assert reading.handovers == ("фармацевт",)
     assert reading.outcomes == OUTCOMES
 

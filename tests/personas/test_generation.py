@@ -38,7 +38,8 @@ def test_prompt_reading_of_the_demo_prompt() -> None:
                                                 ("get a callback from the technical team",)]
     assert reading.refusals == ("get late fees refunded", "book a technician")
     assert (reading.language, reading.locale) == ("en", "en-GB")
-    assert reading.facts == ("account_id", "postcode", "amount")
+    # "Confirm the amount and the charge": the charge is a fact the caller gives (by its date).
+    assert reading.facts == ("account_id", "postcode", "amount", "charge_date")
     assert reading.outcomes == ("success", "refusal", "callback", "transfer")
 
 
@@ -56,7 +57,8 @@ def test_offline_generation_covers_six_types_with_ground_truth_and_prompt_hash()
                   if c.task == "refund_duplicate_charge" and p.intended_outcome == "success" and p.difficulty < 4)
     assert {"amount", "charge_date"} <= set(refund.ground_truth)
     callback = next(p for p, c in zip(result.personas, result.cells, strict=False) if c.task == "callback")
-    assert "slot" in callback.ground_truth and callback.intended_outcome == "callback"
+    # The prompt never asks when to call back, so no slot is made up for it.
+    assert "slot" not in callback.ground_truth and callback.intended_outcome == "callback"
     # Deterministic: the same prompt, count and seed give the same personas.
     assert generate_offline(PROMPT_V1, count=12) == result
     assert generate_offline(PROMPT_V1, count=12, seed=1) != result
@@ -123,7 +125,7 @@ def test_model_generation_against_a_local_server(tmp_path: Path) -> None:
     assert [p.type for p in result.personas] == ["busy", "distrustful", "confused", "aggressive",
                                                  "talkative", "cooperative"]
     for p in result.personas:
-        assert set(p.ground_truth) == {"account_id", "postcode", "amount"}
+        assert set(p.ground_truth) == {"account_id", "postcode", "amount", "charge_date"}
         assert p.prompt_version == prompt_hash(PROMPT_V1)
     # The first request of every cell asked for the prompt's facts in a structured reply.
     body = behaviour.seen[2]

@@ -1,0 +1,108 @@
+"""The facts an agent asks callers for: which kind each named thing is, and which tasks it is for.
+
+A prompt's "ask for X, Y and Z" / «спросите X, Y и Z» list names facts. Each item becomes a
+ground-truth key: a known kind (`KINDS`: card numbers, licence plates, car makes, dates…) by its cue
+words, the longest cue winning («имя владельца» is a name, "the pet's name" a pet's name), or, for
+a kind we do not know, a key made from the item's own words, whose value is picked by its head noun
+(see `_values.fact_value`). The words before or after the list («перед записью», "to renew or place
+a hold") scope it to the tasks they name; a list with no such words is for every task.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+# (key, English cues, Russian cues as lemma sequences). Order breaks ties between equally long cues.
+KINDS: tuple[tuple[str, tuple[str, ...], tuple[tuple[str, ...], ...]], ...] = (
+    ("account_id", ("account number", "account id", "account no"),
+     (("лицевой", "счёт"), ("номер", "договор"), ("номер", "счёт"))),
+    ("postcode", ("postcode", "post code", "postal code", "zip code", "zip"), (("почтовый", "индекс"), ("индекс",))),
+    ("name", ("full name", "name", "first name", "surname", "last name"), (("фамилия",), ("имя",), ("фио",))),
+    ("email", ("email", "e-mail", "email address"), (("почта",), ("email",), ("e-mail",), ("электронный", "почта"))),
+    ("date_of_birth", ("date of birth", "birthday", "birth date"), (("дата", "рождение"),)),
+    ("phone", ("phone number", "mobile number", "telephone number", "contact number", "phone"),
+     (("телефон",), ("номер", "телефон"))),
+    ("address", ("home address", "street address", "delivery address", "address"), (("адрес",),)),
+    ("order_number", ("order number", "order id"), (("номер", "заказ"),)),
+    ("insurance_id", ("insurance member id", "member id", "insurance number", "insurance id", "policy number"),
+     (("полис",), ("снилс",))),
+    ("reference", ("reference number", "booking reference", "confirmation number", "reference"),
+     (("номер", "бронь"), ("номер", "брони"), ("номер", "бронирование"))),
+    ("amount", ("amount", "how much"), (("сумма",),)),
+    ("charge_date", ("charge", "charge date", "date of the charge"), (("списание",), ("дата", "списание"))),
+    ("card_last4", ("last four digits", "last 4 digits"), (("последний", "четыре", "цифра"), ("последний", "4", "цифра"))),
+    ("card_number", ("card number", "library card", "card no"), (("номер", "карта"),)),
+    ("maiden_name", ("maiden name",), (("девичий", "фамилия"),)),
+    ("car_make", ("car make", "make of the car", "make and model", "vehicle make", "car model"),
+     (("марка",), ("модель", "автомобиль"), ("модель", "машина"))),
+    ("licence_plate", ("licence plate", "license plate", "registration number", "number plate", "plate number"),
+     (("госномер",), ("гос", "номер"), ("номерной", "знак"), ("номер", "автомобиль"), ("номер", "машина"))),
+    ("tracking_number", ("tracking number", "waybill number", "waybill", "parcel number", "consignment number"),
+     (("накладный",), ("накладная",), ("трек",), ("трек-номер",), ("номер", "отправление"), ("номер", "посылка"))),
+    ("pet_name", ("pet's name", "pet name", "animal's name", "dog's name", "cat's name"), (("кличка",),)),
+    ("species", ("species", "kind of animal", "type of pet", "type of animal"),
+     (("вид", "животное"), ("вид", "питомец"))),
+    ("breed", ("breed",), (("порода",),)),
+    ("weight", ("weight",), (("вес",),)),
+    ("slot", ("preferred time", "convenient time", "time slot", "preferred date", "convenient date",
+              "preferred day", "suitable time", "time that suits"),
+     (("удобный", "время"), ("удобный", "дата"), ("удобный", "день"), ("желаемый", "дата"), ("желаемый", "время"))),
+)
+IDENTITY = ("account_id", "postcode", "name", "email", "date_of_birth", "phone", "insurance_id", "card_number",
+            "card_last4")
+# Items that name no fact of their own ("the caller's identity", "details").
+_VAGUE = frozenset({"identity", "details", "information", "info", "data", "it", "them", "that", "this",
+                    "личность", "данные", "информация", "это"})
+
+
+def known_key_en(item: str) -> str | None:
+    """The known kind an English list item names (the longest cue found), or None."""
+    best: tuple[int, str] | None = None
+    for key, cues, _ru in KINDS:
+        for cue in cues:
+            if re.search(rf"(?<![a-z]){re.escape(cue)}(?![a-z])", item) and (best is None or len(cue) > best[0]):
+                best = (len(cue), key)
+    return best[1] if best else None
+
+
+def known_key_ru(lemmas: list[str]) -> str | None:
+    """The known kind a Russian list item (as lemmas) names (the longest cue found), or None."""
+    text = " " + " ".join(lemmas).replace("ё", "е") + " "
+    best: tuple[int, str] | None = None
+    for key, _en, cues in KINDS:
+        for cue in cues:
+            said = " ".join(cue).replace("ё", "е")
+            if f" {said} " in text and (best is None or len(said) > best[0]):
+                best = (len(said), key)
+    return best[1] if best else None
+
+
+def vague(words: list[str]) -> bool:
+    """True when an item names no fact: empty, or only words like "identity", «данные»."""
+    content = [w for w in words if w not in ("the", "a", "an", "your", "their", "his", "her")]
+    return not content or all(w in _VAGUE for w in content)
+
+
+@dataclass(frozen=True)
+class Ask:
+    """One "ask for …" list: the fact keys it names and the words that scope it to tasks."""
+
+    keys: tuple[str, ...]
+    scope: tuple[str, ...] = ()  # word stems; empty: for every task
+
+
+def stem(word: str) -> str:
+    """A crude stem for matching a scope word to a task's words ("booking" ~ "book")."""
+    word = word.lower().replace("ё", "е")
+    return word[:5] if len(word) > 5 else word
+
+
+def scope_matches(scope: tuple[str, ...], words: tuple[str, ...]) -> bool:
+    """Whether any scope stem names one of a task's words (one stem a prefix of the other, 4+ letters)."""
+    for s in scope:
+        for w in words:
+            a, b = (s, w) if len(s) <= len(w) else (w, s)
+            if len(a) >= 4 and b.startswith(a[:5]):
+                return True
+    return False

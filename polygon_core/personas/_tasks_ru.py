@@ -1,0 +1,153 @@
+"""Russian task phrases in the caller's words, coordinated objects, handovers and their triggers.
+
+- The caller's verb is perfective and its own: the agent «записывает клиентов на замену масла», the
+  caller wants «записаться на замену масла»; the agent «сообщает», the caller «узнаёт».
+- Coordinated objects share the verb and its preposition: «на замену масла, шиномонтаж и
+  диагностику подвески» are three tasks.
+- Words that only describe the agent's record («уже назначенную») and the lookup key after «по»
+  («по номеру телефона», a fact) are not part of the caller's goal.
+- A handover's trigger is the caller's goal: «Если клиент хочет вернуть деньги за ремонт, переведите
+  звонок старшему мастеру» → «вернуть деньги за ремонт» (a transfer task).
+"""
+
+from __future__ import annotations
+
+import re
+
+from ._facts import known_key_ru, stem
+from ._morph_ru import WORD, morph, parse
+from ._readingtypes import TaskSpec, slug
+
+# Imperfective → perfective, for the verbs an agent does and a caller asks for.
+PERFECTIVE = {"записывать": "записать", "записываться": "записаться", "бронировать": "забронировать",
+              "оформлять": "оформить", "отменять": "отменить", "переносить": "перенести",
+              "продлевать": "продлить", "заказывать": "заказать", "проверять": "проверить",
+              "резервировать": "зарезервировать", "доставлять": "доставить", "отслеживать": "отследить",
+              "вызывать": "вызвать", "менять": "поменять", "изменять": "изменить", "блокировать": "заблокировать",
+              "регистрировать": "зарегистрировать", "подключать": "подключить", "возвращать": "вернуть",
+              "подбирать": "подобрать", "выдавать": "выдать", "узнавать": "узнать", "получать": "получить",
+              "восстанавливать": "восстановить", "продавать": "купить", "рассчитывать": "рассчитать"}
+_REFLEXIVE = {"записать": "записаться"}
+# The agent's verbs in the caller's words: the agent «сообщает», the caller «узнаёт».
+CALLER_VERB = {"сообщить": "узнать", "сообщать": "узнать", "рассказать": "узнать", "рассказывать": "узнать",
+               "назвать": "узнать", "называть": "узнать", "принять": "сделать", "принимать": "сделать",
+               "подсказать": "узнать", "подсказывать": "узнать", "объяснить": "узнать", "продать": "купить"}
+_CLIENT = frozenset({"пациент", "клиент", "покупатель", "абонент", "звонящий", "гость", "посетитель", "владелец"})
+# Nouns after «по» that name a lookup key («по номеру», «по фамилии»), not part of the goal.
+_KEY_HEADS = frozenset({"номер", "телефон", "фамилия", "паспорт", "имя", "адрес", "код"})
+_DROP_POS = frozenset({"PRTF", "ADVB"})
+_STOP_LEMMAS = frozenset({"уже", "также", "ещё", "еще", "пожалуйста"})
+
+
+def caller_verb(verb: str) -> str:
+    """The caller's perfective verb for the agent's («записывать» → «записать», «сообщать» → «узнать»)."""
+    verb = CALLER_VERB.get(verb, verb)
+    return PERFECTIVE.get(verb, verb)
+
+
+def clean_object(obj: list[str]) -> list[str]:
+    """The object without the agent's descriptions («уже назначенную») and its lookup key («по номеру…»)."""
+    out: list[str] = []
+    for i, word in enumerate(obj):
+        lemma, pos = parse(word)
+        after = [parse(w)[0] for w in obj[i + 1:i + 3]]
+        if lemma == "по" and (known_key_ru(after) or (after[:1] and after[0] in _KEY_HEADS)):
+            break
+        if lemma in _STOP_LEMMAS or (pos in _DROP_POS and i + 1 < len(obj)):
+            continue
+        out.append(word)
+    return out
+
+
+def head(obj: list[str]) -> list[str]:
+    """The lemma of the object's first noun (its first word when it has none), for a task name."""
+    nouns = [parse(w)[0] for w in obj if parse(w)[1] == "NOUN"]
+    return nouns[:1] or [parse(w)[0] for w in obj[:1]]
+
+
+def make_task(verb: str, obj: list[str], kind: str = "success") -> TaskSpec:
+    """A task for the agent's verb and object, in the caller's words and aspect."""
+    obj = clean_object(obj)
+    if obj and parse(obj[0])[0] in _CLIENT:
+        obj, verb = obj[1:], _REFLEXIVE.get(caller_verb(verb), caller_verb(verb))
+    verb = caller_verb(verb)
+    cues = (stem(verb), *(stem(parse(w)[0]) for w in obj if parse(w)[1] in ("NOUN", "ADJF")))
+    return TaskSpec(slug("_".join([verb, *head(obj)])), tuple(dict.fromkeys(cues)), (" ".join([verb, *obj]),),
+                    kind=kind)
+
+
+def conjuncts(tokens: list[str], start: int, first: list[str]) -> list[list[str]]:
+    """Objects coordinated with `first` after `start`: «…, шиномонтаж и диагностику подвески»."""
+    # What the conjuncts share: the words of the first object up to its preposition («клиентов на»).
+    at = next((k for k, w in enumerate(first) if parse(w)[1] == "PREP"), None)
+    prep = first[: at + 1] if at is not None else [w for w in first[:1] if parse(w)[0] in _CLIENT]
+    out: list[list[str]] = []
+    i = start
+    while i < len(tokens) and tokens[i].lower() in (",", "и", "или"):
+        j = i + 1 + (tokens[i] == "," and i + 1 < len(tokens) and tokens[i + 1].lower() in ("и", "или"))
+        words: list[str] = []
+        while j < len(tokens) and tokens[j][:1].isalnum() and tokens[j].lower() not in ("и", "или") and len(words) < 4:
+            words.append(tokens[j])
+            j += 1
+        if not words or parse(words[0])[1] not in ("NOUN", "ADJF", "PREP") or words[0].lower() in ("если", "когда"):
+            break
+        out.append(words if parse(words[0])[1] == "PREP" else prep + words)
+        i = j
+    return out
+
+
+_TRANSFER = re.compile(r"\b(?:переведи|переводи|переведите|переключи|переключите|переключайте|соедини|соедините|"
+                       r"передай|передайте)\s+(?:звонок\s+|клиента\s+|покупателя\s+|его\s+|её\s+|вызов\s+)?"
+                       r"(?:(?:на|с|к|в)\s+)?([а-яё]+(?:\s+[а-яё]+)?)", re.IGNORECASE)
+
+
+def handovers(sentence: str) -> list[str]:
+    """Whom a sentence hands the call over to, in the nominative («старшему мастеру» → «старший мастер»)."""
+    out = []
+    for m in _TRANSFER.finditer(sentence):
+        words = m.group(1).split()
+        first, pos = parse(words[0])
+        if pos == "NOUN" and first == "звонок":
+            continue
+        second = words[1:2]
+        agreeing = bool(second) and pos == "ADJF" and _agree(words[0], second[0])
+        if second and not agreeing and not (
+                "gent" in str(morph().parse(second[0])[0].tag) and parse(second[0])[1] == "NOUN"):
+            second = []
+        if agreeing:  # «старшему мастеру» → «старший мастер»: both in the nominative
+            noun = morph().parse(second[0])[0]
+            gender = str(noun.tag.gender or "masc")
+            adjective = morph().parse(words[0])[0].inflect({"nomn", "sing", gender})
+            out.append(f"{adjective.word if adjective else first} {noun.normal_form}")
+        else:
+            out.append(" ".join([first, *second]))
+    return out
+
+
+def _agree(adjective: str, noun: str) -> bool:
+    """Whether an adjective and a noun agree in gender and case («старшему мастеру», not «старшего смены»)."""
+    for a in morph().parse(adjective):
+        for n in morph().parse(noun):
+            if a.tag.POS == "ADJF" and n.tag.POS == "NOUN" and a.tag.case == n.tag.case and (
+                    a.tag.gender == n.tag.gender or a.tag.number == n.tag.number == "plur"):
+                return True
+    return False
+
+
+def is_handover(sentence: str) -> bool:
+    """Whether a sentence hands the call over."""
+    return _TRANSFER.search(sentence) is not None
+
+
+_CONDITION = re.compile(r"\bесли\s+([^,;:.]+)", re.IGNORECASE)
+
+
+def situation_task(sentence: str) -> TaskSpec | None:
+    """«Если животное без сознания, переведите…» → the caller reports «животное без сознания»."""
+    m = _CONDITION.search(sentence)
+    if not m or re.search(r"\b(?:вы|ты|не уверен\w*)\b", m.group(1), re.IGNORECASE):
+        return None
+    words = [w for w in WORD.findall(m.group(1)) if w[:1].isalnum()]
+    goal = "сообщить, что " + " ".join(w.lower() for w in words)
+    return TaskSpec(slug("_".join(["soobshchit", *head(words)])), tuple(stem(parse(w)[0]) for w in words), (goal,),
+                    kind="transfer")
