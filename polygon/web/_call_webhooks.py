@@ -38,8 +38,8 @@ from urllib.parse import unquote_plus
 
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
-from starlette.concurrency import run_in_threadpool
 from pydantic import BaseModel
+from starlette.concurrency import run_in_threadpool
 
 from polygon import usecases
 from polygon_core.adapters.settings import PolygonSettings
