@@ -1,4 +1,4 @@
-"""Stores and cached loading shared by every pipeline step."""
+"""Stores (each with its own cache of loaded files, `FileCaches`) and the loading every pipeline step shares."""
 
 from __future__ import annotations
 

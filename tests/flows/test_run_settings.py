@@ -86,8 +86,8 @@ def test_models_flag_then_suite_or_agent_config_then_environment_then_offline(tm
     run = usecases.new_run(str(agent), str(suite), settings=env)  # recorded on the run, resolved once
     assert run.models == {"agent": f"openai:config-agent{URL}", "caller": "offline",
                           "judge": f"openai:suite-judge{URL}", "probe": f"openai:env-probe{URL}"}
+    bad = _suite(tmp_path / "c", "name: s\njudge_model: nosuch:model\n")
     with pytest.raises(ValueError, match=r"^judge model \(suite.yaml `judge_model`\): "):
-        bad = _suite(tmp_path / "c", "name: s\njudge_model: nosuch:model\n")
         usecases.role_models(plain, load_suite_config(bad / "suite.yaml"), demo)
 
 
