@@ -133,10 +133,30 @@ def _service_tasks(sentence: str) -> list[TaskSpec]:
             continue
         obj = _object_after(tokens, i + size)
         if obj and obj.split()[0].lower() not in _PRONOUNS and not _INSTRUCTION.match(f"{verb} {obj}"):
-            for v in [*pending, verb]:
-                tasks.append(_service_task(v, obj))
+            for o in [obj, *_conjunct(tokens, i + size, obj)]:
+                tasks += [_service_task(v, o) for v in [*pending, verb]]
         pending, i = [], i + size
     return tasks
+
+
+# Words after "and" that start a clause of their own, not a second object.
+_NOT_OBJECT = frozenset({"then", "also", "you", "they", "if", "when", "help", "ask", "make", "let", "always",
+                         "never", "do", "don't", "please", "we", "i", "it", "not"})
+
+
+def _conjunct(tokens: list[str], start: int, obj: str) -> list[str]:
+    """A second object sharing the verb: "schedule vaccinations and check-ups" (not "appointments
+    for check-ups and cleanings", whose "and" is inside the first object's phrase)."""
+    if any(w.lower() in ("for", "of", "on", "in", "at", "with", "from", "to", "about") for w in obj.split()):
+        return []
+    end = start + len(obj.split())
+    if end + 1 >= len(tokens) or tokens[end].lower() not in ("and", "or"):
+        return []
+    nxt = tokens[end + 1].lower()
+    if nxt in _SERVICE_VERBS or nxt in _OFFER_VERBS or nxt in _GIVE_VERBS or nxt in _NOT_OBJECT:
+        return []
+    second = _object_after(tokens, end + 1)
+    return [second] if second and len(second.split()) <= 4 and second.split()[0].lower() not in _PRONOUNS else []
 
 
 def _service_task(verb: str, obj: str) -> TaskSpec:

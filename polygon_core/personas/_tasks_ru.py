@@ -61,8 +61,14 @@ def clean_object(obj: list[str]) -> list[str]:
 
 def head(obj: list[str]) -> list[str]:
     """The lemma of the object's first noun (its first word when it has none), for a task name."""
-    nouns = [parse(w)[0] for w in obj if parse(w)[1] == "NOUN"]
+    nouns = [_name_form(w) for w in obj if parse(w)[1] == "NOUN"]
     return nouns[:1] or [parse(w)[0] for w in obj[:1]]
+
+
+def _name_form(word: str) -> str:
+    # A plural the caller says as is («деньги», whose dictionary lemma is «деньга») stays plural.
+    tags = str(morph().parse(word.lower())[0].tag)
+    return word.lower() if "plur" in tags and ("nomn" in tags or "accs" in tags) else parse(word)[0]
 
 
 def make_task(verb: str, obj: list[str], kind: str = "success") -> TaskSpec:

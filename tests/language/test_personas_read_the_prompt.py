@@ -17,13 +17,13 @@ from polygon_core.personas._morph_ru import parse
 from polygon_core.personas._plan import DIFFICULTIES
 from polygon_core.personas._tasks_ru import caller_verb
 
-from .prompts import DENTAL_EN, PHARMACY_RU, PIZZA_RU, VET_EN
+from .prompts import CAR_SERVICE_RU, DENTAL_EN, LIBRARY_EN, PHARMACY_RU, PIZZA_RU, VET_EN
 
 # Words the goal templates add around a task read from the prompt.
 _TEMPLATE = {"get", "find", "out", "price", "talk", "real", "person", "put", "through", "want",
              "supervisor", "waived", "попросить", "поговорить", "хочу", "живым", "человеком", "чтобы",
              "меня", "соединили", "оператором", "сколько", "стоит", "узнать", "получить", "сделать",
-             "request", "much", "costs"}
+             "request", "much", "costs", "when", "report"}
 _DEMO_LEFTOVERS = re.compile(r"card expiry|northwind|broadband|account|postcode|contract|SW1A|M1 4BT",
                              re.IGNORECASE)
 
@@ -73,19 +73,19 @@ def test_the_pharmacy_prompt_is_read_in_russian() -> None:
 
 
 @pytest.mark.parametrize(("prompt", "language", "least_tasks"),
-                         [(DENTAL_EN, "en", 5), (PHARMACY_RU, "ru", 5), (VET_EN, "en", 4), (PIZZA_RU, "ru", 4)],
-                         ids=["dental-en", "pharmacy-ru", "vet-en", "pizza-ru"])
+                         [(DENTAL_EN, "en", 5), (PHARMACY_RU, "ru", 5), (VET_EN, "en", 4), (PIZZA_RU, "ru", 4),
+                          (LIBRARY_EN, "en", 7), (CAR_SERVICE_RU, "ru", 9)],
+                         ids=["dental-en", "pharmacy-ru", "vet-en", "pizza-ru", "library-en", "car-service-ru"])
 def test_every_persona_comes_from_its_prompt_in_its_language(prompt: str, language: str, least_tasks: int) -> None:
     reading = read_prompt(prompt)
     result = generate_offline(prompt, count=24)
     assert len(result.personas) >= 20
-    asked = set(reading.facts) | {"slot", "amount", "charge_date"}
+    facts = {t.name: t.facts for t in reading.tasks + reading.refusal_tasks}
     for persona, cell in zip(result.personas, result.cells, strict=True):
         assert persona.traits.language == language
         assert _from_prompt(persona.goal, prompt) == [], persona.goal
-        assert set(persona.ground_truth) <= asked
-        assert set(persona.ground_truth) | {u.replace(" ", "_") for u in persona.unknown} >= {
-            k for k in reading.facts if k != "amount"}
+        # The ground truth is exactly the facts asked for the persona's task (name when none says who).
+        assert set(persona.ground_truth) | {u.replace(" ", "_") for u in persona.unknown} == set(facts[str(cell.task)])
         text = persona.model_dump_json()
         assert not _DEMO_LEFTOVERS.search(text), text
         assert persona_id(persona, cell.task).startswith(cell.task.replace("_", "-") + "-")
@@ -93,10 +93,10 @@ def test_every_persona_comes_from_its_prompt_in_its_language(prompt: str, langua
             assert re.search(r"[а-яё]", persona.goal) and not re.search(r"[a-z]", persona.goal)
             if "name" in persona.ground_truth:
                 assert re.fullmatch(r"[А-ЯЁ][а-яё]+ [А-ЯЁ][а-яё]+ [А-ЯЁ][а-яё]+", str(persona.ground_truth["name"]))
-            assert str(persona.ground_truth["phone"]).startswith("+7 9")
+            assert str(persona.ground_truth.get("phone", "+7 9")).startswith("+7 9")
         else:
             assert not re.search(r"[а-яё]", text)
-            assert str(persona.ground_truth["phone"]).startswith("(512) 555-01")
+            assert str(persona.ground_truth.get("phone", "(512) 555-01")).startswith("(512) 555-01")
     tasks = {c.task for c in result.cells}
     assert len(tasks) >= least_tasks  # ids name many tasks, not one task word
     assert {p.intended_outcome for p in result.personas} == set(reading.outcomes)
