@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-from polygon_core.models import CALLER_TYPES, OUTCOMES
+from polygon_core.models import CALLER_TYPES, OUTCOMES, Outcome
 from polygon_core.personas import generate_offline, read_prompt
 from polygon_core.personas._plan import DIFFICULTIES, task_plan
 
@@ -84,7 +84,7 @@ def test_a_dozen_personas_call_about_every_task_with_its_own_facts(prompt: str, 
 
 
 def test_the_task_plan_covers_types_outcomes_and_difficulties_and_is_seeded() -> None:
-    items = [("renew", "success"), ("hold", "success"), ("patron", "refusal"), ("desk", "transfer"),
+    items: list[tuple[str, Outcome]] = [("renew", "success"), ("hold", "success"), ("patron", "refusal"), ("desk", "transfer"),
              ("call", "callback"), ("hours", "success"), ("fees", "success")]
     plan = task_plan(5 * len(CALLER_TYPES) * len(items), items)
     assert {(c.type, c.outcome, c.difficulty) for c in plan} == {
