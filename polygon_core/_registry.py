@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+import threading
 from collections.abc import Callable, Iterator
 from importlib import metadata
 from typing import Generic, TypeVar
@@ -33,7 +34,8 @@ class Registry(Generic[T]):
         self.what, self.builtins = what, builtins
         self.submodules, self.first, self.plugins = submodules, first, plugins
         self.entries: dict[str, T] = {}
-        self._builtins_loaded = False
+        self._builtins_loaded = self._loading = False
+        self._lock = threading.RLock()
 
     def register(self, name: str) -> Callable[[T], T]:
         """Register the decorated entry under `name` (a name registered twice is an error)."""
@@ -53,16 +55,19 @@ class Registry(Generic[T]):
     def loaded(self) -> dict[str, T]:
         """Every entry, the built-ins included (imported on first use, so a lookup never misses one)."""
         if not self._builtins_loaded:  # lookups sit on hot paths (a gate per judgment): import once
-            # Set first: a module imported here that looks an entry up must not start this again.
-            self._builtins_loaded = True
-            try:
-                for module in self._builtin_modules():
-                    importlib.import_module(module)
-                if self.plugins:
-                    self._load_plugins(self.plugins)
-            except BaseException:
-                self._builtins_loaded = False  # the next lookup raises the same error again
-                raise
+            # Another thread's first lookup waits for this one; a module imported here that looks an
+            # entry up (same thread, re-entrant lock) gets the entries so far instead of a second load.
+            with self._lock:
+                if not self._builtins_loaded and not self._loading:
+                    self._loading = True
+                    try:
+                        for module in self._builtin_modules():
+                            importlib.import_module(module)
+                        if self.plugins:
+                            self._load_plugins(self.plugins)
+                        self._builtins_loaded = True
+                    finally:
+                        self._loading = False  # after a failure the next lookup raises it again
         return self.entries
 
     def _builtin_modules(self) -> list[str]:
