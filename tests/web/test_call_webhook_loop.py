@@ -15,6 +15,7 @@ import pytest
 
 from polygon.web import _webhooks, create_app
 from polygon_core.adapters.settings import load_settings
+from tests.orchestration.test_call_arrivals import _vapi_report
 
 REPO = Path(__file__).resolve().parents[2]
 AGENT = REPO / "polygon_core" / "demo" / "agents" / "agent_v1.yaml"
@@ -22,14 +23,7 @@ SECRET = "vapi-server-secret-for-tests"
 
 
 def _report(call_id: str) -> bytes:
-    return json.dumps({"message": {
-        "type": "end-of-call-report", "endedReason": "customer-ended-call",
-        "startedAt": "2024-05-06T13:20:00.000Z", "endedAt": "2024-05-06T13:21:00.000Z",
-        "call": {"id": call_id, "assistantId": "asst-billing", "type": "inboundPhoneCall"},
-        "artifact": {"messages": [
-            {"role": "bot", "message": "Northwind billing, how can I help?", "time": 1714999201000},
-            {"role": "user", "message": "What is my late fee?", "time": 1714999206000},
-            {"role": "bot", "message": "The late fee is 15 dollars.", "time": 1714999212000}]}}}).encode()
+    return json.dumps(_vapi_report(call_id)).encode()
 
 
 @pytest.fixture
