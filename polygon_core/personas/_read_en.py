@@ -40,7 +40,8 @@ _WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*|\d+(?:[.,]\d+)?|[,:;()]")
 _SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
 _TRANSFER = re.compile(r"\b(?:transfer|refer|put (?:them|the caller) through|hand (?:over|the call))\s+"
                        r"(?:[a-z]+\s+){0,2}?to\s+((?:the|a|an|our)\s+[a-z][a-z -]{1,40}?)"
-                       r"(?=\s+(?:for|if|when|who|about)\b|[.,;:]|$)", re.IGNORECASE)
+                       r"(?=\s+(?:for|if|when|who|about|immediately|right away|now|at once|straight away)\b|[.,;:]|$)",
+                       re.IGNORECASE)
 _PRICE = re.compile(r"\b(?:price|cost|fee) of\s+((?:a|an|the)\s+[a-z][a-z -]{2,50}?)(?=[.,;:]|\s+is\b|$)",
                     re.IGNORECASE)
 _COSTS = re.compile(r"\b(?:a |an |the )?((?:[a-z]+ ){0,3}?[a-z]+)\s+costs?\s+(?=[$£€]\s?\d|\d)", re.IGNORECASE)
@@ -101,6 +102,8 @@ def _object_after(tokens: list[str], start: int) -> str:
 def _task_name(verb: str, obj: str) -> str:
     words: list[str] = []
     for w in obj.lower().split():
+        if w in ("or", "and"):
+            continue
         if w in ("for", "of", "from", "to", "with", "on", "in", "at", "by", "the", "same", "about"):
             if words:
                 break
@@ -131,7 +134,7 @@ def _service_tasks(sentence: str) -> list[TaskSpec]:
             pending.append(verb)
             i += size + 1
             continue
-        obj = _object_after(tokens, i + size)
+        obj = _modifiers(tokens, i + size, _object_after(tokens, i + size))
         if obj and obj.split()[0].lower() not in _PRONOUNS and not _INSTRUCTION.match(f"{verb} {obj}"):
             for o in [obj, *_conjunct(tokens, i + size, obj)]:
                 tasks += [_service_task(v, o) for v in [*pending, verb]]
@@ -156,7 +159,22 @@ def _conjunct(tokens: list[str], start: int, obj: str) -> list[str]:
     if nxt in _SERVICE_VERBS or nxt in _OFFER_VERBS or nxt in _GIVE_VERBS or nxt in _NOT_OBJECT:
         return []
     second = _object_after(tokens, end + 1)
-    return [second] if second and len(second.split()) <= 4 and second.split()[0].lower() not in _PRONOUNS else []
+    if not second or len(second.split()) > 4 or second.split()[0].lower() in _PRONOUNS:
+        return []
+    return [second]
+
+
+def _modifiers(tokens: list[str], start: int, obj: str) -> str:
+    """ "a lost or stolen card": an article and one word before "or" are the noun's modifiers, so
+    the object runs on to the noun."""
+    words = obj.split()
+    end = start + len(words)
+    if (len(words) == 2 and words[0].lower() in ("a", "an") and end + 1 < len(tokens)
+            and tokens[end].lower() in ("or", "and") and tokens[end + 1].lower() not in _NAME_STOP):
+        rest = _object_after(tokens, end + 1)
+        if rest and len(rest.split()) >= 2:
+            return f"{obj} {tokens[end].lower()} {rest}"
+    return obj
 
 
 def _service_task(verb: str, obj: str) -> TaskSpec:
@@ -271,7 +289,12 @@ def _imperative_task(text: str) -> list[TaskSpec]:
 def _sentence_tasks(sentence: str, parts: Parts, refusals: list[str], before: list[str]) -> list[TaskSpec]:
     only = _ONLY_IF.search(sentence)
     head = sentence[: only.start()] if only else sentence
-    tasks = _price_tasks(sentence) + _service_tasks(head) + _offer_tasks(sentence) + _cost_tasks(sentence)
+    service = _service_tasks(head)
+    said = {t.goals[0].split(" ", 1)[-1] for t in service} | {_singular(t.goals[0].split(" ", 1)[-1]) for t in service}
+    # "and arrange airport transfers" is a service already; offering it again would be a second task.
+    offers = [t for t in _offer_tasks(sentence) if t.goals[0].removeprefix("get ") not in said
+              and caller_object("", t.goals[0].removeprefix("get ")) not in said]
+    tasks = _price_tasks(sentence) + service + offers + _cost_tasks(sentence)
     tasks += stated_tasks(sentence) + _passive_tasks(sentence)
     if _TRANSFER.search(sentence):
         trigger = trigger_task(sentence, situation=not refusals and not _BACK.search(sentence))

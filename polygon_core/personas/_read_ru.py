@@ -30,10 +30,6 @@ _SERVICE = frozenset({"записывать", "записать", "бронир�
                       "оформить", "принимать", "принять", "отменять", "отменить", "переносить",
                       "перенести", "продлевать", "продлить", "заказывать", "заказать", "доставлять",
                       "проверять", "проверить", "резервировать", "зарезервировать"})
-# Verbs whose prohibition a caller asks for as «попросить <object>».
-_GIVE = frozenset({"давать", "дать", "советовать", "посоветовать", "рекомендовать", "сообщать",
-                   "сообщить", "называть", "назвать", "говорить", "сказать", "обещать", "пообещать",
-                   "ставить", "поставить", "выдавать", "выдать", "раскрывать", "предлагать"})
 _OBJECT_STOP = frozenset({"и", "или", "а", "но", "если", "когда", "чтобы", "пока", "потому", "только",
                           "лишь", "затем", "потом"})
 _NEGATION = frozenset({"не", "никогда", "нельзя", "запрещено"})
@@ -42,7 +38,7 @@ _HANDOVER_WORDS = re.compile(r"перевод\w*|переключ\w*|перед�
                              r"администратор\w*|фармацевт\w*|врач\w*", re.IGNORECASE)
 _PRICE_VERB = re.compile(r"([А-ЯЁа-яё][а-яё]+(?:\s+[а-яё]+){0,3}?)\s+сто(?:ит|ят)\s+(\d[\d\s]*)\s*(?:руб|₽)",
                          re.IGNORECASE)
-_PRICE_NOUN = re.compile(r"\b(?:стоимость|цена|цену|стоимости)\s+([а-яё]+(?:\s+[а-яё]+){0,3}?)(?=[.,;:—–-]|\s+[-—–]|\s+\d|$)",
+_PRICE_NOUN = re.compile(r"(?<!\bо )(?<!\bоб )\b(?:стоимость|цена|цену|стоимости)\s+([а-яё]+(?:\s+[а-яё]+){0,3}?)(?=[.,;:—–-]|\s+[-—–]|\s+\d|$)",
                          re.IGNORECASE)
 _MONEY = re.compile(r"(\d[\d\s]*(?:[.,]\d+)?)\s*(?:руб|₽)", re.IGNORECASE)
 _ONLY = re.compile(r"\b(?:только|лишь)\s+(?:при\s+наличии|при|с|после)\s+([а-яё]+(?:\s+[а-яё]+)?)",
@@ -135,6 +131,9 @@ def _offer_tasks(tokens: list[str], lemmas: list[str]) -> list[TaskSpec]:
     return tasks
 
 
+# Prohibited verbs whose object is what the caller asks for («не давай советов» → «попросить советов»);
+# other verbs stay in the goal, perfective («не назначайте лекарства» → «попросить назначить лекарства»).
+_GIVE_THING = frozenset({"давать", "дать", "выдавать", "выдать", "предлагать", "предложить", "обещать", "пообещать"})
 # Prohibited verbs of telling: what the agent must not say, the caller wants to find out.
 _TELL = frozenset({"сообщать", "сообщить", "называть", "назвать", "говорить", "сказать", "раскрывать", "раскрыть",
                    "разглашать", "разгласить", "рассказывать", "рассказать"})
@@ -159,7 +158,8 @@ def _refusals(sentence: str, tokens: list[str], lemmas: list[str]) -> list[str]:
         if not obj:
             continue
         said = "узнать" if verb in _TELL else "попросить"
-        goal = " ".join([said, *obj]) if verb in _GIVE else " ".join(["попросить", caller_verb(verb), *obj])
+        goal = " ".join([said, *obj]) if verb in _GIVE_THING or verb in _TELL else " ".join(
+            ["попросить", caller_verb(verb), *obj])
         out.append(_ON_THE_PHONE.sub("", goal))
     only = _ONLY.search(sentence)
     if only:

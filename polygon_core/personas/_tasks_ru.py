@@ -26,7 +26,10 @@ PERFECTIVE = {"записывать": "записать", "записывать�
               "вызывать": "вызвать", "менять": "поменять", "изменять": "изменить", "блокировать": "заблокировать",
               "регистрировать": "зарегистрировать", "подключать": "подключить", "возвращать": "вернуть",
               "подбирать": "подобрать", "выдавать": "выдать", "узнавать": "узнать", "получать": "получить",
-              "восстанавливать": "восстановить", "продавать": "купить", "рассчитывать": "рассчитать"}
+              "восстанавливать": "восстановить", "продавать": "купить", "рассчитывать": "рассчитать",
+              "назначать": "назначить", "ставить": "поставить", "советовать": "посоветовать",
+              "рекомендовать": "порекомендовать", "давать": "дать", "обещать": "пообещать",
+              "показывать": "показать", "присылать": "прислать", "отправлять": "отправить"}
 _REFLEXIVE = {"записать": "записаться"}
 # The agent's verbs in the caller's words: the agent «сообщает», the caller «узнаёт».
 CALLER_VERB = {"сообщить": "узнать", "сообщать": "узнать", "рассказать": "узнать", "рассказывать": "узнать",
@@ -35,6 +38,7 @@ CALLER_VERB = {"сообщить": "узнать", "сообщать": "узна
 _CLIENT = frozenset({"пациент", "клиент", "покупатель", "абонент", "звонящий", "гость", "посетитель", "владелец"})
 # Nouns after «по» that name a lookup key («по номеру», «по фамилии»), not part of the goal.
 _KEY_HEADS = frozenset({"номер", "телефон", "фамилия", "паспорт", "имя", "адрес", "код"})
+_WHOM = _CLIENT | {"питомец", "животное", "ребёнок", "ребенок", "собака", "кошка", "автомобиль", "машина"}
 _DROP_POS = frozenset({"PRTF", "ADVB"})
 _STOP_LEMMAS = frozenset({"уже", "также", "ещё", "еще", "пожалуйста"})
 
@@ -61,7 +65,8 @@ def clean_object(obj: list[str]) -> list[str]:
 
 def head(obj: list[str]) -> list[str]:
     """The lemma of the object's first noun (its first word when it has none), for a task name."""
-    nouns = [_name_form(w) for w in obj if parse(w)[1] == "NOUN"]
+    # Whom the service is for («питомца», «ребёнка») names no task: what it is («на приём») does.
+    nouns = [_name_form(w) for w in obj if parse(w)[1] == "NOUN" and parse(w)[0] not in _WHOM]
     return nouns[:1] or [parse(w)[0] for w in obj[:1]]
 
 
@@ -97,7 +102,8 @@ def conjuncts(tokens: list[str], start: int, first: list[str]) -> list[list[str]
             j += 1
         if not words or parse(words[0])[1] not in ("NOUN", "ADJF", "PREP") or words[0].lower() in ("если", "когда"):
             break
-        out.append(words if parse(words[0])[1] == "PREP" else prep + words)
+        # «записать питомца на приём или на вакцинацию»: the direct object is shared too.
+        out.append([w for w in prep if parse(w)[1] != "PREP"] + words if parse(words[0])[1] == "PREP" else prep + words)
         i = j
     return out
 
