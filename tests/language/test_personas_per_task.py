@@ -14,7 +14,7 @@ from polygon_core.models import CALLER_TYPES, OUTCOMES, Outcome
 from polygon_core.personas import generate_offline, read_prompt
 from polygon_core.personas._plan import DIFFICULTIES, task_plan
 
-from .prompts import CAR_SERVICE_RU, LIBRARY_EN
+from .prompts import BANK_CARDS_EN, CAR_SERVICE_RU, COURIER_RU, HOTEL_EN, LIBRARY_EN, VET_RU
 
 Tasks = dict[str, tuple[str, str, tuple[str, ...]]]
 
@@ -39,8 +39,54 @@ CAR_SERVICE_TASKS: Tasks = {
     "otmenit_zapis": ("success", "отменить запись", ("phone",)),
     "sroki_remonta": ("refusal", "узнать сроки ремонта двигателя", ("name",)),
 }
-CASES = [(LIBRARY_EN, LIBRARY_TASKS), (CAR_SERVICE_RU, CAR_SERVICE_TASKS)]
-IDS = ["library-en", "car-service-ru"]
+# The four held-out prompts, pinned as the readers first read them after the fixes they found
+# (see tests/language/prompts.py).
+_STAY = ("name", "check_in_date", "number_of_nights", "email")
+HOTEL_TASKS: Tasks = {
+    "book_room": ("success", "book a room", _STAY),
+    "change_date": ("success", "change the dates of my reservation", (*_STAY, "reference")),
+    "arrange_airport_transfer": ("success", "arrange an airport transfer", ("name",)),
+    "price_double_room": ("success", "find out how much a double room costs", ("name",)),
+    "ask_breakfast": ("success", "find out how much breakfast is", ("name",)),
+    "ask_check_in": ("success", "find out when check-in is", ("name",)),
+    "ask_check_out": ("success", "find out when check-out is", ("name",)),
+    "complain_past_stay": ("transfer", "complain about a past stay", ("name",)),
+    "sea_view": ("refusal", "get a sea view room", ("name",)),
+}
+_VERIFIED = ("card_last4", "postcode", "maiden_name")
+BANK_TASKS: Tasks = {
+    "block_lost_stolen": ("success", "block a lost or stolen card", _VERIFIED),
+    "order_replacement_card": ("success", "order a replacement card", _VERIFIED),
+    "ask_recent_card": ("success", "ask about my recent card transactions", _VERIFIED),
+    "price_replacement_card": ("success", "find out how much a replacement card costs", _VERIFIED),
+    "callback": ("callback", "get a callback from a credit specialist", _VERIFIED),
+    "report_fraud": ("transfer", "report fraud", _VERIFIED),
+    "raise_credit": ("refusal", "raise a credit limit", _VERIFIED),
+}
+COURIER_TASKS: Tasks = {
+    "otsledit_posylka": ("success", "отследить посылку", ("name", "tracking_number")),
+    "vyzvat_kurer": ("success", "вызвать курьера для отправки", ("name", "address", "weight", "slot")),
+    "izmenit_adres": ("success", "изменить адрес доставки", ("name",)),
+    "tsena_dostavka": ("success", "узнать, сколько стоит доставка по городу", ("name",)),
+    "tsena_srochnyy": ("success", "узнать, сколько стоит срочная доставка", ("name",)),
+    "poluchit_kompensatsiya": ("transfer", "получить компенсацию", ("name",)),
+    "poluchatel_posylki": ("refusal", "узнать, кто получатель посылки", ("name",)),
+}
+_PET = ("name", "pet_name", "species", "phone")
+VET_TASKS: Tasks = {
+    "zapisat_priem": ("success", "записать питомца на приём к терапевту", _PET),
+    "zapisat_vaktsinatsiya": ("success", "записать питомца на вакцинацию", _PET),
+    "uznat_stoimost": ("success", "узнать о стоимости услуг", _PET),
+    "perenesti_priem": ("success", "перенести приём на другой день", _PET),
+    "tsena_pervichnyy": ("success", "узнать, сколько стоит первичный приём", _PET),
+    "tsena_vaktsinatsiya": ("success", "узнать, сколько стоит вакцинация", _PET),
+    "soobshchit_soznanie": ("transfer", "сообщить, что животное без сознания или сильно кровоточит", _PET),
+    "postavit_diagnozy": ("refusal", "попросить поставить диагнозы", _PET),
+    "naznachit_lekarstva": ("refusal", "попросить назначить лекарства", _PET),
+}
+CASES = [(LIBRARY_EN, LIBRARY_TASKS), (CAR_SERVICE_RU, CAR_SERVICE_TASKS), (HOTEL_EN, HOTEL_TASKS),
+         (BANK_CARDS_EN, BANK_TASKS), (COURIER_RU, COURIER_TASKS), (VET_RU, VET_TASKS)]
+IDS = ["library-en", "car-service-ru", "hotel-en", "bank-cards-en", "courier-ru", "vet-ru"]
 # Formats of the values the prompts ask for, by key.
 FORMATS = {
     "card_number": r"\d{4} \d{4} \d{4} \d{4}",
@@ -48,6 +94,12 @@ FORMATS = {
     "licence_plate": r"[АВЕКМНОРСТУХ]\d{3}[АВЕКМНОРСТУХ]{2} \d{2,3}",
     "car_make": r"[А-ЯЁ][а-яё]+ [А-ЯЁ][а-яё]+",
     "phone": r"\+7 9\d\d \d{3}-\d\d-\d\d",
+    "card_last4": r"\d{4}",
+    "postcode": r"\d{5}",
+    "tracking_number": r"\d{10}",
+    "weight": r"\d кг",
+    "email": r"[a-z]+\d+@example\.com",
+    "check_in_date": r"\d{1,2} [A-Z][a-z]+",
 }
 
 
@@ -61,11 +113,18 @@ def test_every_task_has_its_goal_and_the_facts_asked_for_it(prompt: str, tasks: 
     assert _tasks(prompt) == tasks
 
 
-def test_the_handovers_are_read_in_their_language() -> None:
-    library, car = read_prompt(LIBRARY_EN), read_prompt(CAR_SERVICE_RU)
-    assert (library.handovers, library.outcomes) == (("the circulation desk",), ("success", "refusal", "transfer"))
-    assert (car.handovers, car.outcomes) == (("старший мастер",), ("success", "refusal", "transfer"))
-    assert car.amounts == (1500.0, 2400.0)
+@pytest.mark.parametrize(("prompt", "handovers", "outcomes"), [
+    (LIBRARY_EN, ("the circulation desk",), ("success", "refusal", "transfer")),
+    (CAR_SERVICE_RU, ("старший мастер",), ("success", "refusal", "transfer")),
+    (HOTEL_EN, ("the duty manager",), ("success", "refusal", "transfer")),
+    (BANK_CARDS_EN, ("the fraud team",), OUTCOMES),
+    (COURIER_RU, ("отдел претензий",), ("success", "refusal", "transfer")),
+    (VET_RU, ("дежурный врач",), ("success", "refusal", "transfer")),
+], ids=IDS)
+def test_the_handovers_are_read_in_their_language(prompt: str, handovers: tuple[str, ...],
+                                                   outcomes: tuple[str, ...]) -> None:
+    reading = read_prompt(prompt)
+    assert (reading.handovers, reading.outcomes) == (handovers, outcomes)
 
 
 @pytest.mark.parametrize(("prompt", "tasks"), CASES, ids=IDS)
@@ -73,6 +132,7 @@ def test_a_dozen_personas_call_about_every_task_with_its_own_facts(prompt: str, 
     result = generate_offline(prompt, count=12)
     named = [c.task for c in result.cells]
     assert set(named[: len(tasks)]) == set(tasks)  # every task before any repeats
+    assert {p.type for p in result.personas} == set(CALLER_TYPES)
     for persona, cell in zip(result.personas, result.cells, strict=True):
         kind, goal, facts = tasks[str(cell.task)]
         assert (persona.goal, persona.intended_outcome) == (goal, kind)
