@@ -1,6 +1,7 @@
 """Simulated callers' personas: generated from the agent's prompt, tied to its version, fault-checked.
 
     plan = generation_plan(12, seed=0)                       # type × outcome × difficulty cells
+    plan = task_plan(12, [("book_room", "success"), ...])    # … dealt over the prompt's tasks
     result = generate_offline(prompt, count=12)              # deterministic, no model
     result = await generate_with_model(model, prompt)        # one structured request per persona
     faults = simulator_faults(conversation, persona)         # the caller's own faults
@@ -26,7 +27,7 @@ from ._model import (
     persona_schema,
 )
 from ._offline import generate_offline, persona_for_cell, persona_id
-from ._plan import DIFFICULTIES, generation_plan
+from ._plan import DIFFICULTIES, generation_plan, task_plan
 from ._reading import PromptReading, read_prompt
 from ._types import (
     PERSONA_STATUSES,
@@ -64,4 +65,5 @@ __all__ = [
     "premature_end",
     "read_prompt",
     "simulator_faults",
+    "task_plan",
 ]

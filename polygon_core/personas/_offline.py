@@ -1,11 +1,12 @@
 """The offline persona generator: personas derived from the agent's prompt, deterministically.
 
 It reads the prompt in its language for the tasks the agent handles, the facts it asks for, what it
-must refuse and whom it hands over to (see `read_prompt`), then fills each plan cell with a persona:
-a goal from one of the prompt's own tasks (or refusals) for the cell's outcome, in the prompt's
-language; ground truth for every fact the agent will ask, with seeded values in the formats of the
-prompt's country (`_values`); what the caller does not know and keeps back; and speaking traits for
-its type and difficulty. Same prompt, count and seed → same personas.
+must refuse and whom it hands over to (see `read_prompt`), deals the plan over every (task, outcome)
+the prompt gives a caller before any repeats (`task_plan`), then fills each cell with a persona: the
+task's goal in the prompt's language and the caller's words; ground truth for exactly the facts the
+prompt asks for that task (a name when none says who the caller is), with seeded values in the
+formats of the prompt's country (`_values`); what the caller does not know and keeps back; and
+speaking traits for its type and difficulty. Same prompt, count and seed → same personas.
 """
 
 from __future__ import annotations

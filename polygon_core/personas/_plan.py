@@ -1,4 +1,8 @@
-"""The generation plan: which (caller type, intended outcome, difficulty) cells to make personas for."""
+"""The generation plan: which (caller type, intended outcome, difficulty) cells to make personas for.
+
+`generation_plan` deals cells over outcomes (the model generator's plan); `task_plan` deals them over
+the (task, outcome) items a prompt gives a caller, so a dozen personas call about a dozen tasks.
+"""
 
 from __future__ import annotations
 
