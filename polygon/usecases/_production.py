@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TextIO
 from urllib.parse import unquote, urlparse
 from uuid import uuid4
 
@@ -24,7 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from polygon_core._hashing import content_hash
 from polygon_core.adapters.settings import PolygonSettings
-from polygon_core.adapters.storage import ImportLedger
+from polygon_core.adapters.storage import ImportedRecord, ImportLedger
 from polygon_core.files import agent_version, load_agent
 from polygon_core.imports import (
     ImportedCall,
@@ -262,7 +262,7 @@ def _store_batch(stores: Stores, ledger: ImportLedger, calls: Sequence[ImportedC
         return
     known = ledger.known(source, [c.external_id for c in calls])
     here: dict[str, int] = {}
-    rows: list[dict[str, Any]] = []
+    rows: list[ImportedRecord] = []
     lines: list[str] = []
     originals: list[str] = []
     now = datetime.now(UTC).isoformat()
@@ -286,12 +286,11 @@ def _store_batch(stores: Stores, ledger: ImportLedger, calls: Sequence[ImportedC
         redacted = redact_conversation(conversation, Redactor(redaction))
         if redaction.keep_originals:
             originals.append(conversation.model_dump_json())
-        rows.append({"source": source, "external_id": call.external_id,
-                     "conversation_id": conversation.id,
-                     "started_at": call.started_at, "scenario_id": conversation.scenario_id,
-                     "agent_name": agent.name, "agent_version": agent.version,
-                     "turn_count": len(conversation.turns), "artifact_uri": f"{uri}#{len(lines)}",
-                     "batch": batch, "file": location, "line": call.line, "imported_at": now})
+        rows.append(ImportedRecord(
+            source=source, external_id=call.external_id, conversation_id=conversation.id,
+            started_at=call.started_at, scenario_id=conversation.scenario_id, agent_name=agent.name,
+            agent_version=agent.version, turn_count=len(conversation.turns),
+            artifact_uri=f"{uri}#{len(lines)}", batch=batch, file=location, line=call.line))
         lines.append(redacted.model_dump_json())
     if not rows:
         return
@@ -300,7 +299,7 @@ def _store_batch(stores: Stores, ledger: ImportLedger, calls: Sequence[ImportedC
         stores.artifacts.put_text(import_key(source, part, original=True), "\n".join(originals) + "\n")
     stores.artifacts.put_text(import_key(source, part), "\n".join(lines) + "\n")
     _record_agent(stores, source, agent)
-    inserted = ledger.add(rows)
+    inserted = ledger.add(rows, imported_at=now)
     summary.imported += inserted
     summary.duplicates += len(rows) - inserted  # another import stored them meanwhile
 

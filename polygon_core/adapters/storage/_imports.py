@@ -72,12 +72,13 @@ class ImportLedger:
         with self.engine.connect() as connection:
             return {row.external_id: _record(row) for row in connection.execute(query)}
 
-    def add(self, rows: Iterable[dict[str, Any]]) -> int:
-        """Insert rows (one transaction); a (source, external id) already there is skipped.
+    def add(self, records: Iterable[ImportedRecord], *, imported_at: str) -> int:
+        """Insert records imported at `imported_at` (ISO text), in one transaction; a (source,
+        external id) already there is skipped.
 
         Returns how many were inserted. Two imports racing on one conversation cannot both add it.
         """
-        values = list(rows)
+        values = [{**dataclasses.asdict(record), "imported_at": imported_at} for record in records]
         if not values:
             return 0
         with self.engine.connect() as connection:
