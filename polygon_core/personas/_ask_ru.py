@@ -76,9 +76,13 @@ def russian_asks(tokens: list[str], lemmas: list[str]) -> list[Ask]:
         if not asking or not addressed(tok) or (i and lemmas[i - 1] in _NEGATION):
             continue
         items, end = _items(tokens[i + 1:])
-        keys = [k for k in (_key(it, lemmas[i] in _CHECK) for it in items) if k]
-        if keys:
+        named = {}
+        for it in items:
+            key = _key(it, lemmas[i] in _CHECK)
+            if key and key not in named:
+                named[key] = " ".join(w.lower() for w in it if w[:1].isalnum())
+        if named:
             tail = tokens[i + 1 + end:]
             tail = tail if tail and tail[0].lower() in _PURPOSE else []
-            asks.append(Ask(tuple(dict.fromkeys(keys)), _scope(tokens[:i] + tail)))
+            asks.append(Ask(tuple(named), _scope(tokens[:i] + tail), tuple(named.values())))
     return asks

@@ -90,6 +90,7 @@ class Ask:
 
     keys: tuple[str, ...]
     scope: tuple[str, ...] = ()  # word stems; empty: for every task
+    names: tuple[str, ...] = ()  # the prompt's own words for each key, where kept («марку автомобиля»)
 
 
 def stem(word: str) -> str:

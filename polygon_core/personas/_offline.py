@@ -109,7 +109,7 @@ def persona_for_cell(cell: PlanCell, reading: PromptReading, *, prompt_version: 
         if extra:
             missing = extra[rng.randrange(len(extra))]
             truth.pop(missing)
-            unknown.append(missing.replace("_", " "))
+            unknown.append(_unknown_name(missing, reading))
     hidden = [k for k in _HIDEABLE if k in truth and (cell.type == "distrustful" or cell.difficulty >= 4)][:1]
     name = f"{cell.type}_{task.name}_{cell.outcome}_d{cell.difficulty}"
     persona = Persona(name=name, type=cell.type, intended_outcome=cell.outcome,
@@ -118,6 +118,13 @@ def persona_for_cell(cell: PlanCell, reading: PromptReading, *, prompt_version: 
                       traits=_traits(cell.type, cell.difficulty, reading.language),
                       prompt_version=prompt_version)
     return persona, task.name
+
+
+def _unknown_name(key: str, reading: PromptReading) -> str:
+    """What a caller calls a fact it does not know: in Russian the prompt's own words («марку
+    автомобиля»), which the caller says and recognises; else the key's words ("order number")."""
+    names = dict(reading.fact_names)
+    return names[key] if reading.language == "ru" and key in names else key.replace("_", " ")
 
 
 def _task_for(cell: PlanCell, reading: PromptReading, index: int) -> TaskSpec:

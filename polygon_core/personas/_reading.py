@@ -52,6 +52,7 @@ class PromptReading:
     amounts: tuple[float, ...] = ()
     refusal_tasks: tuple[TaskSpec, ...] = ()
     transferred: tuple[str, ...] = ()  # refusals the prompt hands over rather than refuses
+    fact_names: tuple[tuple[str, str], ...] = ()  # (key, the prompt's words for it), where kept
 
 
 def _unique(items: list[str]) -> tuple[str, ...]:
@@ -144,4 +145,6 @@ def read_prompt(prompt: str, language: str | None = None) -> PromptReading:
                          restrictions=refusals, language=lang, locale=detect_locale(prompt, lang),
                          refusals=refusals, handovers=_unique(parts.handovers),
                          policies=_unique(parts.policies), amounts=tuple(dict.fromkeys(parts.amounts)),
-                         refusal_tasks=refusal_tasks, transferred=_unique(parts.transferred))
+                         refusal_tasks=refusal_tasks, transferred=_unique(parts.transferred),
+                         fact_names=tuple({k: n for a in reversed(parts.asks) for k, n in zip(a.keys, a.names,
+                                                                                            strict=False)}.items()))

@@ -130,13 +130,15 @@ def test_the_handovers_are_read_in_their_language(prompt: str, handovers: tuple[
 @pytest.mark.parametrize(("prompt", "tasks"), CASES, ids=IDS)
 def test_a_dozen_personas_call_about_every_task_with_its_own_facts(prompt: str, tasks: Tasks) -> None:
     result = generate_offline(prompt, count=12)
+    by_name = {name: key for key, name in read_prompt(prompt).fact_names}
     named = [c.task for c in result.cells]
     assert set(named[: len(tasks)]) == set(tasks)  # every task before any repeats
     assert {p.type for p in result.personas} == set(CALLER_TYPES)
     for persona, cell in zip(result.personas, result.cells, strict=True):
         kind, goal, facts = tasks[str(cell.task)]
         assert (persona.goal, persona.intended_outcome) == (goal, kind)
-        assert sorted([*persona.ground_truth, *(u.replace(" ", "_") for u in persona.unknown)]) == sorted(facts)
+        unknown = [by_name.get(u, u.replace(" ", "_")) for u in persona.unknown]
+        assert sorted([*persona.ground_truth, *unknown]) == sorted(facts)
         assert "slot" not in persona.ground_truth or "slot" in facts
         for key, value in persona.ground_truth.items():
             if key in FORMATS:
@@ -154,3 +156,12 @@ def test_the_task_plan_covers_types_outcomes_and_difficulties_and_is_seeded() ->
     assert task_plan(12, items, seed=2) == task_plan(12, items, seed=2) != task_plan(12, items)
     with pytest.raises(ValueError, match="at least one caller type and one task"):
         task_plan(3, [])
+
+
+def test_a_russian_caller_names_what_it_does_not_know_in_the_prompts_words() -> None:
+    reading = read_prompt(CAR_SERVICE_RU)
+    assert dict(reading.fact_names) == {"car_make": "марку автомобиля", "licence_plate": "госномер",
+                                        "slot": "удобную дату"}
+    result = generate_offline(CAR_SERVICE_RU, count=60)
+    unknown = {u for p in result.personas for u in p.unknown}
+    assert unknown and unknown <= {"марку автомобиля", "госномер"}  # a slot is never the unknown one

@@ -94,11 +94,13 @@ def test_every_persona_comes_from_its_prompt_in_its_language(prompt: str, langua
     result = generate_offline(prompt, count=24)
     assert len(result.personas) >= 20
     facts = {t.name: t.facts for t in reading.tasks + reading.refusal_tasks}
+    by_name = {name: key for key, name in reading.fact_names}
     for persona, cell in zip(result.personas, result.cells, strict=True):
         assert persona.traits.language == language
         assert _from_prompt(persona.goal, prompt) == [], persona.goal
         # The ground truth is exactly the facts asked for the persona's task (name when none says who).
-        assert set(persona.ground_truth) | {u.replace(" ", "_") for u in persona.unknown} == set(facts[str(cell.task)])
+        unknown = {by_name.get(u, u.replace(" ", "_")) for u in persona.unknown}
+        assert set(persona.ground_truth) | unknown == set(facts[str(cell.task)])
         # Keys are the prompt's own facts (checked above; a US ZIP code is the key `postcode`), so
         # the demo's words are looked for in what the caller says and knows.
         text = " ".join([persona.goal, *map(str, persona.ground_truth.values()), *persona.unknown])
