@@ -25,12 +25,6 @@ def parse(word: str) -> tuple[str, str]:
 
 
 @cache
-def tag(word: str) -> str:
-    """The full grammatical tag of a word's first reading («VERB,perf,tran plur,2per,impr»)."""
-    return str(morph().parse(word.lower())[0].tag)
-
-
-@cache
 def addressed(word: str) -> bool:
     """Whether a verb form speaks to the agent: an imperative («уточни») or «вы» («спросите»)."""
     return any("impr" in str(p.tag) or "2per" in str(p.tag) for p in morph().parse(word.lower()))
