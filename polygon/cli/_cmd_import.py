@@ -84,6 +84,8 @@ def grade_calls(source: Annotated[str, typer.Argument(
     if batch_judging and all(m in usecases.OFFLINE_NAMES for m in models):
         raise ValueError("--batch-judging needs a model judge or probe answerer (--judge-model / "
                          "--probe-model openai:… or anthropic:…); the offline ones have nothing to batch")
+    # A graded window resumes with its own models: another one named is refused here, in one line.
+    usecases.check_regrade(stores, source, since, until, judge_model=judge_model, probe_model=probe_model)
     quiet_prefect()
     from polygon.flows._production import grade_production_calls
 

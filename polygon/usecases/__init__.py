@@ -77,7 +77,13 @@ from ._grade import (
 )
 from ._production import AgentIdentity, ImportSummary, import_calls, import_file, list_source_files
 from ._production_grade import grade_production, judge_production, probe_production
-from ._production_runs import parse_window, plan_arrival_runs, plan_production_runs, production_run_info
+from ._production_runs import (
+    check_regrade,
+    parse_window,
+    plan_arrival_runs,
+    plan_production_runs,
+    production_run_info,
+)
 from ._replay import ReplayDiff, replay_conversation
 from ._results import chosen_judge, finish_run, result_rows, scorecard
 from ._run_steps import judge_in_run, probe_in_run
@@ -148,6 +154,7 @@ __all__ = [
     "batch_passes",
     "calibrate_run",
     "check_model_name",
+    "check_regrade",
     "chosen_judge",
     "collect_batch_pass",
     "compare_runs",

@@ -24,6 +24,7 @@ from ._runs import resolve_rubric
 __all__ = [
     "JudgeFn",
     "arrival_run_id",
+    "check_regrade",
     "parse_window",
     "plan_arrival_runs",
     "plan_production_runs",
@@ -86,6 +87,22 @@ def plan_production_runs(stores: Stores, source: str, since: str | date | None =
                  judge_model=judge_model, probe_model=probe_model)
 
 
+def check_regrade(stores: Stores, source: str, since: str | date | None = None,
+                  until: str | date | None = None, *, judge_model: str | None = None,
+                  probe_model: str | None = None) -> None:
+    """Refuse (ValueError) before anything runs when a window already graded would be graded again
+    with another judge or probe model named (`plan_production_runs` resumes a run with its own)."""
+    if not (judge_model or probe_model):
+        return
+    low, high = parse_window(since, until)
+    judge, probe = (_grader(judge_model) if judge_model else None), (_grader(probe_model) if probe_model else None)
+    versions = {rec.agent_version for rec in ImportLedger(stores.repo.engine).select(source, low, high)}
+    for version in sorted(versions):
+        run = stores.repo.get_run(production_run_id(source, low, high, version), exact=True)
+        if run is not None:
+            _check_models(run, judge, probe)
+
+
 def arrival_run_id(source: str, batch: str, version: str) -> str:
     """The run grading one batch of arrivals: re-running that import resumes the same run."""
     return f"prod-{slug(source)}-arrived-{content_hash(batch, 8)}-{version[:8]}"
@@ -118,7 +135,10 @@ def _plan(stores: Stores, source: str, records: Sequence[ImportedRecord], run_id
     out: list[tuple[Run, list[str]]] = []
     for (name, version), recs in sorted(groups.items()):
         run_id = run_id_for(version)
-        run = stores.repo.get_run(run_id, exact=True) or stores.repo.save_run(Run(
+        existing = stores.repo.get_run(run_id, exact=True)
+        if existing is not None:
+            _check_models(existing, judge if judge_model else None, probe if probe_model else None)
+        run = existing or stores.repo.save_run(Run(
             id=run_id, suite=f"production:{source}", agent_name=name, agent_version=version,
             rubric_version=rubric, seeds=[], source="production",
             models={"agent": f"production:{name}", "caller": "real-caller", "judge": judge, "probe": probe}))
@@ -144,6 +164,17 @@ def _store_calls(stores: Stores, run_id: str, records: Sequence[ImportedRecord],
         uri = stores.artifacts.put_text(transcript_key(run_id, conv.id), conv.model_dump_json())
         stores.repo.save_conversation(run_id, conv, artifact_uri=uri, assertions=not_applicable_assertions(),
                                       metrics=checks.metrics.model_dump(mode="json"))
+
+
+def _check_models(run: Run, judge: str | None, probe: str | None) -> None:
+    """A re-run resumes a graded window with the models it was graded by: a judge or probe model
+    asked for by name that differs is refused, not silently replaced by the stored one."""
+    for role, asked, fix in (("judge", judge, f"polygon rescore {run.id} --rubric {run.rubric_version} --judge"),
+                             ("probe", probe, f"polygon probe {run.id} --model")):
+        stored = run.models.get(role)
+        if asked is not None and stored is not None and asked != stored:
+            raise ValueError(f"{run.id} was already graded with {role} {stored}, not {asked}: "
+                             f"`{fix} {asked}` adds {asked}'s answers to it")
 
 
 def _grader(name: str) -> str:

@@ -35,6 +35,15 @@ def test_grade_calls_imports_a_folder_and_grades_the_window(polygon_home: Path, 
                                                 "--until", "2024-05-07", "--json"]).stdout)
     assert again["import"]["duplicates"] == 4 and again["runs"][0]["run_id"] == card["run_id"]
     assert len(stores.repo.list_conversations(card["run_id"])) == 3
+    # Another judge asked for by name on the graded window is refused, not replaced by the stored one.
+    other = "openai:gpt-4o-mini@http://127.0.0.1:9/v1"
+    refused = CliRunner().invoke(app, ["grade-calls", str(folder), "--since", "2024-05-06",
+                                       "--until", "2024-05-07", "--judge-model", other])
+    assert refused.exit_code == 2, refused.output
+    assert [ln for ln in refused.stderr.splitlines() if ln.strip()] == [
+        f"error: {card['run_id']} was already graded with judge offline-heuristic, not {other}: "
+        f"`polygon rescore {card['run_id']} --rubric v1 --judge {other}` adds {other}'s answers to it"]
+    assert {j.judge_model for j in stores.repo.judgments(card["run_id"])} == {"offline-heuristic"}
     stores.repo.close()
 
 
