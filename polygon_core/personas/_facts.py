@@ -25,7 +25,8 @@ KINDS: tuple[tuple[str, tuple[str, ...], tuple[tuple[str, ...], ...]], ...] = (
      (("телефон",), ("номер", "телефон"))),
     ("address", ("home address", "street address", "delivery address", "address"), (("адрес",),)),
     ("order_number", ("order number", "order id"), (("номер", "заказ"),)),
-    ("insurance_id", ("insurance member id", "member id", "insurance number", "insurance id", "policy number"),
+    # Only an insurer's member id is an insurance id; a gym's "member ID" is a fact of its own words.
+    ("insurance_id", ("insurance member id", "insurance number", "insurance id", "policy number"),
      (("полис",), ("снилс",))),
     ("reference", ("reference number", "booking reference", "confirmation number", "reference"),
      (("номер", "бронь"), ("номер", "брони"), ("номер", "бронирование"))),
@@ -54,6 +55,15 @@ IDENTITY = ("account_id", "postcode", "name", "email", "date_of_birth", "phone",
 # Items that name no fact of their own ("the caller's identity", "details").
 _VAGUE = frozenset({"identity", "details", "information", "info", "data", "it", "them", "that", "this",
                     "личность", "данные", "информация", "это"})
+
+
+# Words of a scope that mean "any change" ("before any change to a membership", «перед любым
+# изменением»), and the stems of the task verbs that make one: such a scope is for those tasks.
+CHANGE_WORDS = frozenset({"chang", "modif", "amend", "alter", "измен", "смена"})
+CHANGE_VERBS = frozenset({"chang", "updat", "freez", "unfre", "cance", "renew", "move", "resch", "modif", "amend",
+                          "suspe", "pause", "upgra", "downg", "close", "repla", "edit", "remov", "termi", "switc",
+                          "block", "измен", "помен", "смени", "отмен", "перен", "продл", "замор", "размо", "обнов",
+                          "приос", "забло", "закры", "удали", "расто"})
 
 
 def known_key_en(item: str) -> str | None:

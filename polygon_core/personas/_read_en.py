@@ -49,6 +49,10 @@ _COSTS = re.compile(r"\b(?:a |an |the )?((?:[a-z]+ ){0,3}?[a-z]+)\s+costs?\s+(?=
 # "ask about X", "take refill requests" is "request a refill".
 _CALLER_SIDE = ((re.compile(r"^answer (?:any |all |simple )?questions? (about|on) ", re.I), r"ask \1 "),
                 (re.compile(r"^take (?:an? |the )?(.+?) requests?$", re.I), r"request a \1"),
+                (re.compile(r"^take (?:an? |the )?([a-z]+) bookings?$", re.I), r"book a \1"),
+                (re.compile(r"^take (?:an? |the )?([a-z]+) reservations?$", re.I), r"reserve a \1"),
+                (re.compile(r"^take (?:an? |the )?([a-z]+) orders?$", re.I), r"order a \1"),
+                (re.compile(r"^take (?:an? |the )?(?:bookings?|reservations?)\b", re.I), "make a booking"),
                 (re.compile(r"^take (?:an? |the )?orders?\b", re.I), "place an order"),
                 (re.compile(r"^(?:tell|quote|give) (?:callers?|customers?|patients?|clients?|guests?|people|them) ", re.I),
                  "find out "),
@@ -87,16 +91,40 @@ def _singular(phrase: str) -> str:
     return " ".join([article, head, *words[1:]])
 
 
+_IN_PHRASE = frozenset({"for", "of", "on", "in", "at", "with", "from", "about"})
+
+
 def _object_after(tokens: list[str], start: int) -> str:
     out: list[str] = []
-    for tok in tokens[start:]:
+    limit = 8
+    for k, tok in enumerate(tokens[start:], start):
         low = tok.lower()
-        if tok in ",:;()" or low in _OBJECT_STOP or len(out) >= 8:
+        if tok in ",:;()" or len(out) >= limit:
             break
+        if low in _OBJECT_STOP:
+            if not _inner_and(tokens, k, out):
+                break
+            limit = len(out) + 4  # the joined nouns run to the end of the clause
         out.append(tok)
     while out and out[-1].lower() in _NAME_STOP:
         out.pop()
     return _OWNER.sub("my", " ".join(out))
+
+
+def _inner_and(tokens: list[str], k: int, out: list[str]) -> bool:
+    """Whether the "and"/"or" at `k` joins two nouns inside the object's own prepositional phrase
+    ("the class timetable for the Leeds and York clubs"): a short run of words to the end of the
+    clause, none of them a verb or a clause of its own."""
+    if tokens[k].lower() not in ("and", "or") or not any(w.lower() in _IN_PHRASE for w in out[1:]):
+        return False
+    rest: list[str] = []
+    for tok in tokens[k + 1:]:
+        if tok in ",:;()" or tok.lower() in _OBJECT_STOP:
+            break
+        rest.append(tok.lower())
+    verbs = _SERVICE_VERBS + _OFFER_VERBS + _GIVE_VERBS
+    return (0 < len(rest) <= 3 and rest[0].isalpha()
+            and not any(w in verbs or w in _NOT_OBJECT or w in _PRONOUNS or w in _IN_PHRASE for w in rest))
 
 
 def _task_name(verb: str, obj: str) -> str:
@@ -115,6 +143,23 @@ def _task_name(verb: str, obj: str) -> str:
     return slug("_".join([verb, *words]) if verb != "get" else "_".join(words))
 
 
+_PEOPLE = frozenset({"callers", "customers", "patients", "clients", "members", "guests", "users", "people",
+                     "them", "owners", "residents", "passengers", "students", "parents", "tenants", "visitors"})
+_NOT_VERB = _NAME_STOP | _OBJECT_STOP | _PRONOUNS | _PEOPLE | {"be", "not", "also", "help", "you", "with", "out", "get"}
+
+
+def _helped(low: list[str], i: int) -> bool:
+    """Whether token `i` is the verb "help" or "you can" takes ("help members freeze …", "help them
+    to find …", "you can also freeze …"): a verb the list of service verbs lacks is a task there too."""
+    back = low[max(0, i - 4):i]
+    while back and back[-1] in ("to", "also"):
+        back.pop()
+    if back and back[-1] in _PEOPLE:
+        back.pop()
+    said = bool(back) and (back[-1] in ("help", "helps") or back[-2:] == ["you", "can"])
+    return said and low[i].isalpha() and low[i] not in _NOT_VERB
+
+
 def _service_tasks(sentence: str) -> list[TaskSpec]:
     tokens = _WORD.findall(sentence)
     low = [t.lower() for t in tokens]
@@ -123,9 +168,10 @@ def _service_tasks(sentence: str) -> list[TaskSpec]:
     i = 0
     while i < len(tokens):
         two = " ".join(low[i:i + 2])
-        verb = two if two in _SERVICE_VERBS else low[i] if low[i] in _SERVICE_VERBS else None
+        verb = two if two in _SERVICE_VERBS else low[i] if low[i] in _SERVICE_VERBS or _helped(low, i) else None
         before = " ".join(tokens[:i]) + " "
-        if verb is None or (i and low[i - 1] not in _FRAME and low[i - 1] != ",") or _NEGATIONS.search(before):
+        framed = not i or low[i - 1] in _FRAME or low[i - 1] == "," or _helped(low, i)
+        if verb is None or not framed or _NEGATIONS.search(before):
             pending, i = [], i + 1
             continue
         size = len(verb.split())
@@ -253,6 +299,10 @@ _BACK = re.compile(r"^(?:transfer|refer|put|hand)\b|\b(?:those|such|these) (?:ca
 _NEGATED = re.compile(r"\b(?:never|not|don't|don’t|cannot|can't|can’t|unable)\b", re.IGNORECASE)
 
 
+_RECIPIENT = re.compile(r"^(?:(?:a|the|any|other)\s+)?(?:callers?|customers?|patients?|clients?|members?|guests?|users?|"
+                        r"people|anyone|anybody|someone|them|him|her)\s+(?=\S)", re.IGNORECASE)
+
+
 def _refusals(sentence: str) -> list[str]:
     out = []
     for m in _NOT_ABLE.finditer(sentence):
@@ -260,6 +310,8 @@ def _refusals(sentence: str) -> list[str]:
     for m in re.finditer(r"\b(?:never|do not|don't|cannot|can't|must not)\s+([a-z]+)\s+", sentence, re.IGNORECASE):
         verb = m.group(1).lower()
         obj = _object_after(_WORD.findall(sentence[m.end():]), 0)
+        if verb in _TELLING or verb in _GIVE_VERBS:  # "never tell a caller whether …": whom it is told is no object
+            obj = _RECIPIENT.sub("", obj)
         if obj and verb in _TELLING and obj.split()[0].lower() in _WH and not re.search(r"\byou\b", obj):
             out.append(f"find out {obj}")  # "never reveal what another patron has borrowed"
             continue

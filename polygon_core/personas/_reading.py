@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ..models import OUTCOMES, Outcome
-from ._facts import IDENTITY, Ask, scope_matches, stem
+from ._facts import CHANGE_VERBS, CHANGE_WORDS, IDENTITY, Ask, scope_matches, stem
 from ._language import detect_language, detect_locale
 from ._read_en import read_english
 from ._read_ru import read_russian
@@ -70,7 +70,10 @@ def _unique_tasks(tasks: list[TaskSpec]) -> tuple[TaskSpec, ...]:
         if goal in by_goal:
             continue
         name, n = task.name, 2
-        while name in names:  # two tasks read into one name get numbered
+        last = slug(re.findall(r"[^\W\d_]+", goal)[-1]) if re.search(r"[^\W\d_]", goal) else ""
+        if name in names and last and f"{name}_{last}" not in names and not name.endswith(last):
+            name = f"{name}_{last}"  # «заказать такси на вокзал» after «… в аэропорт»: named by what differs
+        while name in names:  # else two tasks read into one name get numbered
             name, n = f"{task.name}_{n}", n + 1
         names.add(name)
         by_goal[goal] = TaskSpec(name, task.cues, task.goals, task.facts, task.refusal_goals, task.kind)
@@ -81,15 +84,17 @@ _CALLBACK_GOAL = re.compile(r"call.?back|перезвон|обратн\w* зво
 
 
 def _scoped(ask: Ask, task: TaskSpec, tasks: tuple[TaskSpec, ...]) -> bool:
-    """Whether an ask is for `task`: its scope names the task's verb, else its other words; an ask
-    whose scope names no task at all is for every task."""
+    """Whether an ask is for `task`: its scope names the task's verb; else it speaks of any change
+    ("before any change to a membership") and the task's verb makes one; else it names the task's
+    other words. An ask whose scope names no task at all is for every task."""
     if not ask.scope:
         return True
-    for width in (1, None):
-        named = [t for t in tasks if scope_matches(ask.scope, t.cues[:width])]
-        if named:
-            return task in named
-    return True
+    named = [t for t in tasks if scope_matches(ask.scope, t.cues[:1])]
+    if not named and CHANGE_WORDS & set(ask.scope):
+        named = [t for t in tasks if t.kind != "refusal" and t.cues[:1] and t.cues[0] in CHANGE_VERBS]
+    if not named:
+        named = [t for t in tasks if scope_matches(ask.scope, t.cues)]
+    return task in named if named else True
 
 
 def _with_facts(tasks: tuple[TaskSpec, ...], asks: list[Ask], everyone: tuple[TaskSpec, ...]) -> tuple[TaskSpec, ...]:
@@ -106,7 +111,7 @@ def _with_facts(tasks: tuple[TaskSpec, ...], asks: list[Ask], everyone: tuple[Ta
 def _refusal_task(goal: str, taken: set[str]) -> TaskSpec:
     words = [w for w in re.findall(r"[^\W\d_]+", goal.lower())
              if w not in ("get", "the", "a", "an", "my", "попросить", "узнать", "find", "out", "waived",
-                      "what", "who", "which", "кто", "что", "где")]
+                      "what", "who", "which", "whether", "if", "кто", "что", "где", "ли")]
     name, n = slug("_".join(words[:2])), 2
     while name in taken:
         name, n = f"{slug('_'.join(words[:2]))}_{n}", n + 1

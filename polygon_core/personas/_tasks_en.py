@@ -103,6 +103,10 @@ def stated_tasks(sentence: str) -> list[TaskSpec]:
 _TRIGGER = re.compile(r"\b(?:if|when)\s+(?:the\s+|a\s+|an\s+)?(?:caller|customer|patient|client|guest|owner|user|member|"
                       r"someone|they)s?\s+(wants?|wishes?|needs?|would like|asks?|tries|reports?|complains?|"
                       r"calls?)\s+(to\s+|for\s+|about\s+)?([^,;:.]+)", re.IGNORECASE)
+# Any one-word subject will do for a wish or a complaint ("If a passenger complains about …"):
+# only a person wants, asks or complains.
+_WISH = re.compile(r"\b(?:if|when)\s+(?:the\s+|a\s+|an\s+)[a-z]+\s+(wants?|wishes?|would like|asks?|complains?)\s+"
+                   r"(to\s+|for\s+|about\s+)?([^,;:.]+)", re.IGNORECASE)
 _CONDITION = re.compile(r"\b(?:if|when)\s+([^,;:.]+)", re.IGNORECASE)
 _OWNER = re.compile(r"\b(?:their|his or her|the (?:caller|patient|customer|client|guest)['’]s)\b", re.IGNORECASE)
 
@@ -113,7 +117,7 @@ def trigger_task(sentence: str, *, situation: bool = True) -> TaskSpec | None:
     With `situation`, a condition that is not a caller's wish is reported: "If a card was used
     abroad, transfer …" → "report that a card was used abroad".
     """
-    m = _TRIGGER.search(sentence)
+    m = _TRIGGER.search(sentence) or _WISH.search(sentence)
     if m:
         verb, link, rest = m.group(1).lower(), (m.group(2) or "").strip().lower(), m.group(3).strip()
         rest = _OWNER.sub("my", re.sub(r"\s+(?:then|now|immediately|right away)$", "", rest))

@@ -29,7 +29,9 @@ PERFECTIVE = {"записывать": "записать", "записывать�
               "восстанавливать": "восстановить", "продавать": "купить", "рассчитывать": "рассчитать",
               "назначать": "назначить", "ставить": "поставить", "советовать": "посоветовать",
               "рекомендовать": "порекомендовать", "давать": "дать", "обещать": "пообещать",
-              "показывать": "показать", "присылать": "прислать", "отправлять": "отправить"}
+              "показывать": "показать", "присылать": "прислать", "отправлять": "отправить",
+              "жаловаться": "пожаловаться", "требовать": "потребовать", "отказываться": "отказаться",
+              "настаивать": "настоять", "спрашивать": "спросить"}
 _REFLEXIVE = {"записать": "записаться"}
 # The agent's verbs in the caller's words: the agent «сообщает», the caller «узнаёт».
 CALLER_VERB = {"сообщить": "узнать", "сообщать": "узнать", "рассказать": "узнать", "рассказывать": "узнать",
@@ -76,11 +78,34 @@ def _name_form(word: str) -> str:
     return word.lower() if "plur" in tags and ("nomn" in tags or "accs" in tags) else parse(word)[0]
 
 
+def _taken(verb: str, obj: list[str]) -> tuple[str, list[str]]:
+    """What the agent takes in, in the caller's words: «принимать заказы такси» → «заказать такси»,
+    «принимать заявки на ремонт» → «сделать заявку на ремонт» (one caller makes one)."""
+    if verb not in ("принимать", "принять") or not obj or parse(obj[0])[1] != "NOUN":
+        return verb, obj
+    rest = obj[1:]
+    if parse(obj[0])[0] == "заказ" and rest and parse(rest[0])[1] == "NOUN" and _genitive(rest[0]):
+        return "заказать", [_inflected(rest[0], "accs"), *rest[1:]]
+    return verb, [_inflected(obj[0], "sing", "accs"), *rest]
+
+
+def _genitive(word: str) -> bool:
+    return any(p.tag.POS == "NOUN" and p.tag.case == "gent" for p in morph().parse(word.lower()))
+
+
+def _inflected(word: str, *grammemes: str) -> str:
+    """`word` in the given number and case («заказы» → «заказ», «пиццы» → «пиццу»), else as it is."""
+    parsed = next((p for p in morph().parse(word.lower()) if p.tag.POS == "NOUN"), morph().parse(word.lower())[0])
+    form = parsed.inflect(set(grammemes))
+    return form.word if form else word.lower()
+
+
 def make_task(verb: str, obj: list[str], kind: str = "success") -> TaskSpec:
     """A task for the agent's verb and object, in the caller's words and aspect."""
     obj = clean_object(obj)
     if obj and parse(obj[0])[0] in _CLIENT:
         obj, verb = obj[1:], _REFLEXIVE.get(caller_verb(verb), caller_verb(verb))
+    verb, obj = _taken(verb, obj)
     verb = caller_verb(verb)
     cues = (stem(verb), *(stem(parse(w)[0]) for w in obj if parse(w)[1] in ("NOUN", "ADJF")))
     return TaskSpec(slug("_".join([verb, *head(obj)])), tuple(dict.fromkeys(cues)), (" ".join([verb, *obj]),),
@@ -154,12 +179,41 @@ def is_handover(sentence: str) -> bool:
 _CONDITION = re.compile(r"\bесли\s+([^,;:.]+)", re.IGNORECASE)
 
 
+# What a caller does in a handover's condition, in its own perfective words: «пассажир жалуется на
+# водителя» → «пожаловаться на водителя», «клиент требует возврата» → «потребовать возврата».
+_CALLER_ACTS = frozenset({"жаловаться", "требовать", "спрашивать", "интересоваться", "отказываться", "настаивать",
+                          "просить", "хотеть"})
+
+
+def _caller_act(words: list[str]) -> TaskSpec | None:
+    """The caller's own act when a condition's subject is a person doing it («пассажир жалуется …»)."""
+    if len(words) < 3:
+        return None
+    subject = morph().parse(words[0].lower())[0]
+    verb = morph().parse(words[1].lower())[0]
+    if not (subject.tag.POS == "NOUN" and "anim" in subject.tag and subject.tag.case == "nomn"
+            and verb.tag.POS == "VERB" and verb.normal_form in _CALLER_ACTS):
+        return None
+    if parse(words[2])[1] == "INFN":  # «хочет / просит вернуть деньги»: the wish is the goal
+        return make_task(words[2].lower(), words[3:], "transfer") if words[3:] else None
+    if verb.normal_form in ("хотеть", "просить"):  # «хочет компенсацию»: to get it
+        return make_task("получить", words[2:], "transfer")
+    said = "узнать" if verb.normal_form == "интересоваться" else caller_verb(verb.normal_form)
+    rest = [w.lower() for w in words[2:]]
+    return TaskSpec(slug("_".join([said, *head(words[2:])])), (stem(said), *(stem(parse(w)[0]) for w in rest)),
+                    (" ".join([said, *rest]),), kind="transfer")
+
+
 def situation_task(sentence: str) -> TaskSpec | None:
-    """«Если животное без сознания, переведите…» → the caller reports «животное без сознания»."""
+    """«Если животное без сознания, переведите…» → the caller reports «животное без сознания»;
+    «Если пассажир жалуется на водителя, …» → the caller «пожаловаться на водителя»."""
     m = _CONDITION.search(sentence)
     if not m or re.search(r"\b(?:вы|ты|не уверен\w*)\b", m.group(1), re.IGNORECASE):
         return None
     words = [w for w in WORD.findall(m.group(1)) if w[:1].isalnum()]
+    act = _caller_act(words)
+    if act:
+        return act
     goal = "сообщить, что " + " ".join(w.lower() for w in words)
     return TaskSpec(slug("_".join(["soobshchit", *head(words)])), tuple(stem(parse(w)[0]) for w in words), (goal,),
                     kind="transfer")

@@ -13,8 +13,9 @@ from ..models import FactValue
 _NAMES = {
     "en-US": ("Dana Whitfield", "Marcus Reyes", "Priya Natarajan", "Harold Finch", "Lena Novak",
               "Tyrone Mitchell"),
-    "en-GB": ("Dana Whitfield", "Priya Natarajan", "Harold Finch", "Maureen Lake", "Rory Baird",
-              "Gwen Pryce"),
+    # Not the demo suite's customers (Dana Whitfield, Priya Natarajan): a British prompt's personas
+    # are its own callers, not the demo's.
+    "en-GB": ("Callum Reid", "Aisha Khan", "Harold Finch", "Maureen Lake", "Rory Baird", "Gwen Pryce"),
     "ru-RU": ("Иванова Мария Петровна", "Смирнов Алексей Игоревич", "Кузнецова Ольга Викторовна",
               "Попов Дмитрий Сергеевич", "Соколова Анна Андреевна", "Лебедев Игорь Николаевич"),
 }
@@ -32,7 +33,7 @@ _STREETS = {
 }
 _POSTCODES = {
     "en-US": ("78701", "78704", "10027", "60614", "94110"),
-    "en-GB": ("SW1A 2AA", "M1 4BT", "LS6 2QT", "BS8 1TH", "EH1 1YZ", "CF10 3AT"),
+    "en-GB": ("NE1 7RU", "G2 8DL", "LS6 2QT", "BS8 1TH", "EH1 1YZ", "CF10 3AT"),  # not the demo's SW1A 2AA, M1 4BT
     "ru-RU": ("420111", "420015", "125009", "190000", "630099"),
 }
 _SLOTS = {

@@ -14,7 +14,7 @@ from polygon_core.models import CALLER_TYPES, OUTCOMES, Outcome
 from polygon_core.personas import generate_offline, read_prompt
 from polygon_core.personas._plan import DIFFICULTIES, task_plan
 
-from .prompts import BANK_CARDS_EN, CAR_SERVICE_RU, COURIER_RU, HOTEL_EN, LIBRARY_EN, VET_RU
+from .prompts import BANK_CARDS_EN, CAR_SERVICE_RU, COURIER_RU, GYM_EN, HOTEL_EN, LIBRARY_EN, TAXI_RU, VET_RU
 
 Tasks = dict[str, tuple[str, str, tuple[str, ...]]]
 
@@ -84,9 +84,32 @@ VET_TASKS: Tasks = {
     "postavit_diagnozy": ("refusal", "попросить поставить диагнозы", _PET),
     "naznachit_lekarstva": ("refusal", "попросить назначить лекарства", _PET),
 }
+# The third round's held-out pair: "member ID" is no insurance id, "any change to a membership" is
+# for the tasks that change one (the handover too), a caller's complaint is its own goal.
+_MEMBER = ("member_id", "postcode")
+GYM_TASKS: Tasks = {
+    "freeze_membership": ("success", "freeze my membership", _MEMBER),
+    "book_personal_training": ("success", "book a personal training session", ("name",)),
+    "update_payment_card": ("success", "update my payment card", _MEMBER),
+    "price_freeze": ("success", "find out how much a freeze costs", ("name",)),
+    "cancel_contract": ("transfer", "cancel my contract", _MEMBER),
+    "ask_class_timetable": ("success", "ask about the class timetable for the Leeds and York clubs", ("name",)),
+    "another_person": ("refusal", "find out whether another person is a member", ("name",)),
+}
+_RIDE = ("address", "vremya_podacha", "phone")
+TAXI_TASKS: Tasks = {
+    "nayti_veshchi": ("success", "найти забытые в машине вещи", ("name",)),
+    "zakazat_taksi": ("success", "заказать такси в аэропорт", _RIDE),
+    "zakazat_taksi_vokzal": ("success", "заказать такси на вокзал", _RIDE),
+    "tsena_poezdka": ("success", "узнать, сколько стоит поездка в аэропорт", ("name",)),
+    "tsena_ozhidanie": ("success", "узнать, сколько стоит ожидание", ("name",)),
+    "pozhalovatsya_voditel": ("transfer", "пожаловаться на водителя", ("name",)),
+    "lichnyy_nomer": ("refusal", "узнать личный номер водителя", ("name",)),
+}
 CASES = [(LIBRARY_EN, LIBRARY_TASKS), (CAR_SERVICE_RU, CAR_SERVICE_TASKS), (HOTEL_EN, HOTEL_TASKS),
-         (BANK_CARDS_EN, BANK_TASKS), (COURIER_RU, COURIER_TASKS), (VET_RU, VET_TASKS)]
-IDS = ["library-en", "car-service-ru", "hotel-en", "bank-cards-en", "courier-ru", "vet-ru"]
+         (BANK_CARDS_EN, BANK_TASKS), (COURIER_RU, COURIER_TASKS), (VET_RU, VET_TASKS), (GYM_EN, GYM_TASKS),
+         (TAXI_RU, TAXI_TASKS)]
+IDS = ["library-en", "car-service-ru", "hotel-en", "bank-cards-en", "courier-ru", "vet-ru", "gym-en", "taxi-ru"]
 # Formats of the values the prompts ask for, by key.
 FORMATS = {
     "card_number": r"\d{4} \d{4} \d{4} \d{4}",
@@ -95,11 +118,14 @@ FORMATS = {
     "car_make": r"[А-ЯЁ][а-яё]+ [А-ЯЁ][а-яё]+",
     "phone": r"\+7 9\d\d \d{3}-\d\d-\d\d",
     "card_last4": r"\d{4}",
-    "postcode": r"\d{5}",
+    "postcode": r"\d{5}|[A-Z]{1,2}\d{1,2}[A-Z]? \d[A-Z]{2}",  # a US ZIP code, a UK postcode (gym: pounds)
     "tracking_number": r"\d{10}",
     "weight": r"\d кг",
     "email": r"[a-z]+\d+@example\.com",
     "check_in_date": r"\d{1,2} [A-Z][a-z]+",
+    "member_id": r"\d{4}",  # an id of a kind we do not know is id-like, not another domain's format
+    "vremya_podacha": r"\d{1,2}:\d\d",  # «время подачи»: a time
+    "address": r"(?:ул|пр)\. [А-ЯЁ][а-яё]+, д\. \d+(?:, кв\. \d+)?",
 }
 
 
@@ -120,6 +146,8 @@ def test_every_task_has_its_goal_and_the_facts_asked_for_it(prompt: str, tasks: 
     (BANK_CARDS_EN, ("the fraud team",), OUTCOMES),
     (COURIER_RU, ("отдел претензий",), ("success", "refusal", "transfer")),
     (VET_RU, ("дежурный врач",), ("success", "refusal", "transfer")),
+    (GYM_EN, ("the retention team",), ("success", "refusal", "transfer")),
+    (TAXI_RU, ("старший диспетчер",), ("success", "refusal", "transfer")),
 ], ids=IDS)
 def test_the_handovers_are_read_in_their_language(prompt: str, handovers: tuple[str, ...],
                                                    outcomes: tuple[str, ...]) -> None:

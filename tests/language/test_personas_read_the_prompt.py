@@ -22,10 +22,12 @@ from .prompts import (
     CAR_SERVICE_RU,
     COURIER_RU,
     DENTAL_EN,
+    GYM_EN,
     HOTEL_EN,
     LIBRARY_EN,
     PHARMACY_RU,
     PIZZA_RU,
+    TAXI_RU,
     VET_EN,
     VET_RU,
 )
@@ -60,8 +62,8 @@ def test_the_dental_prompt_is_read_for_its_own_tasks_facts_refusals_and_handover
     reading = read_prompt(DENTAL_EN)
     assert (reading.language, reading.locale) == ("en", "en-US")
     assert [t.goals[0] for t in reading.tasks] == [
-        "book an appointment for check-ups", "reschedule an appointment for check-ups",
-        "cancel an appointment for check-ups", "get the first emergency slot the same day for a toothache",
+        "book an appointment for check-ups and cleanings", "reschedule an appointment for check-ups and cleanings",
+        "cancel an appointment for check-ups and cleanings", "get the first emergency slot the same day for a toothache",
         "find out the price of a dental implant consultation", "get a call back from the front desk"]
     assert reading.facts == ("name", "date_of_birth", "phone", "insurance_id")
     assert reading.refusals == ("get the 25 dollar fee waived", "get medical advice")
@@ -86,9 +88,10 @@ def test_the_pharmacy_prompt_is_read_in_russian() -> None:
 @pytest.mark.parametrize(("prompt", "language", "least_tasks"),
                          [(DENTAL_EN, "en", 5), (PHARMACY_RU, "ru", 5), (VET_EN, "en", 4), (PIZZA_RU, "ru", 4),
                           (LIBRARY_EN, "en", 7), (CAR_SERVICE_RU, "ru", 9), (HOTEL_EN, "en", 9),
-                          (BANK_CARDS_EN, "en", 7), (COURIER_RU, "ru", 7), (VET_RU, "ru", 9)],
+                          (BANK_CARDS_EN, "en", 7), (COURIER_RU, "ru", 7), (VET_RU, "ru", 9), (GYM_EN, "en", 7),
+                          (TAXI_RU, "ru", 7)],
                          ids=["dental-en", "pharmacy-ru", "vet-en", "pizza-ru", "library-en", "car-service-ru",
-                              "hotel-en", "bank-cards-en", "courier-ru", "vet-ru"])
+                              "hotel-en", "bank-cards-en", "courier-ru", "vet-ru", "gym-en", "taxi-ru"])
 def test_every_persona_comes_from_its_prompt_in_its_language(prompt: str, language: str, least_tasks: int) -> None:
     reading = read_prompt(prompt)
     result = generate_offline(prompt, count=24)
@@ -102,9 +105,11 @@ def test_every_persona_comes_from_its_prompt_in_its_language(prompt: str, langua
         unknown = {by_name.get(u, u.replace(" ", "_")) for u in persona.unknown}
         assert set(persona.ground_truth) | unknown == set(facts[str(cell.task)])
         # Keys are the prompt's own facts (checked above; a US ZIP code is the key `postcode`), so
-        # the demo's words are looked for in what the caller says and knows.
+        # the demo's words are looked for in what the caller says and knows, unless the prompt has
+        # them too (the gym's "contract").
         text = " ".join([persona.goal, *map(str, persona.ground_truth.values()), *persona.unknown])
-        assert not _DEMO_LEFTOVERS.search(text), text
+        leftovers = [m.group(0) for m in _DEMO_LEFTOVERS.finditer(text) if m.group(0).lower() not in prompt.lower()]
+        assert leftovers == [], text
         assert persona_id(persona, cell.task).startswith(str(cell.task).replace("_", "-") + "-")
         if language == "ru":
             assert re.search(r"[а-яё]", persona.goal) and not re.search(r"[a-z]", persona.goal)
