@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from .._hashing import stable_seed
 from ..conversation._types import CallerUtterance, CallerView
 from ..models import FactValue, Persona
-from ._phrases import FACT_CUES, FACT_NAMES_RU, Phrases, phrases_for
+from ._matching import asked_kinds, kind_named_by, names_by_words, words
+from ._phrases import FACT_CUES, FACT_NAMES_RU, phrases_for
 
 __all__ = ["FACT_CUES", "OfflineCaller"]
 
@@ -45,10 +46,6 @@ def _fmt(value: FactValue) -> str:
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
     return str(value)
-
-
-def _cues(key: str, words: Phrases) -> tuple[str, ...]:
-    return words.fact_cues.get(key, (key.replace("_", " "),))
 
 
 class OfflineCaller:
@@ -182,16 +179,28 @@ class OfflineCaller:
         return any(c in low for c in self.words.confirm) or any(c in low for c in self.words.working)
 
     def _asked_unknown(self, low: str) -> str | None:
+        table, heard = self.words.fact_cues, words(low)
         for item in self.persona.unknown:
-            if any(c in low for c in _cues(item.replace(" ", "_"), self.words)):
+            # A Russian persona names what it does not know in the prompt's words («марку
+            # автомобиля»): the kind those words name is asked for by that kind's cues too.
+            kind = item.replace(" ", "_") if item.replace(" ", "_") in table else kind_named_by(item, table)
+            if (kind and asked_kinds(low, [kind], table)) or names_by_words(item, heard, head_first=self._ru):
                 return item
         return None
 
+    @property
+    def _ru(self) -> bool:
+        # Russian keys and names put their head noun first («номер полиса»), English ones last.
+        return self.language == "ru"
+
     def _asked_facts(self, low: str) -> list[str]:
-        p = self.persona
+        p, table = self.persona, self.words.fact_cues
+        heard = words(low)
+        known = asked_kinds(low, p.ground_truth, table)
         # A fact the agent already states ("So the new address is 12 Canal Street...") is being
         # confirmed, not asked for.
-        keys = [k for k in p.ground_truth if any(c in low for c in _cues(k, self.words))
+        keys = [k for k in p.ground_truth
+                if (k in known or (k not in table and names_by_words(k, heard, head_first=self._ru)))
                 and _fmt(p.ground_truth[k]).lower() not in low]
         if any(k.startswith("new_") for k in keys):
             keys = [k for k in keys if k.startswith("new_")]

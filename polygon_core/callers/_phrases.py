@@ -2,7 +2,8 @@
 
 The English lines are the ones the demo and its pinned tests were written against; the Russian ones
 say the same things the way a caller on a Russian phone line would. Cues are lowercase substrings of
-the agent's words; Russian cues are word stems («фамили» matches «фамилию», «фамилия»).
+the agent's words (the tables are in `_cues`); Russian cues are word stems («фамили» matches
+«фамилию», «фамилия»). A fact with no answer of its own is said by `answer_default`.
 """
 
 from __future__ import annotations
@@ -10,42 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..models import CallerType
+from ._cues import FACT_CUES, FACT_CUES_RU, FACT_NAMES_RU
 
-# Cue phrases that, in the agent's words, ask for a fact. Keys not listed fall back to their own
-# words ("charge_date" → "charge date").
-FACT_CUES: dict[str, tuple[str, ...]] = {
-    "account_id": ("account number", "account id", "account no"),
-    "postcode": ("postcode", "post code", "zip"),
-    "amount": ("how much", "amount"),
-    "charge_date": ("when was", "which date", "what date"),
-    "name": ("your name", "who am i speaking"),
-    "new_street": ("new address",),
-    "new_postcode": ("new address",),
-    "slot": ("when would suit", "what time", "when suits", "which time"),
-    "email": ("email", "e-mail"),
-}
-FACT_CUES_RU: dict[str, tuple[str, ...]] = {
-    "account_id": ("лицевой счёт", "лицевого счёта", "лицевой счет", "номер договора", "номер счёт", "номер счет"),
-    "postcode": ("индекс",),
-    "amount": ("сколько", "сумм"),
-    "charge_date": ("когда было списан", "какого числа", "дата списания"),
-    "name": ("фамили", "как вас зовут", "ваше имя", "фио", "ваши имя"),
-    "phone": ("телефон",),
-    "order_number": ("номер заказа", "номер вашего заказа"),
-    "date_of_birth": ("дату рождения", "дата рождения", "дате рождения", "год рождения"),
-    "address": ("адрес",),
-    "insurance_id": ("полис", "снилс"),
-    "reference": ("номер брони", "номер бронирования"),
-    "slot": ("когда вам удобно", "удобное время", "какое время", "на когда", "в какой день", "во сколько"),
-    "email": ("почт", "email", "e-mail"),
-}
-# What a Russian caller calls a fact it does not know («я не знаю номер заказа»).
-FACT_NAMES_RU: dict[str, str] = {
-    "account_id": "номер лицевого счёта", "postcode": "индекс", "amount": "сумму", "charge_date": "дату",
-    "name": "фамилию", "phone": "номер телефона", "order_number": "номер заказа",
-    "date_of_birth": "дату рождения", "address": "адрес", "insurance_id": "номер полиса",
-    "reference": "номер брони", "slot": "удобное время", "email": "почту",
-}
+__all__ = ["ENGLISH", "FACT_CUES", "FACT_CUES_RU", "FACT_NAMES_RU", "RUSSIAN", "Phrases", "phrases_for"]
 
 
 @dataclass(frozen=True)
@@ -108,7 +76,16 @@ ENGLISH = Phrases(
                       "Wait, how do I know this isn't a scam?"),
     confusion=("Sorry, I don't follow. What do you mean?", "I don't understand, what do you mean?"),
     answers={"account_id": "My account number is {v}.", "postcode": "The postcode is {v}.",
-             "amount": "It was {v} pounds.", "charge_date": "It was on {v}.", "slot": "{V} would be best."},
+             "amount": "It was {v} pounds.", "charge_date": "It was on {v}.", "slot": "{V} would be best.",
+             "name": "My name is {v}.", "phone": "My phone number is {v}.", "email": "My email is {v}.",
+             "date_of_birth": "My date of birth is {v}.", "address": "My address is {v}.",
+             "order_number": "The order number is {v}.", "insurance_id": "My member ID is {v}.",
+             "reference": "The reference is {v}.", "card_number": "My card number is {v}.",
+             "card_last4": "The last four digits are {v}.", "maiden_name": "My mother's maiden name is {v}.",
+             "car_make": "It's a {v}.", "licence_plate": "The registration is {v}.",
+             "tracking_number": "The tracking number is {v}.", "pet_name": "My pet's name is {v}.",
+             "species": "It's a {v}.", "breed": "It's a {v}.", "weight": "It weighs {v}.",
+             "prescription": "Yes, I have a prescription.", "new_name": "The new name is {v}."},
     answer_default="{K}: {v}.",
     new_address="It's {street}, {postcode}.",
     unknown="Sorry, I don't know my {item}.",
@@ -162,8 +139,13 @@ RUSSIAN = Phrases(
              "date_of_birth": "Дата рождения {v}.", "address": "Адрес: {v}.", "insurance_id": "Номер полиса {v}.",
              "account_id": "Номер счёта {v}.", "postcode": "Индекс {v}.", "amount": "Было {v} рублей.",
              "charge_date": "Это было {v}.", "slot": "Мне удобно {v}.", "email": "Почта {v}.",
-             "reference": "Номер брони {v}."},
-    answer_default="{K}: {v}.",
+             "reference": "Номер брони {v}.", "card_number": "Номер карты {v}.",
+             "card_last4": "Последние четыре цифры {v}.", "maiden_name": "Девичья фамилия матери {v}.",
+             "car_make": "У меня {v}.", "licence_plate": "Госномер {v}.", "tracking_number": "Номер накладной {v}.",
+             "pet_name": "Кличка {v}.", "species": "У меня {v}.", "breed": "Порода {v}.", "weight": "Вес {v}.",
+             "prescription": "Да, рецепт есть.", "new_name": "Новая фамилия {v}."},
+    # A kind named in the prompt's own words: its key is transliterated, so the caller does not say it.
+    answer_default="Это {v}.",
     new_address="Новый адрес: {street}, индекс {postcode}.",
     unknown="Извините, я не знаю {item}.",
     give_up="Ладно, у меня нет на это времени. До свидания.",
