@@ -40,6 +40,18 @@ def loop_client(key: tuple[Any, ...], make: Callable[[], Any]) -> Any:
         return clients[key]
 
 
+# Clients per (loop, SDK, URL, key, timeout). An httpx pool walks all its connections, probing
+# every idle socket, each time a request starts or ends, so one pool of hundreds of connections
+# costs milliseconds of CPU per request; spread over a few pools, each walk is short.
+_SHARDS = 64
+
+
+def _shard() -> int:
+    """The running asyncio task's pool: one conversation keeps one (its requests are sequential, so
+    it reuses its own connection), and concurrent conversations spread over `_SHARDS` of them."""
+    return hash(asyncio.current_task()) % _SHARDS
+
+
 # Loops that run many conversations at once: their clients outlive any one conversation.
 _SHARED: weakref.WeakSet[asyncio.AbstractEventLoop] = weakref.WeakSet()
 
@@ -124,7 +136,7 @@ class SdkAdapter:
                 api_key=self._key or "no-key", base_url=self.base_url, max_retries=0, timeout=self.timeout,
                 http_client=self._sdk.DefaultAsyncHttpxClient(verify=shared_ssl_context(), timeout=self.timeout))
 
-        return loop_client((self.provider, self.base_url, self._key, self.timeout), make)
+        return loop_client((self.provider, self.base_url, self._key, self.timeout, _shard()), make)
 
     async def guarded(self, label: str, make: Callable[[], Awaitable[T]]) -> T:
         """Await one SDK call, mapping its exceptions to `Retryable` or `ProviderFailure`."""
