@@ -11,8 +11,10 @@ never stall it.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import gc
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -128,9 +130,30 @@ async def run_bounded(items: Sequence[T], work: Callable[[T], Awaitable[Any]], *
 
     start = time.perf_counter()
     try:
-        async with shared_loop_clients():
-            results = await asyncio.gather(*(one(item) for item in items))
+        with _fewer_collections():
+            async with shared_loop_clients():
+                results = await asyncio.gather(*(one(item) for item in items))
     finally:
         stats.seconds = time.perf_counter() - start
         pool.shutdown(wait=False)
     return list(results), stats
+
+
+@contextlib.contextmanager
+def _fewer_collections() -> Iterator[None]:
+    """Python's cyclic garbage collector, tuned for many conversations in flight at once.
+
+    With the defaults it took a quarter of the CPU of a run of 1,000 conversations: every full
+    collection walks every object alive, the start-up's modules, schemas and tables included,
+    and hundreds of conversations in flight trigger one every few seconds. The objects alive
+    before the loop are moved out of its reach (`gc.freeze`), and collections happen less often;
+    both are undone on the way out.
+    """
+    thresholds = gc.get_threshold()
+    gc.freeze()
+    gc.set_threshold(50_000, 20, 20)
+    try:
+        yield
+    finally:
+        gc.set_threshold(*thresholds)
+        gc.unfreeze()
