@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from prefect import task
 from prefect.artifacts import create_markdown_artifact, create_table_artifact
+from prefect.cache_policies import NO_CACHE
 
 from polygon import usecases
 from polygon_core.compare import Scorecard
@@ -38,7 +39,11 @@ def _conversation_name() -> str:
     return "evaluate" + _simulate_name()[len("simulate"):]
 
 
-@task(name="evaluate-conversation", retries=2, retry_delay_seconds=1, task_run_name=_conversation_name)
+# No cache policy and no persisted result: the conversation's stages are keyed in Polygon's own
+# stores (a retry or a resumed run skips what is stored), so Prefect's hashing of the inputs and
+# its result record per task would be work for nothing (hundreds of tasks per run).
+@task(name="evaluate-conversation", retries=2, retry_delay_seconds=1, task_run_name=_conversation_name,
+      cache_policy=NO_CACHE, persist_result=False)
 async def evaluate_conversation_task(run_id: str, suite_path: str | None, agent_path: str | None, scenario_id: str,
                                      seed: int, rubric_version: str | None = None, repeats: int | None = None,
                                      probes_path: str | None = None,
