@@ -40,7 +40,7 @@ def _conversations(run: Run, suite_path: str, agent_path: str, plan: list[tuple[
     from prefect.context import AsyncClientContext
 
     per = 1 + len(options["stages"])
-    if on_cluster():  # POLYGON_TASK_RUNNER=dask: one submitted task per conversation (flows/_runner.py)
+    if on_cluster():  # the flow run's runner is Dask's: one submitted task per conversation (flows/_runner.py)
         return run_on_cluster(evaluate_conversation_task, run.id, suite_path, agent_path, plan, lambda _r: step(per), **options)
 
     async def main() -> tuple[list[Any], usecases.InFlight]:

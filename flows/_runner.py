@@ -11,11 +11,15 @@
   for the flow run. Each worker opens the stores once (`tasks._stores`) from the same settings,
   so every worker writes to the same database and artifact store. Transcripts and scores are the
   same as with threads: a conversation depends only on its run, scenario and seed.
+
+The flow itself goes by the runner its run has (`on_cluster`), so a deployment that declares a
+thread runner keeps one loop and its concurrency limit even where the variable says ``dask``.
 """
 
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -37,13 +41,23 @@ def runner_kind() -> str:
 
 
 def on_cluster() -> bool:
-    """Whether conversations go to a Dask cluster (one submitted task each) rather than one loop."""
-    return runner_kind() == "dask"
+    """Whether the running flow's task runner is a Dask one: its conversations then go to the cluster
+    (one submitted task each) rather than onto one event loop under the concurrency limit.
+
+    Decided by the runner the flow run actually has, not by `POLYGON_TASK_RUNNER`: a deployment
+    runs the flow with the runner its code declares, whatever that variable says where it runs.
+    """
+    from prefect.context import FlowRunContext
+
+    context = FlowRunContext.get()
+    # Not imported here (distributed is heavy): a DaskTaskRunner exists only once prefect_dask is.
+    dask = sys.modules.get("prefect_dask.task_runners")
+    return context is not None and dask is not None and isinstance(context.task_runner, dask.DaskTaskRunner)
 
 
 def task_runner(concurrency: int) -> TaskRunner[Any]:
     """The task runner `POLYGON_TASK_RUNNER` names (threads: `concurrency` of them)."""
-    if not on_cluster():
+    if runner_kind() != "dask":
         return ThreadPoolTaskRunner(max_workers=concurrency)
     try:
         from prefect_dask import DaskTaskRunner

@@ -1,11 +1,16 @@
 """POLYGON_TASK_RUNNER=dask: a suite run on a two-process Dask cluster (prefect-dask's DaskTaskRunner
 over distributed's LocalCluster) stores byte-identical transcripts and the same scores as the thread
-runner."""
+runner, its conversations running in the cluster's worker processes; a flow whose runner is not
+Dask's keeps one loop and its concurrency limit whatever the variable says."""
 
 from __future__ import annotations
 
 import json
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 from polygon.flows import runner_kind, task_runner
@@ -40,16 +45,54 @@ def _run(home: Path, monkeypatch: pytest.MonkeyPatch, runner: str) -> tuple[dict
     return transcripts, [*scores, *answers]
 
 
+@contextmanager
+def _cluster() -> Iterator[Any]:
+    """A two-process LocalCluster (what POLYGON_DASK_WORKERS=2 starts), and a client to ask it what ran.
+
+    Started after the environment is set: its worker processes read their settings from it."""
+    from distributed import Client, LocalCluster
+
+    with LocalCluster(n_workers=2, processes=True, threads_per_worker=1, dashboard_address=None) as local, \
+            Client(local) as client:
+        yield client
+
+
 def test_two_process_dask_cluster_gives_the_thread_runners_transcripts_and_scores(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from distributed import get_task_stream
+
     for var in ("POLYGON_DATABASE_URL", "POLYGON_ARTIFACTS_URL", "POLYGON_DASK_ADDRESS"):
         monkeypatch.delenv(var, raising=False)
-    monkeypatch.setenv("POLYGON_DASK_WORKERS", "2")
     threads = _run(tmp_path / "threads", monkeypatch, "thread")
-    dask = _run(tmp_path / "dask", monkeypatch, "dask")
+    monkeypatch.setenv("POLYGON_HOME", str(tmp_path / "dask"))
+    with _cluster() as client, get_task_stream(client=client) as stream:
+        monkeypatch.setenv("POLYGON_DASK_ADDRESS", client.scheduler.address)
+        dask = _run(tmp_path / "dask", monkeypatch, "dask")
+        pids = client.run(os.getpid)  # worker address -> its process id
     assert len(threads[0]) == 12 and len(threads[1]) > 12  # 12 judgments and their probe answers
     assert dask[0] == threads[0]  # byte for byte, every transcript
     assert dask[1] == threads[1]  # every judgment (composite, verdict, criteria, gates) and probe answer
+    # The conversations ran on the cluster: 12 tasks, in its two worker processes, not this one.
+    ran = [t for t in stream.data if "evaluate" in str(t["key"])]
+    assert len(ran) == 12 and len(pids) == 2
+    assert {t["worker"] for t in ran} <= set(pids) and os.getpid() not in set(pids.values())
+
+
+@pytest.mark.usefixtures("polygon_home")
+def test_a_flow_with_a_thread_runner_keeps_its_loop_and_limit_whatever_the_variable_says(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # A deployment's flow runs with the runner its code declares (here the flow's own threads),
+    # even where POLYGON_TASK_RUNNER=dask is set: its conversations stay on one loop, 2 at once.
+    from polygon.flows import evaluate_suite
+
+    from polygon import usecases
+
+    monkeypatch.setenv("POLYGON_TASK_RUNNER", "dask")
+    run = usecases.new_run(str(V2), str(SUITE), seeds=[0], run_id="threads-anyway")
+    evaluate_suite(suite_path=str(SUITE), runs=[run], agent_paths=[str(V2)], seeds=[0], concurrency=2)
+    record = usecases.run_execution(usecases.open_stores(), run.id)
+    assert record is not None
+    assert (record["concurrency"], record["peak_in_flight"], record["conversations"]) == (2, 2, 6)
 
 
 def test_the_runner_is_a_setting_and_a_bad_one_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -62,6 +105,12 @@ def test_the_runner_is_a_setting_and_a_bad_one_is_a_clear_error(monkeypatch: pyt
     monkeypatch.setenv("POLYGON_DASK_ADDRESS", "tcp://127.0.0.1:8786")
     remote = task_runner(3)
     assert isinstance(remote, DaskTaskRunner) and remote.address == "tcp://127.0.0.1:8786"
+    monkeypatch.delenv("POLYGON_DASK_ADDRESS")
+    monkeypatch.setenv("POLYGON_DASK_WORKERS", "2")
+    local = task_runner(3)
+    assert isinstance(local, DaskTaskRunner) and local.cluster_class == "distributed.LocalCluster"
+    assert local.cluster_kwargs == {"n_workers": 2, "processes": True, "threads_per_worker": 1,
+                                    "dashboard_address": None}
     monkeypatch.setenv("POLYGON_TASK_RUNNER", "ray")
     with pytest.raises(ValueError, match=r"POLYGON_TASK_RUNNER='ray': expected one of thread, dask"):
         runner_kind()
