@@ -57,7 +57,8 @@ def _key(item: str, known_only: bool) -> str | None:
     key = known_key_en(item)
     if key or known_only or len(words) > 5 or "_" in item:
         return key
-    return slug(re.sub(r"['’]s\b", "", item))
+    # Its own words, without articles: "the date of the damage" is `date_of_damage`.
+    return slug(re.sub(r"\b(?:the|a|an)\s+", "", re.sub(r"['’]s\b", "", item)))
 
 
 def _scope(text: str) -> tuple[str, ...]:

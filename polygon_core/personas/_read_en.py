@@ -39,7 +39,7 @@ _NAME_STOP = frozenset({"a", "an", "the", "my", "your", "their", "first", "same"
 _WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*|\d+(?:[.,]\d+)?|[,:;()]")
 _SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
 _TRANSFER = re.compile(r"\b(?:transfer|refer|put (?:them|the caller) through|hand (?:over|the call))\s+"
-                       r"(?:[a-z]+\s+){0,2}?to\s+((?:the|a|an|our)\s+[a-z][a-z -]{1,40}?)"
+                       r"(?:[a-z]+\s+){0,2}?to\s+((?:(?:the|a|an|our)\s+)?[a-z][a-z -]{1,40}?)"
                        r"(?=\s+(?:for|if|when|who|about|immediately|right away|now|at once|straight away)\b|[.,;:]|$)",
                        re.IGNORECASE)
 _PRICE = re.compile(r"\b(?:price|cost|fee) of\s+((?:a|an|the)\s+[a-z][a-z -]{2,50}?)(?=[.,;:]|\s+is\b|$)",
@@ -151,13 +151,21 @@ _NOT_VERB = _NAME_STOP | _OBJECT_STOP | _PRONOUNS | _PEOPLE | {"be", "not", "als
 def _helped(low: list[str], i: int) -> bool:
     """Whether token `i` is the verb "help" or "you can" takes ("help members freeze …", "help them
     to find …", "you can also freeze …"): a verb the list of service verbs lacks is a task there too."""
-    back = low[max(0, i - 4):i]
+    back = low[max(0, i - 5):i]
     while back and back[-1] in ("to", "also"):
         back.pop()
-    if back and back[-1] in _PEOPLE:
+    if back and _person(back[-1]):  # "help policyholders report …": the plural is whom it helps
         back.pop()
+        while back and back[-1] in ("new", "existing", "the", "a", "each", "our", "any"):
+            back.pop()
     said = bool(back) and (back[-1] in ("help", "helps") or back[-2:] == ["you", "can"])
-    return said and low[i].isalpha() and low[i] not in _NOT_VERB
+    return said and low[i].isalpha() and low[i] not in _NOT_VERB and not _person(low[i])
+
+
+def _person(word: str) -> bool:
+    # After "help", a plural (or a caller word) is whom it helps; a bare verb does not end in one -s.
+    return word in _PEOPLE or word in ("caller", "customer", "member", "patient", "client", "guest", "user") or (
+        word.endswith("s") and not word.endswith("ss") and len(word) > 3)
 
 
 def _service_tasks(sentence: str) -> list[TaskSpec]:
@@ -299,6 +307,8 @@ _BACK = re.compile(r"^(?:transfer|refer|put|hand)\b|\b(?:those|such|these) (?:ca
 _NEGATED = re.compile(r"\b(?:never|not|don't|don’t|cannot|can't|can’t|unable)\b", re.IGNORECASE)
 
 
+_ASSURE = {"promise": "a promise", "guarantee": "a guarantee", "confirm": "confirmation", "say": "confirmation",
+           "tell": "confirmation"}
 _RECIPIENT = re.compile(r"^(?:(?:a|the|any|other)\s+)?(?:callers?|customers?|patients?|clients?|members?|guests?|users?|"
                         r"people|anyone|anybody|someone|them|him|her)\s+(?=\S)", re.IGNORECASE)
 
@@ -314,6 +324,9 @@ def _refusals(sentence: str) -> list[str]:
             obj = _RECIPIENT.sub("", obj)
         if obj and verb in _TELLING and obj.split()[0].lower() in _WH and not re.search(r"\byou\b", obj):
             out.append(f"find out {obj}")  # "never reveal what another patron has borrowed"
+            continue
+        if obj.lower().startswith("that ") and verb in _ASSURE:  # "never promise that a claim will be paid"
+            out.append(f"get {_ASSURE[verb]} {obj}")
             continue
         if not obj or obj.split()[0].lower() in _PRONOUNS or verb in ("repeat", "verify", "ask", "be"):
             continue

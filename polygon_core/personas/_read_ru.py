@@ -119,6 +119,19 @@ def _asked_tasks(sentence: str, kind: str = "success") -> list[TaskSpec]:
     return tasks
 
 
+_ANSWERS = re.compile(r"(?<!не )\bотвеча\w*\s+на\s+(?:любые\s+|все\s+|простые\s+)?вопросы\s+(о|об|по|про)\s+", re.IGNORECASE)
+
+
+def _answer_tasks(sentence: str) -> list[TaskSpec]:
+    # «отвечаете на вопросы о ценах»: the caller wants «узнать о ценах».
+    tasks = []
+    for m in _ANSWERS.finditer(sentence):
+        obj = _object_after(_WORD.findall(sentence[m.end():]), 0)
+        if obj:
+            tasks.append(make_task("узнать", [m.group(1).lower(), *obj]))
+    return tasks
+
+
 def _offer_tasks(tokens: list[str], lemmas: list[str]) -> list[TaskSpec]:
     # «предложи ближайшее окно» → the caller wants «получить ближайшее окно».
     tasks = []
@@ -225,6 +238,7 @@ def _sentence_tasks(sentence: str, tokens: list[str], lemmas_: list[str], parts:
     tasks: list[TaskSpec] = []
     if not _ONLY.search(sentence):
         tasks += _infinitive_tasks(tokens, lemmas_) + _imperative_tasks(tokens, lemmas_) + _offer_tasks(tokens, lemmas_)
+        tasks += _answer_tasks(sentence)
         mentioned = [k for k in (known_key_ru(_lemmas(_WORD.findall(m.group(0)))) for m in _BY.finditer(sentence)) if k]
         if tasks and mentioned:  # «перенести запись по номеру телефона»: the lookup key is a fact for it
             parts.asks.append(Ask(tuple(mentioned), tuple(dict.fromkeys(t.cues[0] for t in tasks if t.cues))))

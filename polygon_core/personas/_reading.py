@@ -92,8 +92,9 @@ def _scoped(ask: Ask, task: TaskSpec, tasks: tuple[TaskSpec, ...]) -> bool:
     named = [t for t in tasks if scope_matches(ask.scope, t.cues[:1])]
     if not named and CHANGE_WORDS & set(ask.scope):
         named = [t for t in tasks if t.kind != "refusal" and t.cues[:1] and t.cues[0] in CHANGE_VERBS]
-    if not named:
+    if not named:  # by the task's other words, a service before a refusal that shares one ("claim")
         named = [t for t in tasks if scope_matches(ask.scope, t.cues)]
+        named = [t for t in named if t.kind != "refusal"] or named
     return task in named if named else True
 
 
@@ -111,7 +112,7 @@ def _with_facts(tasks: tuple[TaskSpec, ...], asks: list[Ask], everyone: tuple[Ta
 def _refusal_task(goal: str, taken: set[str]) -> TaskSpec:
     words = [w for w in re.findall(r"[^\W\d_]+", goal.lower())
              if w not in ("get", "the", "a", "an", "my", "попросить", "узнать", "find", "out", "waived",
-                      "what", "who", "which", "whether", "if", "кто", "что", "где", "ли")]
+                      "what", "who", "which", "whether", "if", "that", "кто", "что", "где", "ли")]
     name, n = slug("_".join(words[:2])), 2
     while name in taken:
         name, n = f"{slug('_'.join(words[:2]))}_{n}", n + 1

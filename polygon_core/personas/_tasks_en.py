@@ -79,9 +79,9 @@ def _with_article(phrase: str) -> str:
 
 
 _MONEY = r"(?:[$£€]\s?\d|\d+(?:[.,]\d+)?\s?(?:dollars?|pounds?|euros?|cents?|pence)\b)"
-_STATED_FEE = re.compile(rf"(?:^|[;,]\s*|\band\s+)(?:the\s+|a\s+|an\s+|our\s+)?([a-z][a-z -]{{2,40}}?)\s+(is|are)\s+"
+_STATED_FEE = re.compile(rf"(?:^|[;,]\s*|\band\s+)(the\s+|a\s+|an\s+|our\s+)?([a-z][a-z -]{{2,40}}?)\s+(is|are)\s+"
                          rf"(?:only\s+|just\s+)?{_MONEY}", re.IGNORECASE)
-_STATED_TIME = re.compile(r"(?:^|[;,]\s*|\band\s+)(?:the\s+|our\s+)?([a-z][a-z -]{2,30}?)\s+(is|are)\s+"
+_STATED_TIME = re.compile(r"(?:^|[;,]\s*|\band\s+)(the\s+|our\s+)?([a-z][a-z -]{2,30}?)\s+(is|are)\s+"
                           r"(?:from|until|by|at|between|after|before)\s+(?:\d|noon|midnight)", re.IGNORECASE)
 _VAGUE_SUBJECT = frozenset({"it", "this", "that", "which", "what", "there", "here", "everything", "price"})
 
@@ -91,10 +91,12 @@ def stated_tasks(sentence: str) -> list[TaskSpec]:
     tasks = []
     for pattern, template in ((_STATED_FEE, "find out how much {x} {be}"), (_STATED_TIME, "find out when {x} {be}")):
         for m in pattern.finditer(sentence):
-            subject = m.group(1).strip().lower()
+            subject = m.group(2).strip().lower()
             if subject.split()[-1] in _VAGUE_SUBJECT or subject.split()[0] in _VAGUE_SUBJECT:
                 continue
-            goal = template.format(x=subject, be=m.group(2).lower())
+            # "The excess is 250 dollars" keeps its article ("how much the excess is"); "our" is "the".
+            article = {"our": "the"}.get((m.group(1) or "").strip().lower(), (m.group(1) or "").strip().lower())
+            goal = template.format(x=f"{article} {subject}".strip(), be=m.group(3).lower())
             name = slug("_".join(["ask", *[singular(w) for w in subject.split()][:2]]))
             tasks.append(TaskSpec(name, cue_stems(goal), (goal,)))
     return tasks
@@ -108,6 +110,9 @@ _TRIGGER = re.compile(r"\b(?:if|when)\s+(?:the\s+|a\s+|an\s+)?(?:caller|customer
 _WISH = re.compile(r"\b(?:if|when)\s+(?:the\s+|a\s+|an\s+)[a-z]+\s+(wants?|wishes?|would like|asks?|complains?)\s+"
                    r"(to\s+|for\s+|about\s+)?([^,;:.]+)", re.IGNORECASE)
 _CONDITION = re.compile(r"\b(?:if|when)\s+([^,;:.]+)", re.IGNORECASE)
+# "If the caller is unhappy with a repair": the caller complains about it.
+_UNHAPPY = re.compile(r"\b(?:if|when)\s+(?:the\s+|a\s+|an\s+)?[a-z]+\s+(?:is|are)\s+(?:unhappy|dissatisfied|not happy|"
+                      r"upset|displeased)\s+(?:with|about)\s+([^,;:.]+)", re.IGNORECASE)
 _OWNER = re.compile(r"\b(?:their|his or her|the (?:caller|patient|customer|client|guest)['’]s)\b", re.IGNORECASE)
 
 
@@ -131,6 +136,8 @@ def trigger_task(sentence: str, *, situation: bool = True) -> TaskSpec | None:
             goal = f"ask about {rest}"
         else:
             goal = f"get {rest}"
+    elif (unhappy := _UNHAPPY.search(sentence)) is not None:
+        goal = f"complain about {_OWNER.sub('my', unhappy.group(1).strip())}"
     else:
         cond = _CONDITION.search(sentence) if situation else None
         if not cond or re.search(r"\b(?:you|your|in doubt|unsure)\b", cond.group(1), re.IGNORECASE):

@@ -156,6 +156,9 @@ def handovers(sentence: str) -> list[str]:
             gender = str(noun.tag.gender or "masc")
             adjective = morph().parse(words[0])[0].inflect({"nomn", "sing", gender})
             out.append(f"{adjective.word if adjective else first} {noun.normal_form}")
+        elif pos in ("PRTF", "ADJF") and not second:  # «управляющей» is a person: «управляющая», not «управлять»
+            form = morph().parse(words[0].lower())[0].inflect({"nomn"})
+            out.append(form.word if form else first)
         else:
             out.append(" ".join([first, *second]))
     return out
@@ -204,6 +207,17 @@ def _caller_act(words: list[str]) -> TaskSpec | None:
                     (" ".join([said, *rest]),), kind="transfer")
 
 
+def _displeased(words: list[str]) -> TaskSpec | None:
+    """«клиент недоволен работой мастера» → «пожаловаться на работу мастера»."""
+    if len(words) < 3 or parse(words[1])[0] != "недовольный" or parse(words[2])[1] != "NOUN":
+        return None
+    first = morph().parse(words[2].lower())[0].inflect({"accs"})
+    rest = [first.word if first else words[2].lower(), *(w.lower() for w in words[3:])]
+    return TaskSpec(slug("_".join(["pozhalovatsya", *head(words[2:])])),
+                    (stem("пожаловаться"), *(stem(parse(w)[0]) for w in rest)),
+                    (" ".join(["пожаловаться", "на", *rest]),), kind="transfer")
+
+
 def situation_task(sentence: str) -> TaskSpec | None:
     """«Если животное без сознания, переведите…» → the caller reports «животное без сознания»;
     «Если пассажир жалуется на водителя, …» → the caller «пожаловаться на водителя»."""
@@ -211,7 +225,7 @@ def situation_task(sentence: str) -> TaskSpec | None:
     if not m or re.search(r"\b(?:вы|ты|не уверен\w*)\b", m.group(1), re.IGNORECASE):
         return None
     words = [w for w in WORD.findall(m.group(1)) if w[:1].isalnum()]
-    act = _caller_act(words)
+    act = _caller_act(words) or _displeased(words)
     if act:
         return act
     goal = "сообщить, что " + " ".join(w.lower() for w in words)

@@ -113,7 +113,8 @@ def _other(key: str, rng: random.Random, locale: str) -> FactValue:
     """A value for a fact we know only by its key's words: its head noun decides the kind."""
     lang = locale[:2]
     words = key.split("_")
-    head = words[0] if lang == "ru" else words[-1]
+    # Russian puts the head noun first («время подачи»); English last, or before "of" ("date of damage").
+    head = words[0] if lang == "ru" else words[words.index("of") - 1] if "of" in words[1:] else words[-1]
     if (words[0] == "number" and "of" in words) or head in _COUNT_WORDS:
         return rng.randint(1, 4)
     if head in _DATE_WORDS:

@@ -14,7 +14,18 @@ from polygon_core.models import CALLER_TYPES, OUTCOMES, Outcome
 from polygon_core.personas import generate_offline, read_prompt
 from polygon_core.personas._plan import DIFFICULTIES, task_plan
 
-from .prompts import BANK_CARDS_EN, CAR_SERVICE_RU, COURIER_RU, GYM_EN, HOTEL_EN, LIBRARY_EN, TAXI_RU, VET_RU
+from .prompts import (
+    BANK_CARDS_EN,
+    CAR_SERVICE_RU,
+    CLAIMS_EN,
+    COURIER_RU,
+    GYM_EN,
+    HOTEL_EN,
+    LIBRARY_EN,
+    SALON_RU,
+    TAXI_RU,
+    VET_RU,
+)
 
 Tasks = dict[str, tuple[str, str, tuple[str, ...]]]
 
@@ -106,17 +117,40 @@ TAXI_TASKS: Tasks = {
     "pozhalovatsya_voditel": ("transfer", "пожаловаться на водителя", ("name",)),
     "lichnyy_nomer": ("refusal", "узнать личный номер водителя", ("name",)),
 }
+# "To open a claim" names no task's verb: its facts go to the task that names a claim (a weak
+# reading: reporting damage opens one too, but the prompt does not say so).
+_CLAIM = ("insurance_id", "date_of_damage", "phone")
+CLAIMS_TASKS: Tasks = {
+    "report_burst_pipe": ("success", "report a burst pipe", ("name",)),
+    "report_storm_damage": ("success", "report storm damage", ("name",)),
+    "check_status": ("success", "check the status of an open claim", _CLAIM),
+    "arrange_loss_adjuster": ("success", "arrange a loss adjuster visit", ("name",)),
+    "ask_excess": ("success", "find out how much the excess is", ("name",)),
+    "make_complaint": ("transfer", "make a complaint", ("name",)),
+    "promise_claim": ("refusal", "get a promise that a claim will be paid", ("name",)),
+}
+_VISIT = ("name", "phone", "slot")
+SALON_TASKS: Tasks = {
+    "zapisatsya_strizhka": ("success", "записаться на стрижку", _VISIT),
+    "zapisatsya_okrashivanie": ("success", "записаться на окрашивание", _VISIT),
+    "zapisatsya_manikyur": ("success", "записаться на маникюр", _VISIT),
+    "uznat_tsena": ("success", "узнать о ценах", ("name",)),
+    "tsena_strizhka": ("success", "узнать, сколько стоит стрижка", ("name",)),
+    "pozhalovatsya_rabota": ("transfer", "пожаловаться на работу мастера", ("name",)),
+    "skidki": ("refusal", "попросить скидки", ("name",)),
+}
 CASES = [(LIBRARY_EN, LIBRARY_TASKS), (CAR_SERVICE_RU, CAR_SERVICE_TASKS), (HOTEL_EN, HOTEL_TASKS),
          (BANK_CARDS_EN, BANK_TASKS), (COURIER_RU, COURIER_TASKS), (VET_RU, VET_TASKS), (GYM_EN, GYM_TASKS),
-         (TAXI_RU, TAXI_TASKS)]
-IDS = ["library-en", "car-service-ru", "hotel-en", "bank-cards-en", "courier-ru", "vet-ru", "gym-en", "taxi-ru"]
+         (TAXI_RU, TAXI_TASKS), (CLAIMS_EN, CLAIMS_TASKS), (SALON_RU, SALON_TASKS)]
+IDS = ["library-en", "car-service-ru", "hotel-en", "bank-cards-en", "courier-ru", "vet-ru", "gym-en", "taxi-ru",
+       "claims-en", "salon-ru"]
 # Formats of the values the prompts ask for, by key.
 FORMATS = {
     "card_number": r"\d{4} \d{4} \d{4} \d{4}",
     "date_of_birth": r"[A-Z][a-z]+ \d{1,2}, \d{4}",
     "licence_plate": r"[АВЕКМНОРСТУХ]\d{3}[АВЕКМНОРСТУХ]{2} \d{2,3}",
     "car_make": r"[А-ЯЁ][а-яё]+ [А-ЯЁ][а-яё]+",
-    "phone": r"\+7 9\d\d \d{3}-\d\d-\d\d",
+    "phone": r"\+7 9\d\d \d{3}-\d\d-\d\d|\(512\) 555-01\d\d",  # Russian mobile, US fiction range
     "card_last4": r"\d{4}",
     "postcode": r"\d{5}|[A-Z]{1,2}\d{1,2}[A-Z]? \d[A-Z]{2}",  # a US ZIP code, a UK postcode (gym: pounds)
     "tracking_number": r"\d{10}",
@@ -125,6 +159,7 @@ FORMATS = {
     "check_in_date": r"\d{1,2} [A-Z][a-z]+",
     "member_id": r"\d{4}",  # an id of a kind we do not know is id-like, not another domain's format
     "vremya_podacha": r"\d{1,2}:\d\d",  # «время подачи»: a time
+    "date_of_damage": r"[A-Z][a-z]+ \d{1,2}",  # a date by its head noun, "date" before "of"
     "address": r"(?:ул|пр)\. [А-ЯЁ][а-яё]+, д\. \d+(?:, кв\. \d+)?",
 }
 
@@ -148,6 +183,8 @@ def test_every_task_has_its_goal_and_the_facts_asked_for_it(prompt: str, tasks: 
     (VET_RU, ("дежурный врач",), ("success", "refusal", "transfer")),
     (GYM_EN, ("the retention team",), ("success", "refusal", "transfer")),
     (TAXI_RU, ("старший диспетчер",), ("success", "refusal", "transfer")),
+    (CLAIMS_EN, ("customer relations",), ("success", "refusal", "transfer")),
+    (SALON_RU, ("управляющая",), ("success", "refusal", "transfer")),
 ], ids=IDS)
 def test_the_handovers_are_read_in_their_language(prompt: str, handovers: tuple[str, ...],
                                                    outcomes: tuple[str, ...]) -> None:
