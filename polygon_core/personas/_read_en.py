@@ -17,6 +17,7 @@ from ._ask_en import english_asks
 from ._facts import stem
 from ._readingtypes import Parts, TaskSpec, slug
 from ._tasks_en import caller_object, cue_stems, mine, stated_tasks, trigger_task
+from ._verbs_en import framed_verb, listed_verb
 
 _SERVICE_VERBS = ("book", "reschedule", "cancel", "schedule", "arrange", "order", "reserve", "refund",
                   "track", "renew", "change", "update", "pay", "return", "exchange", "replace",
@@ -143,29 +144,7 @@ def _task_name(verb: str, obj: str) -> str:
     return slug("_".join([verb, *words]) if verb != "get" else "_".join(words))
 
 
-_PEOPLE = frozenset({"callers", "customers", "patients", "clients", "members", "guests", "users", "people",
-                     "them", "owners", "residents", "passengers", "students", "parents", "tenants", "visitors"})
-_NOT_VERB = _NAME_STOP | _OBJECT_STOP | _PRONOUNS | _PEOPLE | {"be", "not", "also", "help", "you", "with", "out", "get"}
-
-
-def _helped(low: list[str], i: int) -> bool:
-    """Whether token `i` is the verb "help" or "you can" takes ("help members freeze …", "help them
-    to find …", "you can also freeze …"): a verb the list of service verbs lacks is a task there too."""
-    back = low[max(0, i - 5):i]
-    while back and back[-1] in ("to", "also"):
-        back.pop()
-    if back and _person(back[-1]):  # "help policyholders report …": the plural is whom it helps
-        back.pop()
-        while back and back[-1] in ("new", "existing", "the", "a", "each", "our", "any"):
-            back.pop()
-    said = bool(back) and (back[-1] in ("help", "helps") or back[-2:] == ["you", "can"])
-    return said and low[i].isalpha() and low[i] not in _NOT_VERB and not _person(low[i])
-
-
-def _person(word: str) -> bool:
-    # After "help", a plural (or a caller word) is whom it helps; a bare verb does not end in one -s.
-    return word in _PEOPLE or word in ("caller", "customer", "member", "patient", "client", "guest", "user") or (
-        word.endswith("s") and not word.endswith("ss") and len(word) > 3)
+_NOT_VERB = _NAME_STOP | _OBJECT_STOP | _PRONOUNS
 
 
 def _service_tasks(sentence: str) -> list[TaskSpec]:
@@ -176,9 +155,10 @@ def _service_tasks(sentence: str) -> list[TaskSpec]:
     i = 0
     while i < len(tokens):
         two = " ".join(low[i:i + 2])
-        verb = two if two in _SERVICE_VERBS else low[i] if low[i] in _SERVICE_VERBS or _helped(low, i) else None
+        placed = framed_verb(low, i, _NOT_VERB) or bool(tasks and listed_verb(low, i, _NOT_VERB))
+        verb = two if two in _SERVICE_VERBS else low[i] if low[i] in _SERVICE_VERBS or placed else None
         before = " ".join(tokens[:i]) + " "
-        framed = not i or low[i - 1] in _FRAME or low[i - 1] == "," or _helped(low, i)
+        framed = not i or low[i - 1] in _FRAME or low[i - 1] == "," or placed
         if verb is None or not framed or _NEGATIONS.search(before):
             pending, i = [], i + 1
             continue

@@ -24,7 +24,7 @@ from ._tasks_ru import caller_verb, conjuncts, handovers, is_handover, make_task
 _SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
 # Lemmas that say a sentence lists what the agent does.
 _FRAME = frozenset({"помогать", "помочь", "мочь", "уметь", "задача", "принимать", "отвечать",
-                    "обрабатывать", "можно"})
+                    "обрабатывать", "можно", "работа", "обязанность", "функция"})
 # Imperative service verbs that name a task on their own («записывай клиентов на приём»).
 _SERVICE = frozenset({"записывать", "записать", "бронировать", "забронировать", "оформлять",
                       "оформить", "принимать", "принять", "отменять", "отменить", "переносить",
@@ -33,6 +33,7 @@ _SERVICE = frozenset({"записывать", "записать", "бронир�
 _OBJECT_STOP = frozenset({"и", "или", "а", "но", "если", "когда", "чтобы", "пока", "потому", "только",
                           "лишь", "затем", "потом"})
 _NEGATION = frozenset({"не", "никогда", "нельзя", "запрещено"})
+_HANDING = frozenset({"переводить", "перевести", "переключать", "переключить", "соединять", "соединить"})
 _CALLBACK = re.compile(r"перезвон|обратн\w* звон|перезвони", re.IGNORECASE)
 _HANDOVER_WORDS = re.compile(r"перевод\w*|переключ\w*|передава\w*|оператор\w*|специалист\w*|"
                              r"администратор\w*|фармацевт\w*|врач\w*", re.IGNORECASE)
@@ -86,11 +87,14 @@ def _with_shared_objects(tokens: list[str], found: list[tuple[int, str]]) -> lis
 
 def _infinitive_tasks(tokens: list[str], lemmas: list[str]) -> list[TaskSpec]:
     words = [t for t in tokens if t[:1].isalpha()]
-    # A list item that opens with an infinitive («- принять заказ;») is a task on its own.
-    if not _FRAME & set(lemmas) and not (words and _parse(words[0])[1] == "INFN"):
+    # A list item that opens with an infinitive («- принять заказ;») is a task on its own, and so is
+    # one after a colon («Твоя работа: блокировать карты, …»).
+    colon = ":" in tokens and tokens.index(":") + 1 < len(tokens) and _parse(tokens[tokens.index(":") + 1])[1] == "INFN"
+    if not _FRAME & set(lemmas) and not (words and _parse(words[0])[1] == "INFN") and not colon:
         return []
+    # «переводить клиентов на специалиста» is a handover, not a task a caller asks for.
     found = [(i, tok.lower()) for i, tok in enumerate(tokens)
-             if _parse(tok)[1] == "INFN" and not (i and lemmas[i - 1] in _NEGATION)]
+             if _parse(tok)[1] == "INFN" and not (i and lemmas[i - 1] in _NEGATION) and lemmas[i] not in _HANDING]
     return _with_shared_objects(tokens, found)
 
 
@@ -150,6 +154,8 @@ _GIVE_THING = frozenset({"давать", "дать", "выдавать", "выд
 # Prohibited verbs of telling: what the agent must not say, the caller wants to find out.
 _TELL = frozenset({"сообщать", "сообщить", "называть", "назвать", "говорить", "сказать", "раскрывать", "раскрыть",
                    "разглашать", "разгласить", "рассказывать", "рассказать"})
+_ASKING = frozenset({"спрашивать", "спросить", "запрашивать", "запросить", "уточнять", "уточнить", "требовать",
+                     "потребовать", "просить", "попросить", "проверять", "проверить", "переспрашивать"})
 _WH = frozenset({"кто", "что", "где", "когда", "какой", "сколько", "куда", "чей"})
 _ON_THE_PHONE = re.compile(r"\s+по телефону$")
 
@@ -163,6 +169,8 @@ def _refusals(sentence: str, tokens: list[str], lemmas: list[str]) -> list[str]:
         if j >= len(tokens) or _parse(tokens[j])[1] not in ("VERB", "INFN"):
             continue
         verb = lemmas[j]
+        if verb in _ASKING:  # «никогда не спрашивай ПИН-код»: what the agent must not ask, no caller asks for
+            continue
         if verb in _TELL and tokens[j + 1:j + 2] == [","] and j + 2 < len(tokens) and tokens[j + 2].lower() in _WH:
             clause = _object_after(tokens, j + 2)  # «не сообщай, кто получатель» → «узнать, кто получатель»
             out.append("узнать, " + " ".join(w.lower() for w in clause))

@@ -41,7 +41,6 @@ _CLIENT = frozenset({"пациент", "клиент", "покупатель", "
 # Nouns after «по» that name a lookup key («по номеру», «по фамилии»), not part of the goal.
 _KEY_HEADS = frozenset({"номер", "телефон", "фамилия", "паспорт", "имя", "адрес", "код"})
 _WHOM = _CLIENT | {"питомец", "животное", "ребёнок", "ребенок", "собака", "кошка", "автомобиль", "машина"}
-_DROP_POS = frozenset({"PRTF", "ADVB"})
 _STOP_LEMMAS = frozenset({"уже", "также", "ещё", "еще", "пожалуйста"})
 
 
@@ -59,7 +58,9 @@ def clean_object(obj: list[str]) -> list[str]:
         after = [parse(w)[0] for w in obj[i + 1:i + 3]]
         if lemma == "по" and (known_key_ru(after) or (after[:1] and after[0] in _KEY_HEADS)):
             break
-        if lemma in _STOP_LEMMAS or (pos in _DROP_POS and i + 1 < len(obj)):
+        # «уже назначенную запись» describes the agent's record; «утерянную карту» is the caller's own words.
+        described = pos == "ADVB" or (pos == "PRTF" and i > 0 and parse(obj[i - 1])[1] == "ADVB")
+        if lemma in _STOP_LEMMAS or (described and i + 1 < len(obj)):
             continue
         out.append(word)
     return out
@@ -100,6 +101,23 @@ def _inflected(word: str, *grammemes: str) -> str:
     return form.word if form else word.lower()
 
 
+def _one(verb: str, obj: list[str]) -> list[str]:
+    """One caller has one of the agent's plural things: «заблокировать утерянные карты» →
+    «заблокировать утерянную карту» (a direct object up to its noun; not what it asks to learn)."""
+    at = next((k for k, w in enumerate(obj) if parse(w)[1] in ("NOUN", "PREP")), None)
+    if verb == "узнать" or at is None or parse(obj[at])[1] != "NOUN":
+        return obj
+    noun = next((p for p in morph().parse(obj[at].lower())
+                 if p.tag.POS == "NOUN" and p.tag.number == "plur" and p.tag.case == "accs"), None)
+    one = noun.inflect({"sing", "accs"}) if noun is not None else None
+    # «деньги» has no singular a caller says («деньгу» is a rare form): kept as it is.
+    if noun is None or one is None or "Pltm" in noun.tag or "anim" in noun.tag or "Infr" in one.tag:
+        return obj
+    gender = str(noun.tag.gender or "masc")
+    words = [_inflected(w, "sing", "accs", gender) if k < at else w for k, w in enumerate(obj[:at])]
+    return [*words, _inflected(obj[at], "sing", "accs"), *obj[at + 1:]]
+
+
 def make_task(verb: str, obj: list[str], kind: str = "success") -> TaskSpec:
     """A task for the agent's verb and object, in the caller's words and aspect."""
     obj = clean_object(obj)
@@ -107,6 +125,7 @@ def make_task(verb: str, obj: list[str], kind: str = "success") -> TaskSpec:
         obj, verb = obj[1:], _REFLEXIVE.get(caller_verb(verb), caller_verb(verb))
     verb, obj = _taken(verb, obj)
     verb = caller_verb(verb)
+    obj = _one(verb, obj)
     cues = (stem(verb), *(stem(parse(w)[0]) for w in obj if parse(w)[1] in ("NOUN", "ADJF")))
     return TaskSpec(slug("_".join([verb, *head(obj)])), tuple(dict.fromkeys(cues)), (" ".join([verb, *obj]),),
                     kind=kind)

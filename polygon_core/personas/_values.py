@@ -59,7 +59,8 @@ _WEIGHT = {"en-US": "{n} pounds", "en-GB": "{n} kilos", "ru-RU": "{n} кг"}
 # Head words of a fact key we do not know, by the kind of value they ask for.
 _DATE_WORDS = frozenset({"date", "day", "data", "den"})
 _TIME_WORDS = frozenset({"time", "hour", "vremya", "chas"})
-_NAME_WORDS = frozenset({"name", "title", "imya", "familiya", "klichka", "nazvanie", "marka", "model", "brand"})
+_NAME_WORDS = frozenset({"name", "title", "imya", "familiya", "klichka", "nazvanie", "marka", "model", "brand",
+                         "word", "password", "phrase", "slovo", "parol"})  # a code word is a word too
 _COUNT_WORDS = frozenset({"kolichestvo", "count"})
 
 
@@ -114,7 +115,9 @@ def _other(key: str, rng: random.Random, locale: str) -> FactValue:
     lang = locale[:2]
     words = key.split("_")
     # Russian puts the head noun first («время подачи»); English last, or before "of" ("date of damage").
-    head = words[0] if lang == "ru" else words[words.index("of") - 1] if "of" in words[1:] else words[-1]
+    # A Russian adjective before it («кодовое слово» → kodovyy_slovo) is not the head.
+    nouns = [w for w in words if not w.endswith(("yy", "iy", "oy"))] or words
+    head = nouns[0] if lang == "ru" else words[words.index("of") - 1] if "of" in words[1:] else words[-1]
     if (words[0] == "number" and "of" in words) or head in _COUNT_WORDS:
         return rng.randint(1, 4)
     if head in _DATE_WORDS:

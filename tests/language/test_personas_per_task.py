@@ -16,12 +16,14 @@ from polygon_core.personas._plan import DIFFICULTIES, task_plan
 
 from .prompts import (
     BANK_CARDS_EN,
+    BANK_RU,
     CAR_SERVICE_RU,
     CLAIMS_EN,
     COURIER_RU,
     GYM_EN,
     HOTEL_EN,
     LIBRARY_EN,
+    RENTAL_EN,
     SALON_RU,
     TAXI_RU,
     VET_RU,
@@ -139,11 +141,30 @@ SALON_TASKS: Tasks = {
     "pozhalovatsya_rabota": ("transfer", "пожаловаться на работу мастера", ("name",)),
     "skidki": ("refusal", "попросить скидки", ("name",)),
 }
+# Weak readings pinned as they are: "for any existing rental" also reaches "rent a car" (its verb is
+# the scope's noun), and «для блокировки карты» the price of a new card (it shares «карта»).
+_RENTAL = ("rental_agreement_number", "name")
+RENTAL_TASKS: Tasks = {
+    "rent_car": ("success", "rent a car", _RENTAL),
+    "extend_rental": ("success", "extend a rental", ("name",)),
+    "add_child_seat": ("success", "add a child seat to a reservation", ("name",)),
+    "price_child_seat": ("success", "find out how much a child seat costs", ("name",)),
+    "report_accident": ("transfer", "report an accident", ("name",)),
+    "insurance_prices": ("refusal", "get insurance prices", ("name",)),
+}
+_BLOCK = ("card_last4", "kodovyy_slovo")
+BANK_RU_TASKS: Tasks = {
+    "zablokirovat_karta": ("success", "заблокировать утерянную карту", _BLOCK),
+    "uznat_status": ("success", "узнать о статусе кредитной заявки", ("name",)),
+    "tsena_vypusk": ("success", "узнать, сколько стоит выпуск новой карты", _BLOCK),
+    "osporit_operatsiya": ("transfer", "оспорить операцию", ("name",)),
+}
 CASES = [(LIBRARY_EN, LIBRARY_TASKS), (CAR_SERVICE_RU, CAR_SERVICE_TASKS), (HOTEL_EN, HOTEL_TASKS),
          (BANK_CARDS_EN, BANK_TASKS), (COURIER_RU, COURIER_TASKS), (VET_RU, VET_TASKS), (GYM_EN, GYM_TASKS),
-         (TAXI_RU, TAXI_TASKS), (CLAIMS_EN, CLAIMS_TASKS), (SALON_RU, SALON_TASKS)]
+         (TAXI_RU, TAXI_TASKS), (CLAIMS_EN, CLAIMS_TASKS), (SALON_RU, SALON_TASKS),
+         (RENTAL_EN, RENTAL_TASKS), (BANK_RU, BANK_RU_TASKS)]
 IDS = ["library-en", "car-service-ru", "hotel-en", "bank-cards-en", "courier-ru", "vet-ru", "gym-en", "taxi-ru",
-       "claims-en", "salon-ru"]
+       "claims-en", "salon-ru", "rental-en", "bank-ru"]
 # Formats of the values the prompts ask for, by key.
 FORMATS = {
     "card_number": r"\d{4} \d{4} \d{4} \d{4}",
@@ -160,6 +181,7 @@ FORMATS = {
     "member_id": r"\d{4}",  # an id of a kind we do not know is id-like, not another domain's format
     "vremya_podacha": r"\d{1,2}:\d\d",  # «время подачи»: a time
     "date_of_damage": r"[A-Z][a-z]+ \d{1,2}",  # a date by its head noun, "date" before "of"
+    "kodovyy_slovo": r"[А-ЯЁ][а-яё]+",  # «кодовое слово»: a word, its head noun after the adjective
     "address": r"(?:ул|пр)\. [А-ЯЁ][а-яё]+, д\. \d+(?:, кв\. \d+)?",
 }
 
@@ -185,6 +207,8 @@ def test_every_task_has_its_goal_and_the_facts_asked_for_it(prompt: str, tasks: 
     (TAXI_RU, ("старший диспетчер",), ("success", "refusal", "transfer")),
     (CLAIMS_EN, ("customer relations",), ("success", "refusal", "transfer")),
     (SALON_RU, ("управляющая",), ("success", "refusal", "transfer")),
+    (RENTAL_EN, ("roadside assistance",), ("success", "refusal", "transfer")),
+    (BANK_RU, ("отдел споров",), ("success", "transfer")),
 ], ids=IDS)
 def test_the_handovers_are_read_in_their_language(prompt: str, handovers: tuple[str, ...],
                                                    outcomes: tuple[str, ...]) -> None:
