@@ -30,6 +30,10 @@ _SCOPE_STOP = frozenset({"to", "or", "and", "a", "an", "the", "you", "before", "
                          "when", "in", "order", "please", "then", "of", "on", "with", "can", "will", "must",
                          "should", "need", "needs", "someone", "is", "are", "verify", "identity"})
 _NEGATED = re.compile(r"\b(?:never|not|don't|don’t|cannot|can't)\s+$", re.IGNORECASE)
+_SERVICE_FRAME = re.compile(r"\b(?:help|helps|calls? (?:you|us) to|can|may)\b[^.;:]*?(?:\bto|\bor|\band|,|\bcan|\bmay|"
+                            r"\bhelps?(?:\s+[a-z]+)?)\s*$", re.IGNORECASE)
+_WHOM_WITH = re.compile(r"^(?:the\s+|a\s+|each\s+)?(?:caller|customer|patient|member|client|guest|user|account holder)s?"
+                        r"\s+(?:with|using|by)\s+", re.IGNORECASE)
 # A scope over "anything" is no scope at all.
 _EVERYTHING = frozenset({"anything", "everything", "something"})
 
@@ -55,9 +59,13 @@ def _key(item: str, known_only: bool) -> str | None:
     if vague(words):
         return None
     key = known_key_en(item)
-    if key or known_only or len(words) > 5 or "_" in item:
+    # After "verify"/"confirm" a kind we do not know counts when it is id-like ("student number").
+    id_like = bool(words) and words[-1] in ("number", "id", "code", "reference", "no")
+    if key or (known_only and not id_like) or len(words) > 5 or "_" in item:
         return key
     # Its own words, without articles: "the date of the damage" is `date_of_damage`.
+    item = re.sub(r"\s+(?:itself|themselves)$", "", item)  # "the reading itself" is the reading
+    item = re.sub(r"^[a-z]+['’]s\s+(?=\S)", "", item)  # "the applicant's student number": whose is no part of it
     return slug(re.sub(r"\b(?:the|a|an)\s+", "", re.sub(r"['’]s\b", "", item)))
 
 
@@ -74,7 +82,9 @@ def english_asks(sentence: str) -> list[Ask]:
     for m in _ASK.finditer(sentence):
         if _NEGATED.search(sentence[: m.start()]):
             continue  # "never ask for the PIN" names what the agent must not ask
-        rest = sentence[m.end():]
+        if _SERVICE_FRAME.search(sentence[: m.start()]):
+            continue  # "callers call you to check the status …, or request a prospectus": a task, not an ask
+        rest = _WHOM_WITH.sub("", sentence[m.end():])  # "verify the customer with their account number"
         keys = [k for k in (_key(i, m.group("check") is not None) for i in _items(rest)) if k]
         if not keys:
             continue

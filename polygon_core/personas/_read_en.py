@@ -23,7 +23,7 @@ _SERVICE_VERBS = ("book", "reschedule", "cancel", "schedule", "arrange", "order"
                   "track", "renew", "change", "update", "pay", "return", "exchange", "replace",
                   "deliver", "report", "buy", "request", "open", "close", "register", "move",
                   "check", "find out", "look up", "collect", "get", "answer", "take", "place", "dispute",
-                  "block", "tell", "explain", "quote", "activate")
+                  "block", "tell", "explain", "quote", "activate", "sell", "describe")
 _OFFER_VERBS = ("offer", "arrange", "send", "provide", "schedule", "give")
 _GIVE_VERBS = ("give", "provide", "share", "tell", "quote", "disclose", "promise", "offer",
                "recommend", "prescribe", "reveal", "confirm")
@@ -58,11 +58,14 @@ _CALLER_SIDE = ((re.compile(r"^answer (?:any |all |simple )?questions? (about|on
                 (re.compile(r"^(?:tell|quote|give) (?:callers?|customers?|patients?|clients?|guests?|people|them) ", re.I),
                  "find out "),
                 (re.compile(r"^(?:tell|quote) ", re.I), "find out "),
-                (re.compile(r"^explain ", re.I), "ask about "))
+                (re.compile(r"^(?:explain|describe) ", re.I), "ask about "),
+                (re.compile(r"^sell ", re.I), "buy "))
 # "tell the owner to come in": an instruction to pass on, not something a caller asks for.
 _INSTRUCTION = re.compile(r"^(?:tell|give|explain)\s+(?:the\s+)?(?:owner|caller|customer|patient|guest|client|them|him|her)s?"
                           r"\s+(?:to|that|how)\b", re.IGNORECASE)
 _PASSIVE = re.compile(r"\b([a-z][a-z ]{2,40}?)\s+can be\s+([a-z]+ed)\b", re.IGNORECASE)
+_CANNOT_BE = re.compile(r"^((?:the|a|an|your|our)\s+[a-z][a-z -]{2,40}?)\s+(?:(?:is|are)\b[^.;]*?\band\s+)?"
+                        r"(?:cannot|can't|can not|may not)\s+be\s+([a-z]+ed)\b", re.IGNORECASE)
 _NOT_ABLE = re.compile(r"\b([a-z][a-z ]{2,40}?)\s+(?:are|is)\s+not\s+([a-z]+)able\b", re.IGNORECASE)
 _FEE = re.compile(r"(?:[$£€]\s?\d+(?:[.,]\d+)?|\d+(?:[.,]\d+)?\s?(?:dollars?|pounds?|euros?))\s+"
                   r"(?:cancellation |late |no-show |booking )?(?:fee|charge|penalty)", re.IGNORECASE)
@@ -212,6 +215,9 @@ def _modifiers(tokens: list[str], start: int, obj: str) -> str:
 
 
 def _service_task(verb: str, obj: str) -> TaskSpec:
+    obj = re.sub(r"\bour\b", "your", obj)  # the company's things, as the caller says them
+    if obj.split()[0].lower() in _WH:  # "explain … and how the summer rates work": a question
+        return TaskSpec(_task_name("ask", obj), (stem(verb), *cue_stems(obj)), (f"find out {obj}",))
     said = _caller_side(f"{verb} {obj}")
     goal = said or f"{verb} {caller_object(verb, obj)}"
     if said:
@@ -289,19 +295,24 @@ _NEGATED = re.compile(r"\b(?:never|not|don't|don’t|cannot|can't|can’t|unable
 
 _ASSURE = {"promise": "a promise", "guarantee": "a guarantee", "confirm": "confirmation", "say": "confirmation",
            "tell": "confirmation"}
-_RECIPIENT = re.compile(r"^(?:(?:a|the|any|other)\s+)?(?:callers?|customers?|patients?|clients?|members?|guests?|users?|"
-                        r"people|anyone|anybody|someone|them|him|her)\s+(?=\S)", re.IGNORECASE)
+_I = {"are": "am"}  # "whether they are …", asked by the one told: "whether I am …"
+_RECIPIENT = re.compile(r"^(?:(?:a|an|the|any|other)\s+)?(?:callers?|customers?|patients?|clients?|members?|guests?|users?|"
+                        r"people|anyone|anybody|someone|them|him|her|[a-z]+(?=\s+(?:whether|what|who|how|when|where|which|if)\b))"
+                        r"\s+(?=\S)", re.IGNORECASE)
 
 
 def _refusals(sentence: str) -> list[str]:
     out = []
     for m in _NOT_ABLE.finditer(sentence):
         out.append(f"get {_singular(m.group(1).strip())} {m.group(2)}ed")
+    for m in _CANNOT_BE.finditer(sentence):  # "The application fee is 40 dollars and cannot be refunded"
+        out.append(f"get {m.group(1).strip().lower()} {m.group(2).lower()}")
     for m in re.finditer(r"\b(?:never|do not|don't|cannot|can't|must not)\s+([a-z]+)\s+", sentence, re.IGNORECASE):
         verb = m.group(1).lower()
         obj = _object_after(_WORD.findall(sentence[m.end():]), 0)
         if verb in _TELLING or verb in _GIVE_VERBS:  # "never tell a caller whether …": whom it is told is no object
-            obj = _RECIPIENT.sub("", obj)
+            obj = _RECIPIENT.sub("", obj.removeprefix("out "))  # "give out the names …"
+            obj = re.sub(r"^(whether|if) they (will|can|are|have)\b", lambda w: f"{w[1]} I {_I.get(w[2], w[2])}", obj)
         if obj and verb in _TELLING and obj.split()[0].lower() in _WH and not re.search(r"\byou\b", obj):
             out.append(f"find out {obj}")  # "never reveal what another patron has borrowed"
             continue

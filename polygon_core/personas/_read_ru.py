@@ -175,7 +175,11 @@ def _refusals(sentence: str, tokens: list[str], lemmas: list[str]) -> list[str]:
             clause = _object_after(tokens, j + 2)  # «не сообщай, кто получатель» → «узнать, кто получатель»
             out.append("узнать, " + " ".join(w.lower() for w in clause))
             continue
-        obj = _object_after(tokens, j + 1)
+        # «не давай никаких рекомендаций»: the negative pronoun is the prohibition's, not the caller's.
+        obj = [w for w in _object_after(tokens, j + 1) if _parse(w)[0] not in ("никакой", "ничей", "ни")]
+        after = j + 1 + len(obj)
+        if obj and after + 1 < len(tokens) and tokens[after].lower() in ("и", "или") and _parse(tokens[after + 1])[1] == "NOUN":
+            obj += [tokens[after].lower(), *_object_after(tokens, after + 1)]  # «адреса и телефоны курьеров»
         if not obj:
             continue
         said = "узнать" if verb in _TELL else "попросить"

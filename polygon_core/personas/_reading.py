@@ -112,7 +112,8 @@ def _with_facts(tasks: tuple[TaskSpec, ...], asks: list[Ask], everyone: tuple[Ta
 def _refusal_task(goal: str, taken: set[str]) -> TaskSpec:
     words = [w for w in re.findall(r"[^\W\d_]+", goal.lower())
              if w not in ("get", "the", "a", "an", "my", "попросить", "узнать", "find", "out", "waived",
-                      "what", "who", "which", "whether", "if", "that", "кто", "что", "где", "ли")]
+                      "what", "who", "which", "whether", "if", "that", "i", "will", "am", "they", "кто", "что", "где", "ли",
+                      "и", "или")]
     name, n = slug("_".join(words[:2])), 2
     while name in taken:
         name, n = f"{slug('_'.join(words[:2]))}_{n}", n + 1

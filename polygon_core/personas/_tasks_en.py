@@ -98,7 +98,8 @@ def stated_tasks(sentence: str) -> list[TaskSpec]:
             article = {"our": "the"}.get((m.group(1) or "").strip().lower(), (m.group(1) or "").strip().lower())
             goal = template.format(x=f"{article} {subject}".strip(), be=m.group(3).lower())
             name = slug("_".join(["ask", *[singular(w) for w in subject.split()][:2]]))
-            tasks.append(TaskSpec(name, cue_stems(goal), (goal,)))
+            # The template's "find out" is no verb of the prompt's: an ask "to find a booking" is not for it.
+            tasks.append(TaskSpec(name, ("-", *cue_stems(goal)[1:]), (goal,)))
     return tasks
 
 

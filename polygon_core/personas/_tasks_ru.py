@@ -87,7 +87,14 @@ def _taken(verb: str, obj: list[str]) -> tuple[str, list[str]]:
     rest = obj[1:]
     if parse(obj[0])[0] == "заказ" and rest and parse(rest[0])[1] == "NOUN" and _genitive(rest[0]):
         return "заказать", [_inflected(rest[0], "accs"), *rest[1:]]
-    return verb, [_inflected(obj[0], "sing", "accs"), *rest]
+    if rest and parse(rest[0])[0] in _CLIENT | _RESIDENTS:  # «обращения жителей»: whose it is, the caller
+        rest = rest[1:]
+    return _FILED.get(parse(obj[0])[0], verb), [_inflected(obj[0], "sing", "accs"), *rest]
+
+
+# What a caller files rather than makes: «принимать обращения» → «подать обращение».
+_FILED = {"обращение": "подать", "заявка": "подать", "заявление": "подать", "жалоба": "подать"}
+_RESIDENTS = frozenset({"житель", "гражданин", "заявитель", "пассажир", "потребитель", "жилец"})
 
 
 def _genitive(word: str) -> bool:
@@ -121,7 +128,8 @@ def _one(verb: str, obj: list[str]) -> list[str]:
 def make_task(verb: str, obj: list[str], kind: str = "success") -> TaskSpec:
     """A task for the agent's verb and object, in the caller's words and aspect."""
     obj = clean_object(obj)
-    if obj and parse(obj[0])[0] in _CLIENT:
+    # «записать его на чистку», said of the caller: the caller «записаться на чистку».
+    if obj and (parse(obj[0])[0] in _CLIENT or (obj[0].lower() in ("его", "её", "ее", "их") and len(obj) > 1)):
         obj, verb = obj[1:], _REFLEXIVE.get(caller_verb(verb), caller_verb(verb))
     verb, obj = _taken(verb, obj)
     verb = caller_verb(verb)
@@ -154,7 +162,7 @@ def conjuncts(tokens: list[str], start: int, first: list[str]) -> list[list[str]
 
 _TRANSFER = re.compile(r"\b(?:переведи|переводи|переведите|переключи|переключите|переключайте|соедини|соедините|"
                        r"передай|передайте)\s+(?:звонок\s+|клиента\s+|покупателя\s+|его\s+|её\s+|вызов\s+)?"
-                       r"(?:(?:на|с|к|в)\s+)?([а-яё]+(?:\s+[а-яё]+)?)", re.IGNORECASE)
+                       r"(?:(?:на|с|к|в)\s+)?([а-яё]+(?:-[а-яё]+)?(?:\s+[а-яё]+)?)", re.IGNORECASE)
 
 
 def handovers(sentence: str) -> list[str]:
@@ -166,7 +174,7 @@ def handovers(sentence: str) -> list[str]:
         if pos == "NOUN" and first == "звонок":
             continue
         second = words[1:2]
-        agreeing = bool(second) and pos == "ADJF" and _agree(words[0], second[0])
+        agreeing = bool(second) and pos in ("ADJF", "NOUN", "PRTF") and _agree(words[0], second[0])
         if second and not agreeing and not (
                 "gent" in str(morph().parse(second[0])[0].tag) and parse(second[0])[1] == "NOUN"):
             second = []
@@ -204,7 +212,7 @@ _CONDITION = re.compile(r"\bесли\s+([^,;:.]+)", re.IGNORECASE)
 # What a caller does in a handover's condition, in its own perfective words: «пассажир жалуется на
 # водителя» → «пожаловаться на водителя», «клиент требует возврата» → «потребовать возврата».
 _CALLER_ACTS = frozenset({"жаловаться", "требовать", "спрашивать", "интересоваться", "отказываться", "настаивать",
-                          "просить", "хотеть"})
+                          "просить", "хотеть", "сообщать", "сообщить"})
 
 
 def _caller_act(words: list[str]) -> TaskSpec | None:
@@ -220,7 +228,8 @@ def _caller_act(words: list[str]) -> TaskSpec | None:
         return make_task(words[2].lower(), words[3:], "transfer") if words[3:] else None
     if verb.normal_form in ("хотеть", "просить"):  # «хочет компенсацию»: to get it
         return make_task("получить", words[2:], "transfer")
-    said = "узнать" if verb.normal_form == "интересоваться" else caller_verb(verb.normal_form)
+    # «житель сообщает об аварии»: the caller reports it («сообщить», not the agent's «узнать»).
+    said = {"интересоваться": "узнать", "сообщать": "сообщить"}.get(verb.normal_form) or caller_verb(verb.normal_form)
     rest = [w.lower() for w in words[2:]]
     return TaskSpec(slug("_".join([said, *head(words[2:])])), (stem(said), *(stem(parse(w)[0]) for w in rest)),
                     (" ".join([said, *rest]),), kind="transfer")

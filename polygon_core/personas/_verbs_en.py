@@ -1,7 +1,7 @@
 """Where an English prompt puts a verb the list of service verbs lacks ("freeze", "rent", "extend").
 
 A verb is known by its place, not its word: after "help" (and whom it helps: "help members freeze
-…"), after "you can" or "callers can", and, once a sentence has named a task, as the next item of
+…"), after "you can", "callers can" or "call you to", and, once a sentence has named a task, as the next item of
 its list when an article follows ("…, extend a rental, or add a child seat").
 """
 
@@ -30,7 +30,9 @@ def framed_verb(low: list[str], i: int, stop: frozenset[str]) -> bool:
     back = low[max(0, i - 5):i]
     while back and back[-1] in ("to", "also"):
         back.pop()
-    if back and back[-1] == "can":
+    if len(back) >= 2 and back[-2] in ("call", "calls", "contact", "phone", "ring") and back[-1] in ("you", "us"):
+        return _verb_like(low[i], stop)  # "customers call you to submit a meter reading"
+    if back and back[-1] in ("can", "may"):
         return len(back) >= 2 and (back[-2] == "you" or person(back[-2])) and _verb_like(low[i], stop)
     if back and person(back[-1]):  # "help policyholders report …": the plural is whom it helps
         back.pop()

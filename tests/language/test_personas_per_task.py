@@ -15,11 +15,13 @@ from polygon_core.personas import generate_offline, read_prompt
 from polygon_core.personas._plan import DIFFICULTIES, task_plan
 
 from .prompts import (
+    ADMISSIONS_EN,
     BANK_CARDS_EN,
     BANK_RU,
     CAR_SERVICE_RU,
     CLAIMS_EN,
     COURIER_RU,
+    GROCERY_RU,
     GYM_EN,
     HOTEL_EN,
     LIBRARY_EN,
@@ -159,12 +161,35 @@ BANK_RU_TASKS: Tasks = {
     "tsena_vypusk": ("success", "узнать, сколько стоит выпуск новой карты", _BLOCK),
     "osporit_operatsiya": ("transfer", "оспорить операцию", ("name",)),
 }
+# "Before sharing anything about an application": "anything" scopes the facts to every task.
+_APPLICANT = ("student_number", "date_of_birth")
+ADMISSIONS_TASKS: Tasks = {
+    "check_status": ("success", "check the status of my application", _APPLICANT),
+    "change_chosen_course": ("success", "change my chosen course", _APPLICANT),
+    "request_prospectus": ("success", "request a prospectus", _APPLICANT),
+    "ask_application_fee": ("success", "find out how much the application fee is", _APPLICANT),
+    "ask_open_day": ("success", "ask about the open day schedule", _APPLICANT),
+    "ask_campus_parking": ("success", "ask about the campus parking rules", _APPLICANT),
+    "ask_scholarship_appeal": ("transfer", "ask about a scholarship appeal", _APPLICANT),
+    "application_fee": ("refusal", "get the application fee refunded", _APPLICANT),
+    "be_accepted": ("refusal", "find out whether I will be accepted", _APPLICANT),
+}
+GROCERY_TASKS: Tasks = {
+    "oformit_zakaz": ("success", "оформить заказ", ("name",)),
+    "izmenit_vremya": ("success", "изменить время доставки", ("order_number", "phone")),
+    "vernut_dengi": ("success", "вернуть деньги за испорченный товар", ("name",)),
+    "tsena_dostavka": ("success", "узнать, сколько стоит доставка", ("name",)),
+    "pozhalovatsya_kurer": ("transfer", "пожаловаться на курьера", ("name",)),
+    "uznat_aktsiya": ("success", "узнать о текущих акциях", ("name",)),
+    "adresa_telefony": ("refusal", "узнать адреса и телефоны курьеров", ("name",)),
+}
 CASES = [(LIBRARY_EN, LIBRARY_TASKS), (CAR_SERVICE_RU, CAR_SERVICE_TASKS), (HOTEL_EN, HOTEL_TASKS),
          (BANK_CARDS_EN, BANK_TASKS), (COURIER_RU, COURIER_TASKS), (VET_RU, VET_TASKS), (GYM_EN, GYM_TASKS),
          (TAXI_RU, TAXI_TASKS), (CLAIMS_EN, CLAIMS_TASKS), (SALON_RU, SALON_TASKS),
-         (RENTAL_EN, RENTAL_TASKS), (BANK_RU, BANK_RU_TASKS)]
+         (RENTAL_EN, RENTAL_TASKS), (BANK_RU, BANK_RU_TASKS), (ADMISSIONS_EN, ADMISSIONS_TASKS),
+         (GROCERY_RU, GROCERY_TASKS)]
 IDS = ["library-en", "car-service-ru", "hotel-en", "bank-cards-en", "courier-ru", "vet-ru", "gym-en", "taxi-ru",
-       "claims-en", "salon-ru", "rental-en", "bank-ru"]
+       "claims-en", "salon-ru", "rental-en", "bank-ru", "admissions-en", "grocery-ru"]
 # Formats of the values the prompts ask for, by key.
 FORMATS = {
     "card_number": r"\d{4} \d{4} \d{4} \d{4}",
@@ -181,6 +206,8 @@ FORMATS = {
     "member_id": r"\d{4}",  # an id of a kind we do not know is id-like, not another domain's format
     "vremya_podacha": r"\d{1,2}:\d\d",  # «время подачи»: a time
     "date_of_damage": r"[A-Z][a-z]+ \d{1,2}",  # a date by its head noun, "date" before "of"
+    "student_number": r"\d{4}",
+    "order_number": r"\d{6}",
     "kodovyy_slovo": r"[А-ЯЁ][а-яё]+",  # «кодовое слово»: a word, its head noun after the adjective
     "address": r"(?:ул|пр)\. [А-ЯЁ][а-яё]+, д\. \d+(?:, кв\. \d+)?",
 }
@@ -209,6 +236,8 @@ def test_every_task_has_its_goal_and_the_facts_asked_for_it(prompt: str, tasks: 
     (SALON_RU, ("управляющая",), ("success", "refusal", "transfer")),
     (RENTAL_EN, ("roadside assistance",), ("success", "refusal", "transfer")),
     (BANK_RU, ("отдел споров",), ("success", "transfer")),
+    (ADMISSIONS_EN, ("the funding office",), ("success", "refusal", "transfer")),
+    (GROCERY_RU, ("старший оператор",), ("success", "refusal", "transfer")),
 ], ids=IDS)
 def test_the_handovers_are_read_in_their_language(prompt: str, handovers: tuple[str, ...],
                                                    outcomes: tuple[str, ...]) -> None:
