@@ -11,10 +11,10 @@ import random
 from ..models import FactValue
 
 _NAMES = {
-    "en-US": ("Dana Whitfield", "Marcus Reyes", "Priya Natarajan", "Harold Finch", "Lena Novak",
+    # Not the demo suite's customers (Dana Whitfield, Priya Natarajan), in either list: a prompt's
+    # personas are its own callers, not the demo's.
+    "en-US": ("Carla Mendes", "Marcus Reyes", "Nina Osei", "Harold Finch", "Lena Novak",
               "Tyrone Mitchell"),
-    # Not the demo suite's customers (Dana Whitfield, Priya Natarajan): a British prompt's personas
-    # are its own callers, not the demo's.
     "en-GB": ("Callum Reid", "Aisha Khan", "Harold Finch", "Maureen Lake", "Rory Baird", "Gwen Pryce"),
     "ru-RU": ("Иванова Мария Петровна", "Смирнов Алексей Игоревич", "Кузнецова Ольга Викторовна",
               "Попов Дмитрий Сергеевич", "Соколова Анна Андреевна", "Лебедев Игорь Николаевич"),

@@ -37,8 +37,8 @@ _TEMPLATE = {"get", "find", "out", "price", "talk", "real", "person", "put", "th
              "supervisor", "waived", "попросить", "поговорить", "хочу", "живым", "человеком", "чтобы",
              "меня", "соединили", "оператором", "сколько", "стоит", "узнать", "получить", "сделать",
              "request", "much", "costs", "when", "report", "about", "сообщить"}
-_DEMO_LEFTOVERS = re.compile(r"card expiry|northwind|broadband|account|postcode|contract|SW1A|M1 4BT",
-                             re.IGNORECASE)
+_DEMO_LEFTOVERS = re.compile(r"card expiry|northwind|broadband|account|postcode|contract|SW1A|M1 4BT"
+                             r"|Dana Whitfield|Priya Natarajan|4821|5530", re.IGNORECASE)  # its customers too
 
 
 def _from_prompt(goal: str, prompt: str) -> list[str]:
