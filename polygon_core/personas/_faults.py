@@ -135,7 +135,8 @@ def _stated_value_contradicts(key: str, truth: FactValue, text: str) -> str | No
 
 
 def _asked(agent_texts: Sequence[str], key: str) -> bool:
-    cues = (*FACT_CUES.get(key, ()), key.replace("_", " "))
+    # The agent may ask in either language: a Russian «Назовите номер телефона» asks for the phone.
+    cues = (*FACT_CUES.get(key, ()), *FACT_CUES_RU.get(key, ()), key.replace("_", " "))
     return any(c in t.lower() for t in agent_texts for c in cues)
 
 

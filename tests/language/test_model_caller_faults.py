@@ -109,3 +109,20 @@ def test_a_corrected_value_is_not_a_contradiction_but_a_wrong_one_is() -> None:
 
     assert simulator_faults(conv("Мой телефон +7 912 345-67-90, ой, нет: +7 912 345-67-89."), persona) == []
     assert [f.kind for f in simulator_faults(conv("Мой телефон +7 912 345-67-90."), persona)] == ["contradiction"]
+
+
+def test_a_hidden_fact_asked_for_in_russian_is_not_an_unprompted_reveal() -> None:
+    from polygon_core.models import Turn
+
+    persona = Persona(goal="забронировать лекарство", ground_truth={"phone": "+7 912 345-67-89"}, hidden=["phone"])
+
+    def conv(question: str) -> Conversation:
+        return Conversation(id="c", scenario_id="s", seed=0, agent_name="a", agent_version="1",
+                            persona_hash="p", caller_type="cooperative", difficulty=1, language="ru",
+                            end_reason=EndReason.CALLER_HANGUP, models={"caller": "openai:m"}, turns=[
+                                Turn(index=0, speaker="agent", text=question),
+                                Turn(index=1, speaker="caller", text="Мой номер +7 912 345-67-89.")])
+
+    assert simulator_faults(conv("Назовите, пожалуйста, номер телефона."), persona) == []
+    assert [(f.kind, f.detail) for f in simulator_faults(conv("Аптека «Здоровье», слушаю вас."), persona)] == [
+        ("unprompted_reveal", "caller revealed hidden phone before the agent asked for it")]
