@@ -55,6 +55,18 @@ def _conversations(run: Run, suite_path: str, agent_path: str, plan: list[tuple[
     return results, flight
 
 
+def _check_carried(runs: list[Run], seeds: list[int] | None, rubric_version: str | None) -> None:
+    """The runs carry their seeds and rubric version: a `seeds` or `rubric_version` argument that
+    disagrees with a run is refused rather than silently applied to part of it (a stored run is
+    re-judged under another rubric with `polygon rescore`)."""
+    for run in runs:
+        if seeds is not None and list(seeds) != list(run.seeds):
+            raise ValueError(f"run {run.id} has seeds {run.seeds}, not {list(seeds)}")
+        if rubric_version is not None and rubric_version != run.rubric_version:
+            raise ValueError(f"run {run.id} is judged under rubric {run.rubric_version}, not {rubric_version} "
+                             f"(`polygon rescore {run.id} --rubric {rubric_version}` adds those judgments)")
+
+
 def _run_name() -> str:
     # "evaluate suite: agent@version, …" — what an operator scanning the Prefect UI looks for.
     params = flow_run.parameters
@@ -84,14 +96,18 @@ def evaluate_suite(suite_path: str, runs: list[Run], agent_paths: list[str],
     failed are then judged live.
     """
     cards = []
-    plan = usecases.plan_conversations(suite_path, seeds, scenarios)
+    stores = usecases.shared_stores()
+    _check_carried(runs, seeds, rubric_version)
+    # Each run's own seeds (the run carries them; `seeds` only says what new runs were made with).
+    plans = {r.id: usecases.plan_conversations(suite_path, r.seeds, scenarios, caches=stores.caches) for r in runs}
     logger = get_run_logger()  # its lines are kept on the flow run's page in the Prefect UI
     tag_flow_run(run_tags(runs))
-    logger.info("evaluating suite %s: %d conversations per agent, agents %s, rubric %s", suite_path, len(plan),
+    logger.info("evaluating suite %s: %s conversations per agent, agents %s, rubric %s", suite_path,
+                "/".join(sorted({str(len(p)) for p in plans.values()})),
                 ", ".join(f"{r.agent_name}@{r.agent_version[:8]} (run {r.id})" for r in runs),
-                rubric_version or ", ".join(sorted({r.rubric_version for r in runs})))
+                ", ".join(sorted({r.rubric_version for r in runs})))
     # Progress for the Prefect UI during long runs: simulate, judge and probe each conversation.
-    total, finished = 3 * len(plan) * len(runs), 0
+    total, finished = 3 * sum(len(p) for p in plans.values()), 0
     progress = cast(UUID, create_progress_artifact(0.0, description=f"0 of {total} steps"))  # sync call
     every = max(10, total // 100)  # bounded API traffic on big suites
 
@@ -109,18 +125,20 @@ def evaluate_suite(suite_path: str, runs: list[Run], agent_paths: list[str],
         for _ in as_completed(futures):
             step()
 
-    limit = usecases.run_concurrency(concurrency, suite_path, usecases.shared_stores().settings)
+    limit = usecases.run_concurrency(concurrency, suite_path, stores.settings, caches=stores.caches)
     for run, agent_path in zip(runs, agent_paths, strict=True):
+        # repeats and probes_path are recorded here, for a new run; a resumed run keeps its own.
         create_run_task(run, suite_path, agent_path, repeats=repeats, probes_path=probes_path)
-        rubric = rubric_version or run.rubric_version  # the run carries its rubric version
-        passes = usecases.batch_passes(run, suite_path=suite_path, agent_path=agent_path,
-                                       rubric_version=rubric, repeats=repeats,
-                                       probes_path=probes_path, enabled=batch_judging)
+        carried = usecases.run_settings(stores, run.id)  # from here on the run is the one carrier
+        passes = usecases.batch_passes(carried.run, suite_path=suite_path, agent_path=agent_path,
+                                       rubric_version=carried.rubric_version, repeats=carried.repeats,
+                                       probes_path=carried.probes_path, enabled=batch_judging,
+                                       caches=stores.caches)
         stages = tuple(k for k in usecases.STAGES if k not in {spec.kind for spec in passes})
         # The task reads the rest (repeats, probe library) from the run, as create-run recorded it.
-        done, flight = _conversations(run, suite_path, agent_path, plan, limit, step, rubric_version=rubric,
-                                      stages=stages)
-        logger.info("run %s: %s", run.id, usecases.record_execution(usecases.shared_stores(), run.id, flight,
+        done, flight = _conversations(run, suite_path, agent_path, plans[run.id], limit, step,
+                                      rubric_version=carried.rubric_version, stages=stages)
+        logger.info("run %s: %s", run.id, usecases.record_execution(stores, run.id, flight,
                                                                     limit, [r.simulated for r in done]))
         cids = [r.conversation_id for r in done]
         live: dict[str, list[str]] = {"judge": [], "probe": []}

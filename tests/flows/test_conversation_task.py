@@ -217,3 +217,16 @@ def test_polygon_run_takes_the_environment_rubric_when_the_suite_names_none(
     assert " ".join(bad.stderr.split()) == "error: --rubric: unknown rubric version 'v9'; known versions: v1, v2, v3"
     run = usecases.new_run(str(V1), str(suite), settings=None)
     assert run.rubric_version == "v2"  # POLYGON_RUBRIC, since suite.yaml names none
+
+
+@pytest.mark.prefect
+@pytest.mark.usefixtures("prefect_harness")
+def test_the_flow_refuses_seeds_or_a_rubric_other_than_the_run_s_own(polygon_home: Path) -> None:
+    from polygon.flows import evaluate_suite
+
+    run = usecases.new_run(str(V1), SUITE, seeds=[0], run_id="flow-carried")
+    with pytest.raises(ValueError, match=r"run flow-carried has seeds \[0\], not \[0, 1\]"):
+        evaluate_suite(suite_path=SUITE, runs=[run], agent_paths=[str(V1)], seeds=[0, 1])
+    with pytest.raises(ValueError, match="run flow-carried is judged under rubric v1, not v2"):
+        evaluate_suite(suite_path=SUITE, runs=[run], agent_paths=[str(V1)], rubric_version="v2")
+    assert usecases.open_stores().repo.get_run(run.id, exact=True) is None  # refused before anything is stored
