@@ -122,3 +122,20 @@ def test_registering_a_name_twice_is_refused(registered: None) -> None:
         _registry.provider("openai")(CompatAdapter)
     with pytest.raises(ValueError, match="provider 'offline' is Polygon's own model"):
         _registry.provider("offline")
+
+
+def test_a_compatible_provider_must_declare_its_own_key_variables_and_url(registered: None) -> None:
+    class NoKeyVariables(OpenAIAdapter):
+        title, default_url = "Acme", "https://api.acme.example/v1"
+
+    class NoUrl(OpenAIAdapter):
+        title, api_key_env = "Acme", ("ACME_API_KEY",)
+
+    # Inherited, OpenAI's key variables would send the user's OpenAI key to acme's host.
+    with pytest.raises(ValueError, match=r"^provider 'acme' \(test_a_compatible_provider_must_declare_its_own_key"
+                                         r"_variables_and_url.<locals>.NoKeyVariables\) must declare its own "
+                                         r"api_key_env: an inherited one"):
+        _registry.provider("acme")(NoKeyVariables)
+    with pytest.raises(ValueError, match=r"NoUrl\) must declare its own default_url"):
+        _registry.provider("acme")(NoUrl)
+    assert "acme" not in _registry.provider_names()

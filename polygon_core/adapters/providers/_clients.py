@@ -89,7 +89,8 @@ class SdkAdapter:
     URL (tried in order; the last key variable is the one messages name), which `make_chat_model`
     reads through the settings, so a provider needs no settings field of its own; `default_url`,
     where requests go without a base URL (a provider that is not the SDK's own service is sent
-    there, the SDK's own keeps the SDK's default); `title` and `url_example` for messages.
+    there, the SDK's own keeps the SDK's default); `title` and `url_example` for messages. A provider
+    that is not its SDK's own declares `api_key_env` and `default_url` itself (`@provider` checks).
     `provider`, its registered name, is set by `@provider(name)`. A subclass that also has
     `submit_batch`, `batch_status` and `batch_results` supports batch judging.
     """

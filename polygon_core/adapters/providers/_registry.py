@@ -34,11 +34,24 @@ def provider(name: str) -> Callable[[A], A]:
         raise ValueError("provider 'offline' is Polygon's own model and cannot be registered")
 
     def add(adapter: A) -> A:
+        _check_own_service(name, adapter)
         PROVIDERS.register(name)(adapter)
         adapter.provider = name  # its replies, failures and clients are named after it
         return adapter
 
     return add
+
+
+def _check_own_service(name: str, adapter: type[SdkAdapter]) -> None:
+    """Refuse a provider that is not its SDK's own service unless it names its own key variables and
+    URL: inherited ones (an `OpenAIAdapter` subclass's) would send the SDK vendor's key to its host."""
+    if name == getattr(adapter, "sdk", None):
+        return
+    declared = vars(adapter)
+    for attribute in ("api_key_env", "default_url"):
+        if attribute not in declared:
+            raise ValueError(f"provider {name!r} ({adapter.__qualname__}) must declare its own {attribute}: "
+                             f"an inherited one would send another provider's key or requests elsewhere")
 
 
 def provider_names() -> tuple[str, ...]:
