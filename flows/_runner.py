@@ -1,6 +1,8 @@
 """Which Prefect task runner runs a suite's conversations: this process's threads, or a Dask cluster.
 
-`POLYGON_TASK_RUNNER` picks it (read here, at the flow's edge):
+The flow goes by the task runner its run actually has (`on_cluster`). `polygon run` (and `polygon
+demo`) start `evaluate_suite` with the one `POLYGON_TASK_RUNNER` names (`task_runner`, called at
+the CLI's edge, `polygon/cli/_running.py`):
 
 * ``thread`` (default): Prefect's ThreadPoolTaskRunner; a run's conversations share one event loop
   in this process (`flows/_evaluate.py`).
@@ -12,8 +14,10 @@
   so every worker writes to the same database and artifact store. Transcripts and scores are the
   same as with threads: a conversation depends only on its run, scenario and seed.
 
-The flow itself goes by the runner its run has (`on_cluster`), so a deployment that declares a
-thread runner keeps one loop and its concurrency limit even where the variable says ``dask``.
+Everywhere else the variable is not read: a subflow runs with the runner its flow declares (Prefect
+does not pass the parent's down), and `evaluate_suite` declares ``ThreadPoolTaskRunner(8)``, so
+`run_sweep` (`polygon sweep`, the `sweep` deployment) and the `reevaluate-on-prompt-commit`
+deployment keep one loop and its concurrency limit even where the variable says ``dask``.
 """
 
 from __future__ import annotations
