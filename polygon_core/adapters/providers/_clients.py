@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import itertools
 import ssl
 import threading
 import weakref
@@ -46,10 +47,22 @@ def loop_client(key: tuple[Any, ...], make: Callable[[], Any]) -> Any:
 _SHARDS = 64
 
 
+# Handed out round-robin (not `hash(task)`: tasks are 64-byte aligned, so a hash of their address
+# lands on one shard in 16), remembered per task while it lives.
+_TASK_SHARDS: weakref.WeakKeyDictionary[asyncio.Task[Any], int] = weakref.WeakKeyDictionary()
+_NEXT_SHARD = itertools.count()
+
+
 def _shard() -> int:
     """The running asyncio task's pool: one conversation keeps one (its requests are sequential, so
     it reuses its own connection), and concurrent conversations spread over `_SHARDS` of them."""
-    return hash(asyncio.current_task()) % _SHARDS
+    task = asyncio.current_task()
+    if task is None:  # a callback outside any task
+        return 0
+    with _LOCK:
+        if task not in _TASK_SHARDS:
+            _TASK_SHARDS[task] = next(_NEXT_SHARD) % _SHARDS
+        return _TASK_SHARDS[task]
 
 
 # Loops that run many conversations at once: their clients outlive any one conversation.
@@ -65,6 +78,19 @@ def forget_loop_clients() -> list[Any]:
         return list(_BY_LOOP.pop(loop, {}).values())
 
 
+async def close_clients(clients: list[Any]) -> None:
+    """Close every client; one that fails to close leaves the rest closed, and the first failure is
+    raised after them."""
+    failure: BaseException | None = None
+    for client in clients:
+        try:
+            await client.close()
+        except Exception as exc:  # the others must still be closed
+            failure = failure or exc
+    if failure is not None:
+        raise failure
+
+
 @contextlib.asynccontextmanager
 async def shared_loop_clients() -> AsyncIterator[None]:
     """While inside, the running loop's SDK clients are shared by every conversation on it: closing
@@ -77,8 +103,7 @@ async def shared_loop_clients() -> AsyncIterator[None]:
     finally:
         with _LOCK:
             _SHARED.discard(loop)
-        for client in forget_loop_clients():
-            await client.close()
+        await close_clients(forget_loop_clients())
 
 
 class SdkAdapter:
@@ -161,5 +186,4 @@ class SdkAdapter:
 
     async def aclose(self) -> None:
         """Close the running loop's clients: call once, when that loop's conversations are done."""
-        for client in forget_loop_clients():
-            await client.close()
+        await close_clients(forget_loop_clients())
