@@ -1,7 +1,9 @@
 """The words an agent asks for each kind of fact with, per language, and what a Russian caller calls them.
 
-One entry per kind the persona generator produces (`polygon_core.personas._facts.KINDS`, plus the
-keys its values table knows). Cues are lowercase substrings of the agent's words; Russian cues are
+One entry per kind the persona generator produces (`_kinds.KINDS`, plus the keys its values table
+knows). Every English cue of `KINDS` is a cue here too, and every one-word Russian cue by its stem
+(«фамилия» → «фамили»), added below, so a question in the generator's own words is recognised; the
+lists here are the caller's further phrasings. Cues are lowercase substrings of the agent's words; Russian cues are
 stems or the inflected forms listed («кличк» matches «кличку», «клички»), since the caller does no
 morphology. Where two kinds' cues overlap in one question the longer cue wins ("the last four digits
 of your card number" asks for the last four digits, not the card number; see `_matching`).
@@ -9,6 +11,10 @@ A key with no entry (a kind the generator made from the prompt's own words) is m
 """
 
 from __future__ import annotations
+
+import re
+
+from ._kinds import KINDS
 
 # Cue phrases that, in the agent's words, ask for a fact. The first nine entries are the demo's and
 # keep its pinned lines; keys not listed fall back to their own words ("charge_date" → "charge date").
@@ -54,10 +60,10 @@ FACT_CUES: dict[str, tuple[str, ...]] = {
 }
 FACT_CUES_RU: dict[str, tuple[str, ...]] = {
     "account_id": ("лицевой счёт", "лицевого счёта", "лицевой счет", "номер договора", "номер счёт", "номер счет"),
-    "postcode": ("индекс",),
+    "postcode": ("индекс", "почтовый индекс", "почтового индекса"),
     "amount": ("сколько", "сумм"),
     "charge_date": ("когда было списан", "какого числа", "дата списания", "дату списания", "даты списания"),
-    "name": ("фамили", "как вас зовут", "ваше имя", "фио", "ваши имя"),
+    "name": ("фамили", "как вас зовут", "ваше имя", "фио", "ваши имя", "имя", "имени"),
     "phone": ("телефон",),
     "order_number": ("номер заказа", "номер вашего заказа"),
     "date_of_birth": ("дату рождения", "дата рождения", "дате рождения", "год рождения"),
@@ -93,6 +99,32 @@ FACT_CUES_RU: dict[str, tuple[str, ...]] = {
     "prescription": ("рецепт",),
     "new_name": ("новую фамили", "новая фамили", "новое имя"),
 }
+
+
+def _ru_stem(lemma: str) -> str | None:
+    # The lemma without its ending, so its inflected forms match («фамилия» → «фамили», «почтовый» →
+    # «почтов»); None for a short word («имя», «вес»): as a substring it would match other words
+    # («перевести»), so the lists above carry its forms.
+    stem = re.sub(r"(?:ый|ий|ой|ая|яя|ое|ее|[аяоеьй])$", "", lemma)
+    return stem if len(stem) >= 4 else None
+
+
+def _with_kinds(own: dict[str, tuple[str, ...]], kinds: dict[str, tuple[str, ...]]) -> dict[str, tuple[str, ...]]:
+    """The caller's own cues, each kind's generator cues appended (without repeats)."""
+    keys = list(own) + [k for k in kinds if k not in own]
+    return {k: tuple(dict.fromkeys((*own.get(k, ()), *kinds.get(k, ())))) for k in keys}
+
+
+# Generator cues that, said by an agent, do not ask for the kind: "the charge" names the charge
+# in a prompt's list, but "How much was the charge?" asks for the amount, not the charge date.
+NOT_ASKED_BY: dict[str, tuple[str, ...]] = {"charge_date": ("charge", "списание")}
+# Multi-word Russian lemma cues («дата рождение») are inflected in a question («дату рождения»), so the
+# lists above carry their forms; one-word ones are added by stem.
+FACT_CUES = _with_kinds(FACT_CUES, {key: tuple(c for c in en if c not in NOT_ASKED_BY.get(key, ()))
+                                    for key, en, _ru in KINDS})
+FACT_CUES_RU = _with_kinds(FACT_CUES_RU, {key: tuple(s for c in ru if len(c) == 1 and c[0] not in NOT_ASKED_BY.get(key, ())
+                                                      and (s := _ru_stem(c[0])))
+                                          for key, _en, ru in KINDS})
 # What a Russian caller calls a fact it does not know («я не знаю номер заказа»).
 FACT_NAMES_RU: dict[str, str] = {
     "account_id": "номер лицевого счёта", "postcode": "индекс", "amount": "сумму", "charge_date": "дату",
