@@ -14,6 +14,7 @@ with `registry.register(name)` in its own module. Where the built-ins come from:
 
 from __future__ import annotations
 
+import functools
 import importlib
 import pkgutil
 import threading
@@ -62,13 +63,24 @@ class Registry(Generic[T]):
                     self._loading = True
                     try:
                         for module in self._builtin_modules():
-                            importlib.import_module(module)
+                            self._import(functools.partial(importlib.import_module, module))
                         if self.plugins:
                             self._load_plugins(self.plugins)
                         self._builtins_loaded = True
                     finally:
                         self._loading = False  # after a failure the next lookup raises it again
         return self.entries
+
+    def _import(self, load: Callable[[], object]) -> None:
+        """Import one module; if it fails, forget what it registered first: Python forgets the module
+        too, so the next lookup runs it again and must meet its real error, not "registered twice"."""
+        before = dict(self.entries)
+        try:
+            load()
+        except BaseException:
+            self.entries.clear()
+            self.entries.update(before)
+            raise
 
     def _builtin_modules(self) -> list[str]:
         if self.submodules is None:
@@ -83,7 +95,7 @@ class Registry(Generic[T]):
     def _load_plugins(self, group: str) -> None:
         for point in sorted(metadata.entry_points(group=group), key=lambda p: p.name):
             try:
-                point.load()  # importing the plugin's module registers its entries
+                self._import(point.load)  # importing the plugin's module registers its entries
             except Exception as exc:
                 raise ImportError(f"{self.what} plugin {point.name!r} ({point.value}, entry point group "
                                   f"{group!r}) failed to load: {exc}") from exc

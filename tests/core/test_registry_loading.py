@@ -80,3 +80,13 @@ def test_a_failed_load_is_raised_again_on_the_next_lookup(package: Path, reg: Re
         with pytest.raises(RuntimeError, match="broken built-in"):
             reg.names()
         sys.modules.pop("demo_ext._broken", None)
+
+
+def test_a_module_that_registers_then_fails_raises_its_own_error_every_time(package: Path,
+                                                                             reg: Registry[str]) -> None:
+    _module(package, "_alpha", "reg.register('alpha')('a')")
+    _module(package, "_half", "reg.register('half')('h')\nraise RuntimeError('half-built extension')")
+    for _ in range(2):  # not "thing 'half' is registered twice" the second time
+        with pytest.raises(RuntimeError, match=r"^half-built extension$"):
+            reg.names()
+    assert reg.entries == {"alpha": "a"}  # the module that loaded keeps its entry
