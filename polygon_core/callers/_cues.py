@@ -56,7 +56,7 @@ FACT_CUES: dict[str, tuple[str, ...]] = {
     "weight": ("weight", "weigh", "how heavy", "how much does it weigh", "how much does the parcel weigh",
                "how much does your parcel weigh", "how much does the package weigh"),
     "prescription": ("prescription",),
-    "new_name": ("new name",),
+    "new_name": ("new name", "new name on the"),
 }
 FACT_CUES_RU: dict[str, tuple[str, ...]] = {
     "account_id": ("лицевой счёт", "лицевого счёта", "лицевой счет", "номер договора", "номер счёт", "номер счет"),

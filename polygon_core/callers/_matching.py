@@ -68,12 +68,20 @@ def cue_spans(low: str, cues: Iterable[str]) -> list[Span]:
 
 
 def asked_kinds(low: str, keys: Iterable[str], table: Mapping[str, tuple[str, ...]]) -> list[str]:
-    """The keys of `table` (in `keys`' order) whose cues `low` says, the longest overlapping cue winning."""
-    spans = {k: cue_spans(low, table[k]) for k in keys if k in table}
+    """The keys of `table` among `keys` (in their order) whose cues `low` says, the longest overlapping
+    cue winning.
+
+    The cues of every kind in the table compete, not only those of `keys` (the facts one persona
+    knows): "What is your email address?" asks for the email even of a caller who knows only an
+    address, and "the last four digits of your card number" never asks for the card number.
+    """
+    spans = {k: cue_spans(low, cues) for k, cues in table.items()}
     out = []
-    for key, mine in spans.items():
+    for key in keys:
+        if key not in table:
+            continue
         others = [s for k, ss in spans.items() if k != key for s in ss]
-        if any(not any(_beats(o, s) for o in others) for s in mine):
+        if any(not any(_beats(o, s) for o in others) for s in spans[key]):
             out.append(key)
     return out
 

@@ -184,7 +184,9 @@ class OfflineCaller:
             # A Russian persona names what it does not know in the prompt's words («марку
             # автомобиля»): the kind those words name is asked for by that kind's cues too.
             kind = item.replace(" ", "_") if item.replace(" ", "_") in table else kind_named_by(item, table)
-            if (kind and asked_kinds(low, [kind], table)) or names_by_words(item, heard, head_first=self._ru):
+            # A kind the table knows is asked for by its cues alone: "the last four digits of your
+            # card number" does not ask for an unknown card number, though it says its words.
+            if asked_kinds(low, [kind], table) if kind else names_by_words(item, heard, head_first=self._ru):
                 return item
         return None
 
