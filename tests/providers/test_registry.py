@@ -129,7 +129,7 @@ def test_a_compatible_provider_must_declare_its_own_key_variables_and_url(regist
         title, default_url = "Acme", "https://api.acme.example/v1"
 
     class NoUrl(OpenAIAdapter):
-        title, api_key_env = "Acme", ("ACME_API_KEY",)
+        title, api_key_env = "Acme", ("POLYGON_ACME_API_KEY", "ACME_API_KEY")
 
     # Inherited, OpenAI's key variables would send the user's OpenAI key to acme's host.
     with pytest.raises(ValueError, match=r"^provider 'acme' \(test_a_compatible_provider_must_declare_its_own_key"
