@@ -22,9 +22,25 @@ from collections.abc import Callable, Iterator
 from importlib import metadata
 from typing import Generic, TypeVar
 
-__all__ = ["Registry"]
+__all__ = ["PluginLoadError", "Registry"]
 
 T = TypeVar("T")
+
+
+class PluginLoadError(ValueError):
+    """An installed plugin (an entry point) failed to import: one line naming the plugin, its
+    distribution, the group and the cause. A ValueError, so the CLI shows it as bad input (the
+    user's installation), not a traceback. It fails every lookup of its registry, the built-ins'
+    too: skipping the plugin would turn its model names into "unknown provider" errors, and runs
+    that silently lack an installed extension."""
+
+    def __init__(self, what: str, point: metadata.EntryPoint, group: str, cause: BaseException) -> None:
+        dist = getattr(point, "dist", None)
+        source = f"distribution {dist.name!r}, " if dist is not None and dist.name else ""
+        reason = " ".join(str(cause).split()) or type(cause).__name__  # one line, whatever the cause
+        super().__init__(f"{what} plugin {point.name!r} ({point.value}, {source}entry point group {group!r}) "
+                         f"failed to load: {reason} (fix or uninstall it)")
+        self.plugin, self.group, self.cause = point.name, group, cause
 
 
 class Registry(Generic[T]):
@@ -97,8 +113,7 @@ class Registry(Generic[T]):
             try:
                 self._import(point.load)  # importing the plugin's module registers its entries
             except Exception as exc:
-                raise ImportError(f"{self.what} plugin {point.name!r} ({point.value}, entry point group "
-                                  f"{group!r}) failed to load: {exc}") from exc
+                raise PluginLoadError(self.what, point, group, exc) from exc
 
     def get(self, name: str) -> T | None:
         """The entry registered as `name`, or None."""

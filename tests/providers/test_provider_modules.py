@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 import polygon_core.adapters.providers as providers_package
+from polygon_core._registry import PluginLoadError
 from polygon_core.adapters.providers import ProviderConfigError, _registry, make_chat_model
 from tests.conftest import REPO
 from tests.fakes.llm_server import AGENT_LINES, FakeLLMServer
@@ -113,9 +114,12 @@ def test_a_plugin_that_fails_to_load_is_named(fresh_registry: None, tmp_path: Pa
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: broken-provider\nVersion: 1.0\n", encoding="utf-8")
     (info / "entry_points.txt").write_text("[polygon.providers]\nbroken = no_such_module_here\n", encoding="utf-8")
     monkeypatch.syspath_prepend(str(site))
-    with pytest.raises(ImportError, match=r"provider plugin 'broken' \(no_such_module_here, entry point group "
-                                          r"'polygon.providers'\) failed to load: No module named"):
+    with pytest.raises(PluginLoadError) as failed:
         _registry.provider_names()
+    assert str(failed.value) == ("provider plugin 'broken' (no_such_module_here, distribution 'broken-provider', "
+                                 "entry point group 'polygon.providers') failed to load: No module named "
+                                 "'no_such_module_here' (fix or uninstall it)")
+    assert isinstance(failed.value, ValueError) and failed.value.plugin == "broken"
 
 
 def test_finding_the_providers_imports_no_sdk() -> None:
