@@ -22,6 +22,7 @@ _TRANSLIT = dict(zip("абвгдеёжзийклмнопрстуфхцчшщъы
 _GENERAL = frozenset({"number", "no", "id", "name", "date", "day", "time", "code", "type", "kind", "details",
                       "nomer", "imya", "imeni", "data", "datu", "den", "vremya", "kod", "tip", "vid",
                       "nazvanie", "kolichestvo", "chas"})
+_QUANTITIES = frozenset({"number", "amount", "count", "quantity"})
 _STOP = frozenset({"of", "the", "a", "an", "and", "or", "for", "to", "in", "on", "your", "my", "s"})
 _ENDINGS = "aeiouy"
 
@@ -43,17 +44,36 @@ def _said(word: str, heard: list[str]) -> bool:
     return any(h.startswith(stem) for h in heard)
 
 
-def names_by_words(name: str, heard: list[str], *, head_first: bool) -> bool:
+def head_word(parts: list[str], *, head_first: bool) -> str:
+    """The head noun of a fact's name, as words (a key split on ``_``, or `words` of the prompt's
+    words): in Russian the first word that is no adjective («кодовое слово» → ``slovo``), in English
+    the word before "of" ("date of damage" → ``date``) unless it only counts what follows ("number of
+    nights" → ``nights``), else the last. One rule for the persona generator (which picks a value by
+    it) and the caller (which hears the fact named by it)."""
+    if head_first:
+        nouns = [w for w in parts if not w.endswith(("yy", "iy", "oy"))] or parts
+        return nouns[0]
+    if "of" in parts[1:] and parts[parts.index("of") - 1] not in _QUANTITIES:
+        return parts[parts.index("of") - 1]
+    return parts[-1]
+
+
+def names_by_words(name: str, heard: list[str], *, head_first: bool, asking: bool = True) -> bool:
     """Whether the agent's words (`heard`, from `words`) name a fact called `name` (a key or the
-    prompt's words for it): all its words said, or its head noun (first in Russian, last in English)
-    when that noun is not a general one."""
-    own = [w for w in words(name) if w not in _STOP]
+    prompt's words for it): all its words said, or, when the agent is `asking` something, its head
+    noun (`head_word`), or for a head as general as "date" the word that says which one
+    ("sorry to hear about the damage" names no ``date_of_damage``; "When was the damage?" does)."""
+    parts = words(name)
+    own = [w for w in parts if w not in _STOP]
     if not own:
         return False
     if all(_said(w, heard) for w in own):
         return True
-    head = own[0] if head_first else own[-1]
-    return _stem(head) not in {_stem(g) for g in _GENERAL} and _said(head, heard)
+    general = {_stem(g) for g in _GENERAL}
+    head = head_word([w for w in parts if w not in _STOP or w == "of"], head_first=head_first)
+    if _stem(head) in general:
+        head = next((w for w in reversed(own) if _stem(w) not in general), head)
+    return asking and _stem(head) not in general and _said(head, heard)
 
 
 def cue_spans(low: str, cues: Iterable[str]) -> list[Span]:

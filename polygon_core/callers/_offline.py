@@ -186,9 +186,15 @@ class OfflineCaller:
             kind = item.replace(" ", "_") if item.replace(" ", "_") in table else kind_named_by(item, table)
             # A kind the table knows is asked for by its cues alone: "the last four digits of your
             # card number" does not ask for an unknown card number, though it says its words.
-            if asked_kinds(low, [kind], table) if kind else names_by_words(item, heard, head_first=self._ru):
+            if asked_kinds(low, [kind], table) if kind else names_by_words(item, heard, head_first=self._ru,
+                                                                              asking=self._asking(low)):
                 return item
         return None
+
+    def _asking(self, low: str) -> bool:
+        # A fact named only by its head noun is asked for in a question or a request, not in a
+        # remark ("sorry to hear about the damage").
+        return "?" in low or any(r in low for r in self.words.requests)
 
     @property
     def _ru(self) -> bool:
@@ -197,12 +203,12 @@ class OfflineCaller:
 
     def _asked_facts(self, low: str) -> list[str]:
         p, table = self.persona, self.words.fact_cues
-        heard = words(low)
+        heard, asking = words(low), self._asking(low)
         known = asked_kinds(low, p.ground_truth, table)
         # A fact the agent already states ("So the new address is 12 Canal Street...") is being
         # confirmed, not asked for.
         keys = [k for k in p.ground_truth
-                if (k in known or (k not in table and names_by_words(k, heard, head_first=self._ru)))
+                if (k in known or (k not in table and names_by_words(k, heard, head_first=self._ru, asking=asking)))
                 and _fmt(p.ground_truth[k]).lower() not in low]
         if any(k.startswith("new_") for k in keys):
             keys = [k for k in keys if k.startswith("new_")]

@@ -56,6 +56,7 @@ class Phrases:
     working: tuple[str, ...]
     callback: tuple[str, ...]
     makes_sense: tuple[str, ...]
+    requests: tuple[str, ...]  # words that ask for something without a question mark ("tell me …")
 
 
 ENGLISH = Phrases(
@@ -118,6 +119,9 @@ ENGLISH = Phrases(
     working=("let me check", "one moment", "bear with me", "just a moment", "please hold"),
     callback=("callback",),
     makes_sense=("does that make sense",),
+    requests=("tell me", "give me", "can i have", "could i have", "can i take", "could i take", "may i have",
+              "can you", "could you", "please provide", "please give", "please tell", "please confirm",
+              "confirm your", "read me", "i need your", "i'll need your"),
 )
 
 RUSSIAN = Phrases(
@@ -179,6 +183,8 @@ RUSSIAN = Phrases(
     working=("минутку", "секунду", "одну минуту", "проверяю", "сейчас посмотрю", "подождите"),
     callback=("перезвон", "обратный звонок"),
     makes_sense=("понятно?",),
+    requests=("назовите", "назови", "скажите", "скажи", "продиктуйте", "уточните", "подскажите", "сообщите",
+              "укажите", "напомните", "подтвердите"),
 )
 
 PHRASES: dict[str, Phrases] = {"en": ENGLISH, "ru": RUSSIAN}

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import random
 
+from ..callers._matching import head_word
 from ..models import FactValue
 
 _NAMES = {
@@ -114,10 +115,9 @@ def _other(key: str, rng: random.Random, locale: str) -> FactValue:
     """A value for a fact we know only by its key's words: its head noun decides the kind."""
     lang = locale[:2]
     words = key.split("_")
-    # Russian puts the head noun first («время подачи»); English last, or before "of" ("date of damage").
-    # A Russian adjective before it («кодовое слово» → kodovyy_slovo) is not the head.
-    nouns = [w for w in words if not w.endswith(("yy", "iy", "oy"))] or words
-    head = nouns[0] if lang == "ru" else words[words.index("of") - 1] if "of" in words[1:] else words[-1]
+    # Russian puts the head noun first («время подачи»); English last, or before "of" ("date of damage"):
+    # the caller's rule, so the fact it hears named is the one whose value this picks.
+    head = head_word(words, head_first=lang == "ru")
     if (words[0] == "number" and "of" in words) or head in _COUNT_WORDS:
         return rng.randint(1, 4)
     if head in _DATE_WORDS:
