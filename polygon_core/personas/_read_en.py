@@ -69,7 +69,9 @@ _CANNOT_BE = re.compile(r"^((?:the|a|an|your|our)\s+[a-z][a-z -]{2,40}?)\s+(?:(?
 _NOT_ABLE = re.compile(r"\b([a-z][a-z ]{2,40}?)\s+(?:are|is)\s+not\s+([a-z]+)able\b", re.IGNORECASE)
 _FEE = re.compile(r"(?:[$£€]\s?\d+(?:[.,]\d+)?|\d+(?:[.,]\d+)?\s?(?:dollars?|pounds?|euros?))\s+"
                   r"(?:cancellation |late |no-show |booking )?(?:fee|charge|penalty)", re.IGNORECASE)
-_MONEY = re.compile(r"[$£€]\s?(\d+(?:\.\d+)?)|(\d+(?:\.\d+)?)\s?(?:dollars?|pounds?|euros?)\b", re.IGNORECASE)
+# An amount may group its thousands with commas ("$1,500"); they are dropped before it is read.
+_NUMBER = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
+_MONEY = re.compile(rf"[$£€]\s?({_NUMBER})|({_NUMBER})\s?(?:dollars?|pounds?|euros?)\b", re.IGNORECASE)
 _ONLY_IF = re.compile(r"\b(?:only|just)\s+(?:if|when|with)\s+(?:the caller |they |a caller )?(?:has |have |shows? )?"
                       r"((?:a|an|the|their)\s+[a-z][a-z ]{2,30}?)(?=[.,;:]|$)", re.IGNORECASE)
 _CALLBACK = re.compile(r"\b(?:callbacks?|call-backs?|call (?:them |the caller |you )?back)\b", re.IGNORECASE)
@@ -377,7 +379,7 @@ def read_english(prompt: str) -> Parts:
         if _FEE.search(sentence) or _PRICE.search(sentence) or _MONEY.search(sentence):
             parts.policies.append(sentence)
         before = refusals
-    parts.amounts = [float(a or b) for a, b in _MONEY.findall(prompt)]
+    parts.amounts = [float((a or b).replace(",", "")) for a, b in _MONEY.findall(prompt)]
     parts.facts = [key for ask in parts.asks for key in ask.keys]
     parts.callback = _CALLBACK.search(prompt) is not None
     parts.transfer = bool(parts.handovers) or _HANDOVER.search(prompt) is not None

@@ -287,7 +287,8 @@ def read_russian(prompt: str) -> Parts:
         if _MONEY.search(sentence):
             parts.policies.append(sentence)
         before = refusals
-    parts.amounts = [float(m.replace(" ", "").replace(",", ".")) for m in _MONEY.findall(prompt)]
+    # Thousands are grouped by any space («1 500», a no-break «2\u00a0000»), the decimals by a comma.
+    parts.amounts = [float(re.sub(r"\s", "", m).replace(",", ".")) for m in _MONEY.findall(prompt)]
     parts.facts = [key for ask in parts.asks for key in ask.keys]
     parts.callback = _CALLBACK.search(prompt) is not None
     parts.transfer = bool(parts.handovers) or _HANDOVER_WORDS.search(prompt) is not None
