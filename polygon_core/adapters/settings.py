@@ -19,13 +19,28 @@ from polygon_core.scoring import DEFAULT_RUBRIC_VERSION
 __all__ = ["PolygonSettings", "load_settings"]
 
 
+def _provider_environ() -> dict[str, str]:
+    """The set environment variables that registered providers declare for their keys and base URLs."""
+    from polygon_core._registry import PluginLoadError
+
+    from .providers._registry import PROVIDERS
+
+    try:
+        adapters = list(PROVIDERS.loaded().values())
+    except PluginLoadError:  # a broken plugin: the built-ins' variables still count; a lookup names it
+        adapters = list(PROVIDERS.entries.values())
+    declared = {name for adapter in adapters for name in (*adapter.api_key_env, *adapter.base_url_env)}
+    return {name: os.environ[name] for name in sorted(declared) if name in os.environ}
+
+
 class PolygonSettings(BaseSettings):
     """Where Polygon keeps its data, which models it uses, and the secrets it needs.
 
     Every field is read from ``POLYGON_<FIELD>`` (case-insensitive), except the provider keys,
     which are also read from the providers' usual ``OPENAI_API_KEY`` / ``ANTHROPIC_API_KEY``.
     Any other provider's key and base URL come from the variables the provider declares, read
-    with `provider_value` from the environment as it was when the settings were loaded.
+    with `provider_value` from the environment as it was when the settings were loaded (only the
+    variables of the providers registered then are kept; a blank one counts as unset).
     Secrets are ``SecretStr``: they never show in ``repr``/``str`` or in logs of the settings.
     """
 
@@ -77,9 +92,10 @@ class PolygonSettings(BaseSettings):
     sources: Path | None = Field(
         None, description="the sources file: each production source's platform, webhook secret's "
         "variable, agent, suite, grade-on-arrival, redaction region, S3 prefix (`polygon sources validate`)")
-    # The environment as loaded, for the variables a provider declares (`provider_value`): a
-    # provider needs no field here. Private, so it never shows in dumps or repr.
-    _environ: dict[str, str] = PrivateAttr(default_factory=lambda: dict(os.environ))
+    # The variables the registered providers declare, as loaded (`provider_value`): a provider
+    # needs no field here. Only those, not the whole environment: settings are pickled to workers
+    # and compared, and must carry no other secret. Private, so it never shows in dumps or repr.
+    _environ: dict[str, str] = PrivateAttr(default_factory=_provider_environ)
     openai_api_key: SecretStr | None = Field(
         None,
         validation_alias=AliasChoices("openai_api_key", "POLYGON_OPENAI_API_KEY", "OPENAI_API_KEY"),

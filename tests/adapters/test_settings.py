@@ -131,3 +131,34 @@ def test_concurrency_is_validated(monkeypatch: pytest.MonkeyPatch, value: str) -
 def test_file_url_and_local_folder_artifacts(tmp_path: Path) -> None:
     settings = PolygonSettings(artifacts_url=f"file://{tmp_path}/art")
     assert settings.resolved_artifacts_url() == f"file://{tmp_path}/art"
+
+
+def test_settings_keep_only_the_variables_providers_declare(monkeypatch: pytest.MonkeyPatch) -> None:
+    import pickle
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-openai-test")
+    monkeypatch.setenv("POLYGON_ANTHROPIC_BASE_URL", "http://127.0.0.1:9")
+    monkeypatch.setenv("STRIPE_API_KEY", "sk-stripe-not-polygons")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "aws-not-polygons")
+    settings = load_settings()
+    pickled = pickle.dumps(settings)
+    assert b"sk-stripe-not-polygons" not in pickled and b"aws-not-polygons" not in pickled
+    assert settings.provider_value("openai", "api_key", ("POLYGON_OPENAI_API_KEY", "OPENAI_API_KEY")) == (
+        "sk-openai-test")
+    assert settings.provider_value("anthropic", "base_url", ("POLYGON_ANTHROPIC_BASE_URL",)) == "http://127.0.0.1:9"
+    # A variable no registered provider declares is not read, even if asked for.
+    assert settings.provider_value("stripe", "api_key", ("STRIPE_API_KEY",)) is None
+    assert pickle.loads(pickled) == settings
+
+
+@pytest.mark.parametrize("blank", ["", "  "])
+def test_a_blank_polygon_key_override_is_unset_so_the_usual_variable_counts(
+        monkeypatch: pytest.MonkeyPatch, blank: str) -> None:
+    # `export POLYGON_OPENAI_API_KEY=` (an empty CI secret) means "not set", as for every setting:
+    # the provider's usual variable is used, not a missing-key error.
+    monkeypatch.setenv("POLYGON_OPENAI_API_KEY", blank)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-usual")
+    settings = load_settings()
+    assert settings.provider_value("openai", "api_key", ("POLYGON_OPENAI_API_KEY", "OPENAI_API_KEY")) == "sk-usual"
+    monkeypatch.delenv("OPENAI_API_KEY")
+    assert load_settings().provider_value("openai", "api_key", ("POLYGON_OPENAI_API_KEY", "OPENAI_API_KEY")) is None
