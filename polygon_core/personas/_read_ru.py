@@ -302,7 +302,9 @@ def instrumental(phrase: str) -> str:
     for word in phrase.split():
         parsed = _morph().parse(word)[0]
         inflected = parsed.inflect({"ablt"}) if not done else None
-        out.append(inflected.word if inflected else word)
+        # The inflected form is lowercase: the word's own capitals stay («IT-отдел» → «IT-отделом»).
+        out.append("".join(c.upper() if o.isupper() else c for c, o in zip(inflected.word, word, strict=False))
+                   + inflected.word[len(word):] if inflected else word)
         done = done or parsed.tag.POS == "NOUN"
     return " ".join(out)
 

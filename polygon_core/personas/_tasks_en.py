@@ -110,6 +110,8 @@ _TRIGGER = re.compile(r"\b(?:if|when)\s+(?:the\s+|a\s+|an\s+)?(?:caller|customer
 # only a person wants, asks or complains.
 _WISH = re.compile(r"\b(?:if|when)\s+(?:the\s+|a\s+|an\s+)[a-z]+\s+(wants?|wishes?|would like|asks?|complains?)\s+"
                    r"(to\s+|for\s+|about\s+)?([^,;:.]+)", re.IGNORECASE)
+# A wish with its verb left out: "if the caller wants to", "if they would like so".
+_ELLIPTIC = re.compile(r"(?:to|so|that|it|this|one)?", re.IGNORECASE)
 _CONDITION = re.compile(r"\b(?:if|when)\s+([^,;:.]+)", re.IGNORECASE)
 # "If the caller is unhappy with a repair": the caller complains about it.
 _UNHAPPY = re.compile(r"\b(?:if|when)\s+(?:the\s+|a\s+|an\s+)?[a-z]+\s+(?:is|are)\s+(?:unhappy|dissatisfied|not happy|"
@@ -124,6 +126,8 @@ def trigger_task(sentence: str, *, situation: bool = True) -> TaskSpec | None:
     abroad, transfer …" → "report that a card was used abroad".
     """
     m = _TRIGGER.search(sentence) or _WISH.search(sentence)
+    if m and _ELLIPTIC.fullmatch(m.group(3).strip()):
+        return None  # "If the caller wants to, transfer them": a handover on request, no goal of its own
     if m:
         verb, link, rest = m.group(1).lower(), (m.group(2) or "").strip().lower(), m.group(3).strip()
         rest = _OWNER.sub("my", re.sub(r"\s+(?:then|now|immediately|right away)$", "", rest))

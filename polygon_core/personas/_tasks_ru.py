@@ -162,7 +162,8 @@ def conjuncts(tokens: list[str], start: int, first: list[str]) -> list[list[str]
 
 _TRANSFER = re.compile(r"\b(?:переведи|переводи|переведите|переключи|переключите|переключайте|соедини|соедините|"
                        r"передай|передайте)\s+(?:звонок\s+|клиента\s+|покупателя\s+|его\s+|её\s+|вызов\s+)?"
-                       r"(?:(?:на|с|к|в)\s+)?([а-яё]+(?:-[а-яё]+)?(?:\s+[а-яё]+)?)", re.IGNORECASE)
+                       r"(?:(?:на|с|со|к|ко|в|во)\s+)?(?!(?:на|с|со|к|ко|в|во)\b)"  # never the preposition itself
+                       r"(\w+(?:-\w+)?(?:\s+[а-яё]+)?)", re.IGNORECASE)  # «IT-отдел», «2-ю линию»
 
 
 def handovers(sentence: str) -> list[str]:
@@ -187,7 +188,8 @@ def handovers(sentence: str) -> list[str]:
             form = morph().parse(words[0].lower())[0].inflect({"nomn"})
             out.append(form.word if form else first)
         else:
-            out.append(" ".join([first, *second]))
+            # A name in Latin letters keeps its case («IT-отдел», not «it-отдел»).
+            out.append(" ".join([words[0] if first == words[0].lower() else first, *second]))
     return out
 
 
@@ -253,6 +255,8 @@ def situation_task(sentence: str) -> TaskSpec | None:
     if not m or re.search(r"\b(?:вы|ты|не уверен\w*)\b", m.group(1), re.IGNORECASE):
         return None
     words = [w for w in WORD.findall(m.group(1)) if w[:1].isalnum()]
+    if len(words) <= 2 and words and morph().parse(words[-1].lower())[0].normal_form in _CALLER_ACTS:
+        return None  # «Если клиент просит, переключите …»: a handover on request, no goal of its own
     act = _caller_act(words) or _displeased(words)
     if act:
         return act
