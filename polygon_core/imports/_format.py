@@ -47,9 +47,12 @@ class ImportFormat:
     webhook: WebhookReader | None = None  # set for platforms whose call-ended webhook is received
 
 
-# Name order: csv, openai, polygon, retell, vapi (file-name guesses try them in this order).
+# Name order: csv, openai, polygon, retell, vapi, then any other format (file-name guesses try them
+# in this order): the built-ins lead by name, so a new module, whatever its name, never changes
+# which built-in's name hint is tried first.
 REGISTRY: Registry[ImportFormat] = Registry(
-    "import format", __package__ or "polygon_core.imports", submodules="", plugins="polygon.import_formats")
+    "import format", __package__ or "polygon_core.imports", submodules="",
+    first=("_csv", "_openai", "_polygon", "_retell", "_vapi"), plugins="polygon.import_formats")
 
 
 def import_format(name: str, description: str, *, sample: str | None = None,
@@ -57,8 +60,10 @@ def import_format(name: str, description: str, *, sample: str | None = None,
                   webhook: WebhookReader | None = None) -> Callable[[Parser], Parser]:
     """Register the decorated parser as format `name` (a name already taken is an error)."""
     def register(parse: Parser) -> Parser:
-        # Built-ins first (a no-op while they are being imported), so a clash with one is caught here.
-        if name in REGISTRY.loaded():
+        # The entries so far, not `loaded()`: this runs while a module is being imported, and loading
+        # the built-ins from here takes the registry's lock under the import lock (two threads can
+        # deadlock). A format registered before the built-ins load clashes with one when they do.
+        if name in REGISTRY.entries:
             raise ValueError(f"import format {name!r} is already registered")
         REGISTRY.register(name)(ImportFormat(name, description, parse, sample, name_hints, suffixes, webhook))
         return parse

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import json
+import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -84,3 +85,28 @@ def test_an_entry_point_adds_a_format_kept_outside_polygon(fresh_registry: None,
     assert get_format("tiny").description == "Tiny call logs: {ref, steps: [...]}, JSON Lines"
     assert _read("tiny")[0][0] == "7"
     assert tuple(FORMATS) == (*BUILT_INS, "tiny")
+
+
+def test_in_a_fresh_process_the_built_ins_lead_whatever_a_new_module_is_called(tmp_path: Path) -> None:
+    # `_tiny` sorts between `_retell` and `_vapi`: still after every built-in.
+    (tmp_path / "_tiny.py").write_text(TINY_MODULE, encoding="utf-8")
+    code = ("import sys\nimport polygon_core.imports as package\n"
+            "package.__path__.append(sys.argv[1])\n"
+            "from polygon_core.imports import FORMATS\nprint(','.join(FORMATS))\n")
+    out = subprocess.run([sys.executable, "-c", code, str(tmp_path)], cwd=REPO, capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.strip() == ",".join((*BUILT_INS, "tiny"))
+
+
+def test_registering_a_format_does_not_load_the_built_ins(tmp_path: Path) -> None:
+    # A plugin imported on its own registers while its module is being imported: loading the
+    # built-ins from there would take the registry's lock under the import lock.
+    (tmp_path / "acme_format.py").write_text(TINY_MODULE.replace("from ._", "from polygon_core.imports._"),
+                                             encoding="utf-8")
+    code = ("import sys\nsys.path.insert(0, sys.argv[1])\n"
+            "from polygon_core.imports._format import REGISTRY\nimport acme_format\n"
+            "print(REGISTRY._builtins_loaded, list(REGISTRY.entries))\n"
+            "print(','.join(sorted(REGISTRY.names())))\n")
+    out = subprocess.run([sys.executable, "-c", code, str(tmp_path)], cwd=REPO, capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.splitlines() == ["False ['tiny']", "csv,openai,polygon,retell,tiny,vapi"]
