@@ -31,6 +31,7 @@ _FRAME = frozenset({"help", "helps", "can", "callers", "customers", "patients", 
                     "them", "to", "or", "and", "you", "also", "handle", "may"})
 _NEGATIONS = re.compile(r"\b(?:never|do not|don't|don’t|cannot|can't|can’t|must not|may not|not allowed to)\s+$",
                         re.IGNORECASE)
+_NEGATION_SPAN = 4  # tokens: the longest negation above, "not allowed to", is three
 _OBJECT_STOP = frozenset({"and", "or", "but", "if", "when", "unless", "before", "after", "while",
                           "so", "then", "because", "until", "instead", "only"})
 _PRONOUNS = frozenset({"anything", "it", "them", "that", "this", "what", "something", "everything",
@@ -162,9 +163,10 @@ def _service_tasks(sentence: str) -> list[TaskSpec]:
         two = " ".join(low[i:i + 2])
         placed = framed_verb(low, i, _NOT_VERB) or bool(tasks and listed_verb(low, i, _NOT_VERB))
         verb = two if two in _SERVICE_VERBS else low[i] if low[i] in _SERVICE_VERBS or placed else None
-        before = " ".join(tokens[:i]) + " "
         framed = not i or low[i - 1] in _FRAME or low[i - 1] == "," or placed
-        if verb is None or not framed or _NEGATIONS.search(before):
+        # A negation stands right before the verb ("must not book"), so only the last few tokens
+        # are read: joining every earlier token at every verb made a long sentence quadratic.
+        if verb is None or not framed or _NEGATIONS.search(" ".join(tokens[max(0, i - _NEGATION_SPAN):i]) + " "):
             pending, i = [], i + 1
             continue
         size = len(verb.split())
