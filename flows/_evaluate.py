@@ -67,6 +67,17 @@ def _check_carried(runs: list[Run], seeds: list[int] | None, rubric_version: str
                              f"(`polygon rescore {run.id} --rubric {rubric_version}` adds those judgments)")
 
 
+def _stored(passed: list[Run], stored: list[Run]) -> list[Run]:
+    """The stored runs, refusing one whose seeds or rubric differ from the run the caller passed
+    (a stored run is resumed as it was made: `polygon run --run-id` passes the stored run itself)."""
+    for given, kept in zip(passed, stored, strict=True):
+        for field in ("seeds", "rubric_version", "agent_version"):
+            if getattr(given, field) != getattr(kept, field):
+                raise ValueError(f"run {kept.id} is stored with {field.replace('_', ' ')} {getattr(kept, field)}, "
+                                 f"not {getattr(given, field)}: a resumed run keeps its own settings")
+    return stored
+
+
 def _run_name() -> str:
     # "evaluate suite: agent@version, …" — what an operator scanning the Prefect UI looks for.
     params = flow_run.parameters
@@ -98,7 +109,10 @@ def evaluate_suite(suite_path: str, runs: list[Run], agent_paths: list[str],
     cards = []
     stores = usecases.shared_stores()
     _check_carried(runs, seeds, rubric_version)
-    # Each run's own seeds (the run carries them; `seeds` only says what new runs were made with).
+    # Recorded before any conversation (repeats and probes_path too, for a new run); a resumed run
+    # comes back as it was stored, and from here on the stored runs are the one carrier.
+    runs = _stored(runs, [create_run_task(run, suite_path, agent_path, repeats=repeats, probes_path=probes_path)
+                          for run, agent_path in zip(runs, agent_paths, strict=True)])
     plans = {r.id: usecases.plan_conversations(suite_path, r.seeds, scenarios, caches=stores.caches) for r in runs}
     logger = get_run_logger()  # its lines are kept on the flow run's page in the Prefect UI
     tag_flow_run(run_tags(runs))
@@ -127,9 +141,7 @@ def evaluate_suite(suite_path: str, runs: list[Run], agent_paths: list[str],
 
     limit = usecases.run_concurrency(concurrency, suite_path, stores.settings, caches=stores.caches)
     for run, agent_path in zip(runs, agent_paths, strict=True):
-        # repeats and probes_path are recorded here, for a new run; a resumed run keeps its own.
-        create_run_task(run, suite_path, agent_path, repeats=repeats, probes_path=probes_path)
-        carried = usecases.run_settings(stores, run.id)  # from here on the run is the one carrier
+        carried = usecases.run_settings(stores, run.id)
         passes = usecases.batch_passes(carried.run, suite_path=suite_path, agent_path=agent_path,
                                        rubric_version=carried.rubric_version, repeats=carried.repeats,
                                        probes_path=carried.probes_path, enabled=batch_judging,

@@ -71,6 +71,9 @@ def execute(suite: Path, agents: list[Path], seeds: int | None, rubric: str | No
     from polygon_core.files import load_agent
 
     flags = flags or {}
+    # What a resumed run (`--run-id`) must agree on: what was asked for, and always the agent itself.
+    asked = ["agent_version", *(name for name, given in (("seeds", seeds), ("rubric_version", rubric)) if given)]
+    asked += [f"models.{role}" for role, model in flags.items() if model]
     if personas:  # the agent's generated personas, bound into this suite's scenarios
         from ._cmd_personas import persona_run_suite
 
@@ -88,16 +91,18 @@ def execute(suite: Path, agents: list[Path], seeds: int | None, rubric: str | No
     for i, agent in enumerate(agents):
         rid = f"{run_id}-{i + 1}" if run_id and len(agents) > 1 else run_id
         roles = usecases.role_models(stores.settings, loaded.config, load_agent(agent).config, flags)
-        runs.append(usecases.new_run(str(agent.resolve()), str(suite.resolve()), seeds=seed_list, rubric=rubric,
-                                     run_id=rid, roles=roles, caches=stores.caches))
+        fresh = usecases.new_run(str(agent.resolve()), str(suite.resolve()), seeds=seed_list, rubric=rubric,
+                                 run_id=rid, roles=roles, caches=stores.caches)
+        # `--run-id` of a stored run resumes it with its own settings; asking for others is refused.
+        runs.append(usecases.resumed_run(stores, fresh, asked=asked) if rid else fresh)
     # From the suite config, batch judging applies to whichever roles are model-backed; asked for
     # on the command line with nothing to send, it is an error rather than a quiet live pass.
     if batch_judging and not any(usecases.batch_passes(r, suite_path="", agent_path="", rubric_version=rubric,
                                                        enabled=True) for r in runs):
         raise ValueError("batch judging needs a model judge or probe answerer (--judge-model / "
                          "--probe-model openai:… or anthropic:…); the offline ones have nothing to batch")
-    total = len(usecases.plan_conversations(str(suite.resolve()), seed_list, chosen,
-                                            caches=stores.caches)) * len(runs)
+    total = sum(len(usecases.plan_conversations(str(suite.resolve()), r.seeds, chosen, caches=stores.caches))
+                for r in runs)
     quiet_prefect()
     from polygon.flows import evaluate_suite, task_runner
 
@@ -108,7 +113,7 @@ def execute(suite: Path, agents: list[Path], seeds: int | None, rubric: str | No
         # Concurrency is a setting (POLYGON_CONCURRENCY), read here at the edge.
         flow = evaluate_suite.with_options(task_runner=task_runner(stores.settings.concurrency))  # POLYGON_TASK_RUNNER
         flow(suite_path=str(suite.resolve()), runs=runs, agent_paths=[str(a.resolve()) for a in agents],
-             seeds=seed_list, rubric_version=rubric, batch_judging=batch_judging or None,
+             batch_judging=batch_judging or None,  # the runs carry their seeds and rubric
              probes_path=str(probes.resolve()) if probes else None, scenarios=chosen, concurrency=limit)
     if show_progress:
         _execution_lines(stores, runs)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -233,6 +233,28 @@ def new_run(agent_path: str, suite_path: str, *, seeds: Sequence[int] | None = N
                rubric_version=rubric_version,
                seeds=list(seeds) if seeds is not None else list(suite.config.seeds),
                models=models, created_at=now.isoformat())
+
+
+def resumed_run(stores: Stores, fresh: Run, *, asked: Iterable[str] = ()) -> Run:
+    """The stored run of `fresh.id` when there is one (a resumed run keeps the settings it was
+    created with), else `fresh`.
+
+    `asked` names what the command line set explicitly (`seeds`, `rubric_version`, `agent_version`,
+    or a role as `models.<role>`): one of those that differs from the stored run is refused
+    (ValueError, one line naming the run and the setting), never applied to part of it.
+    """
+    stored = stores.repo.get_run(fresh.id, exact=True)
+    if stored is None:
+        return fresh
+    for name in asked:
+        kind, _, role = name.partition(".")
+        have = stored.models.get(role) if role else getattr(stored, kind)
+        want = fresh.models.get(role) if role else getattr(fresh, kind)
+        if have != want:
+            label = f"{role} model" if role else kind.replace("_", " ")
+            raise ValueError(f"run {stored.id} was created with {label} {have}, not {want}: a resumed run "
+                             "keeps its own settings (start a new run for other ones)")
+    return stored
 
 
 def run_concurrency(flag: int | None, suite_path: str | None, settings: Any, *,

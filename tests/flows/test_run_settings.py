@@ -161,3 +161,34 @@ def test_polygon_run_records_and_uses_each_setting_from_its_own_source(
     assert usecases.run_execution(stores, own.run.id)["concurrency"] == 2  # type: ignore[index]
     asked = {a.probe_id for a in stores.repo.probe_answers(own.run.id)}
     assert asked == {"made_unkeepable_promise", "said_goodbye"}  # the suite's library, not the bundled one
+
+
+@pytest.mark.prefect
+@pytest.mark.usefixtures("prefect_harness")
+def test_a_resumed_run_keeps_its_own_settings_and_refuses_others_asked_for(
+        polygon_home: Path, tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from polygon.cli import app
+
+    suite = _suite(tmp_path, "name: s\nseeds: [0, 1, 2]\n")
+    first = CliRunner().invoke(app, ["run", str(suite), "--agent", str(V1), "--seeds", "1", "--rubric", "v2",
+                                     "--run-id", "kept", "--json"])
+    assert first.exit_code in (0, 1), first.output
+    for flags, line in (
+            (["--seeds", "2"], "error: run kept was created with seeds [0], not [0, 1]: a resumed run keeps "
+                               "its own settings (start a new run for other ones)"),
+            (["--rubric", "v3"], "error: run kept was created with rubric version v2, not v3: a resumed run "
+                                 "keeps its own settings (start a new run for other ones)")):
+        refused = CliRunner().invoke(app, ["run", str(suite), "--agent", str(V1), "--run-id", "kept", *flags])
+        assert refused.exit_code == 2, refused.output
+        assert [ln for ln in refused.stderr.splitlines() if ln.strip()] == [line]
+    # Without flags it resumes as it was made: its one seed and rubric v2 (not the suite's three seeds).
+    again = CliRunner().invoke(app, ["run", str(suite), "--agent", str(V1), "--run-id", "kept", "--json"])
+    assert again.exit_code in (0, 1), again.output
+    (summary,) = json.loads(again.stdout)["runs"]
+    stores = usecases.open_stores()
+    run = stores.repo.get_run("kept", exact=True)
+    assert run is not None and (run.seeds, run.rubric_version) == ([0], "v2")
+    assert (summary["conversations"], summary["rubric_version"]) == (1, "v2")
+    assert usecases.run_execution(stores, "kept")["already_stored"] == 1  # type: ignore[index]
