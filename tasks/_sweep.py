@@ -9,6 +9,7 @@ from prefect import get_run_logger, task
 from prefect.artifacts import create_markdown_artifact, create_table_artifact
 
 from polygon import usecases
+from polygon_core._hashing import content_hash
 from polygon_core.reports import md_text
 from polygon_core.sweeps import (
     PointResult,
@@ -62,7 +63,9 @@ def materialise_point_task(spec_path: str, point: SweepPoint) -> dict[str, Any]:
     stores = task_stores()
     sweep = usecases.load_sweep(spec_path)
     agent_file, suite_dir, profile = usecases.materialise_point(sweep, point, stores.settings.home.resolve())
-    run_id = f"sweep-{sweep.spec.name}-{profile}"
+    # The run is the point's profile judged on the spec's seeds under its rubric: other seeds or
+    # another rubric in an edited spec are another run, never a resumed one mixing both.
+    run_id = f"sweep-{sweep.spec.name}-{profile}-{content_hash([list(sweep.spec.seeds), sweep.spec.rubric], 4)}"
     existing = stores.repo.get_run(run_id, exact=True)
     # A point's run is labelled with the sweep's name, so it is never taken for a plain suite run
     # (for example as the previous version in a re-evaluation).

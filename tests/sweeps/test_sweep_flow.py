@@ -118,3 +118,18 @@ def test_one_at_a_time_runs_each_distinct_configuration_once(polygon_home: Path,
     assert sweep_run.name == "sweep sweep.yaml"
     assert sweep_run.tags == sorted(["agent:model-agent", "polygon", "rubric:v1", "source:synthetic", "suite:distinct",
                                      "sweep:distinct", f"version:{by_label['base'].agent_version[:12]}"])
+
+
+def test_a_spec_edited_to_other_seeds_or_rubric_runs_its_points_again(polygon_home: Path, tmp_path: Path) -> None:
+    from polygon import usecases
+
+    first = _sweep(_spec(tmp_path, name="edited", parameters={"noise": [0.0]}))
+    reseeded = _sweep(_spec(tmp_path, name="edited", parameters={"noise": [0.0]}, seeds=[0, 1]))
+    rejudged = _sweep(_spec(tmp_path, name="edited", parameters={"noise": [0.0]}, seeds=[0, 1], rubric="v2"))
+    ids = [r["leaderboard"][0]["run_id"] for r in (first, reseeded, rejudged)]
+    assert len(set(ids)) == 3  # each its own run, none resumed from another's
+    stores = usecases.open_stores()
+    runs = [stores.repo.get_run(rid, exact=True) for rid in ids]
+    assert [(r.seeds, r.rubric_version) for r in runs if r is not None] == [
+        ([0], "v1"), ([0, 1], "v1"), ([0, 1], "v2")]
+    assert [len(stores.repo.conversation_ids(rid)) for rid in ids] == [1, 2, 2]
