@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from .._hashing import stable_seed
 from ..conversation._types import CallerUtterance, CallerView
 from ..models import FactValue, Persona
+from ._locale import currency, persona_locale
 from ._matching import asked_kinds, kind_named_by, names_by_words, words
 from ._phrases import FACT_CUES, FACT_NAMES_RU, phrases_for
 
@@ -230,7 +231,8 @@ class OfflineCaller:
             value = self._maybe_corrected(_fmt(facts[key]), rng)
             template = w.answers.get(key, w.answer_default)
             parts.append(template.format(v=value, V=value[:1].upper() + value[1:],
-                                         K=key.replace("_", " ").capitalize()))
+                                         K=key.replace("_", " ").capitalize(),
+                                         currency=currency(persona_locale(p, self.language))))
             st.given.add(key)
         text = " ".join(parts)
         st.last_answer = text

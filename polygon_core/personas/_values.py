@@ -41,7 +41,6 @@ _SLOTS = {
     "en": ("tomorrow morning", "tomorrow afternoon", "Monday morning", "Friday after lunch"),
     "ru": ("завтра утром", "завтра после обеда", "в понедельник утром", "в пятницу вечером"),
 }
-_CURRENCY = {"en-US": "dollars", "en-GB": "pounds", "ru-RU": "рублей"}
 # Kinds of fact a prompt may ask for beyond who the caller is, per language.
 _WORDS: dict[str, dict[str, tuple[str, ...]]] = {
     "car_make": {"en": ("Toyota Corolla", "Ford Focus", "Honda Civic", "Volkswagen Golf", "Hyundai Elantra"),
@@ -168,8 +167,3 @@ def fact_value(key: str, rng: random.Random, locale: str, amounts: tuple[float, 
     if key in ("account_id", "order_number", "reference", "insurance_id"):
         return _ident(rng, key, locale)
     return _other(key, rng, locale)
-
-
-def currency(locale: str) -> str:
-    """The currency word a caller in `locale` says after an amount."""
-    return _CURRENCY[locale]
