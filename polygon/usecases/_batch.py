@@ -51,7 +51,6 @@ from ._grade import (
     probes_for,
     scorable,
 )
-from ._runs import resolve_probes
 
 __all__ = ["BatchJob", "BatchPass", "BatchTimeout", "batch_passes", "collect_batch_pass", "load_job",
            "rescore_batch_pass", "submit_batch_pass", "wait_for_batch_pass"]
@@ -357,9 +356,10 @@ def batch_passes(run: Run, *, suite_path: str | None, agent_path: str | None, ru
     """The passes of a run that go through a batch API: its model-backed judge and probe roles.
 
     `enabled` None leaves it to the suite's `batch_judging` (a production run has no suite: off);
-    False gives none. Offline roles are computed locally (there is nothing to batch). The probe
-    library is the run's (`resolve_probes`: `probes_path`, else the suite's). `caches` (a `Stores`'
-    own) saves parsing a suite read before.
+    False gives none. Offline roles are computed locally (there is nothing to batch). `probes_path`
+    is the run's library as `create_run` recorded it (`RunSettings.probes_path`; None: the bundled
+    one), never resolved again here, so the batch pass asks what the live pass asks. `caches` (a
+    `Stores`' own) saves parsing a suite read before.
     """
     caches = caches or FileCaches()
     if enabled is None:
@@ -370,10 +370,9 @@ def batch_passes(run: Run, *, suite_path: str | None, agent_path: str | None, ru
     for kind in ("judge", "probe"):
         model = run.models.get(kind) or "offline"
         if model not in OFFLINE_NAMES:
-            library = resolve_probes(probes_path, suite_path, caches=caches) if kind == "probe" else probes_path
             passes.append(BatchPass(run_id=run.id, kind=kind, model=model, suite_path=suite_path,
                                     agent_path=agent_path, rubric_version=rubric_version,
-                                    repeats=repeats if kind == "judge" else 1, probes_path=library))
+                                    repeats=repeats if kind == "judge" else 1, probes_path=probes_path))
     return passes
 
 

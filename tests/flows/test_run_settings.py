@@ -134,7 +134,11 @@ def test_a_batch_probe_pass_asks_the_suite_s_library_as_the_live_pass_does(tmp_p
     suite = str(_suite(tmp_path, "name: s\nprobes: probes.yaml\nbatch_judging: true\n"))
     run = usecases.new_run(str(V1), suite, seeds=[0], run_id="b", roles={"probe": f"openai:p{URL}"},
                            settings=load_settings(home=tmp_path))
-    (only,) = usecases.batch_passes(run, suite_path=suite, agent_path=str(V1), rubric_version="v1")
+    stores = usecases.open_stores(load_settings(home=tmp_path))
+    usecases.create_run(stores, run, suite_path=suite, agent_path=str(V1))
+    own = usecases.run_settings(stores, run.id)  # what the live probe pass reads
+    (only,) = usecases.batch_passes(own.run, suite_path=suite, agent_path=str(V1), rubric_version="v1",
+                                    probes_path=own.probes_path)
     assert (only.kind, only.probes_path) == ("probe", str((Path(suite) / "probes.yaml").resolve()))
 
 
