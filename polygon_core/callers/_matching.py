@@ -14,7 +14,9 @@ from collections.abc import Iterable, Mapping
 
 Span = tuple[int, int]
 
-_TRANSLIT = dict(zip("абвгдеёжзийклмнопрстуфхцчшщъыьэюя",
+# Cyrillic to Latin, for fact keys («номер полиса» → ``nomer_polisa``): the generator makes its keys
+# with it (`personas._readingtypes.slug`), so the caller reads the agent's words with it too.
+TRANSLIT = dict(zip("абвгдеёжзийклмнопрстуфхцчшщъыьэюя",
                      ["a", "b", "v", "g", "d", "e", "e", "zh", "z", "i", "y", "k", "l", "m", "n", "o",
                       "p", "r", "s", "t", "u", "f", "kh", "ts", "ch", "sh", "shch", "", "y", "", "e",
                       "yu", "ya"], strict=True))
@@ -29,7 +31,7 @@ _ENDINGS = "aeiouy"
 
 def words(text: str) -> list[str]:
     """The words of `text`, lowercased, Cyrillic transliterated as the persona generator's keys are."""
-    out = "".join(_TRANSLIT.get(ch, ch) if ch.isalnum() else " " for ch in text.lower())
+    out = "".join(TRANSLIT.get(ch, ch) if ch.isalnum() else " " for ch in text.lower())
     return out.split()
 
 

@@ -5,12 +5,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from ..callers._matching import TRANSLIT
 from ._facts import Ask
-
-_TRANSLIT = dict(zip("абвгдеёжзийклмнопрстуфхцчшщъыьэюя",
-                     ["a", "b", "v", "g", "d", "e", "e", "zh", "z", "i", "y", "k", "l", "m", "n", "o",
-                      "p", "r", "s", "t", "u", "f", "kh", "ts", "ch", "sh", "shch", "", "y", "", "e",
-                      "yu", "ya"], strict=True))
 
 
 @dataclass(frozen=True)
@@ -52,5 +48,5 @@ class Parts:
 
 def slug(text: str) -> str:
     """An ASCII id part: Cyrillic transliterated, anything else but letters and digits as ``_``."""
-    out = "".join(_TRANSLIT.get(ch, ch) for ch in text.lower())
+    out = "".join(TRANSLIT.get(ch, ch) for ch in text.lower())
     return re.sub(r"[^a-z0-9]+", "_", out).strip("_") or "task"

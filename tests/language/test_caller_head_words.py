@@ -46,3 +46,11 @@ ASKED: list[tuple[Language, dict[str, FactValue], str, str]] = [
 def test_a_head_word_asks_for_its_fact_only_in_a_question_or_request(language: Language, truth: dict[str, FactValue],
                                                                       said: str, expected: str) -> None:
     assert reply(language, truth, said) == expected
+
+
+def test_the_generator_and_the_caller_transliterate_alike() -> None:
+    from polygon_core.callers._matching import words
+    from polygon_core.personas._readingtypes import slug
+
+    assert slug("Номер полиса КАСКО") == "nomer_polisa_kasko"
+    assert words("Номер полиса КАСКО?") == ["nomer", "polisa", "kasko"]
