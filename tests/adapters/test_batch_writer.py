@@ -162,3 +162,20 @@ def test_a_batch_failing_transiently_fails_every_caller_once_retried_as_a_batch(
     assert sorted(outcomes) == ["database is locked"] * 3 + ["stored"]
     assert calls == {"locked": 8, "fine": 8}
     assert (writer.batches, writer.writes) == (1, 1)
+
+
+def test_a_write_that_submits_another_write_fails_instead_of_waiting_on_itself(tmp_path: Path) -> None:
+    from polygon_core.adapters.storage._writer import BatchWriter
+
+    repo = ensure_database(f"sqlite:///{tmp_path / 'p.db'}")
+    writer = BatchWriter(repo)
+
+    def nested(session: object) -> None:
+        writer.submit(lambda s: None)
+
+    with pytest.raises(RuntimeError, match="a write submitted another write from the writer's own thread"):
+        writer.submit(nested)
+    writer.submit(lambda s: None)  # the writer still serves
+    writer.close()
+    repo.close()
+    assert (writer.batches, writer.writes) == (1, 1)

@@ -52,7 +52,9 @@ class BatchWriter:
 
     def submit(self, write: _Write) -> None:
         """Queue `write` (applied to the batch's session) and wait until it is committed. A write
-        must not submit another: the writer thread would wait on itself."""
+        must not submit another: the writer thread would wait on itself, so that is an error."""
+        if threading.current_thread() is self._thread:
+            raise RuntimeError("a write submitted another write from the writer's own thread")
         done: Future[None] = Future()
         self._ensure_started()
         self._queue.put((write, done))
