@@ -66,6 +66,7 @@ def deploy(
     variables = json.loads(job_variables) if job_variables else {}
     if not isinstance(variables, dict):
         raise ValueError(f"--job-variables {job_variables}: expected a JSON object such as '{{\"image\": \"…\"}}'")
+    _check_schedules({"--cron": cron, "--pull-cron": pull_cron}, timezone)  # before the server is changed
     # Not checked here: the folder is on the workers (a pod's image, another machine), maybe not on this one.
     start_in = (working_dir or Path.cwd()).absolute()
     if suite is None:
@@ -91,3 +92,19 @@ def deploy(
     where = f"from {source}" if source else f"from the installed package, starting in {start_in}"
     console.print(f"{len(ids)} deployments, flows {where}; start workers with "
                   f"`prefect worker start --pool {pool}`", highlight=False)
+
+
+def _check_schedules(crons: dict[str, str], timezone: str) -> None:
+    """Each schedule option as Prefect will read it, refused (exit 2) naming the option, before any
+    work pool or deployment is touched."""
+    from prefect.client.schemas.schedules import CronSchedule
+    from pydantic import ValidationError
+
+    for option, cron in crons.items():
+        try:
+            CronSchedule(cron=cron, timezone=timezone)
+        except ValidationError as exc:
+            error = exc.errors()[0]
+            bad = "--timezone" if error["loc"] == ("timezone",) else option
+            value = timezone if bad == "--timezone" else cron
+            raise ValueError(f"{bad} {value!r}: {error['msg'].removeprefix('Value error, ')}") from None

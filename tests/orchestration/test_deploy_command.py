@@ -33,6 +33,9 @@ def test_an_unreachable_server_is_exit_1_naming_it() -> None:
 @pytest.mark.parametrize(("args", "message"), [
     (["--seeds", "0,one"], "--seeds 0,one: expected comma-separated integers such as 0,1,2"),
     (["--job-variables", "[1]"], "--job-variables [1]: expected a JSON object such as '{\"image\": \"…\"}'"),
+    (["--pull-cron", "*/15 * * *"], "--pull-cron '*/15 * * *': Invalid cron string: \"*/15 * * *\""),
+    (["--cron", "every monday"], "--cron 'every monday': Invalid cron string: \"every monday\""),
+    (["--timezone", "Mars/Olympus"], "--timezone 'Mars/Olympus': Invalid timezone: \"Mars/Olympus\""),
 ])
 def test_bad_options_are_exit_2_before_any_server_is_asked(args: list[str], message: str) -> None:
     result = runner.invoke(app, ["deploy", *args])
