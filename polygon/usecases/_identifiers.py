@@ -10,6 +10,7 @@ is stronger: whoever reads the artifact store can then no longer test guesses ag
 from __future__ import annotations
 
 import secrets
+import threading
 
 from polygon_core.adapters.stores import Stores
 from polygon_core.redaction import IdentifierRedactor, RedactionSettings
@@ -19,11 +20,18 @@ __all__ = ["IDENTIFIER_KEY", "identifier_redactor"]
 IDENTIFIER_KEY = "keys/identifier.key"
 
 
+# Threads of one process (the webhook server's deliveries run in a pool) make the key one at a
+# time: otherwise two could each write one and one of them read its own back before the other's
+# overwrote it, hashing an id under a key then lost.
+_MAKING = threading.Lock()
+
+
 def _stored_key(stores: Stores) -> bytes:
-    if not stores.artifacts.exists(IDENTIFIER_KEY):
-        stores.artifacts.put_text(IDENTIFIER_KEY, secrets.token_hex(32))
-    # Read back what is stored: when two importers made a key at once, the one kept wins for both.
-    return stores.artifacts.get_text(IDENTIFIER_KEY).strip().encode("ascii")
+    with _MAKING:
+        if not stores.artifacts.exists(IDENTIFIER_KEY):
+            stores.artifacts.put_text(IDENTIFIER_KEY, secrets.token_hex(32))
+        # Read back what is stored: when two processes made a key at once, the one kept wins for both.
+        return stores.artifacts.get_text(IDENTIFIER_KEY).strip().encode("ascii")
 
 
 def identifier_redactor(stores: Stores, redaction: RedactionSettings) -> IdentifierRedactor:

@@ -226,3 +226,25 @@ def test_without_a_configured_key_one_is_made_once_and_kept(polygon_home: Path, 
     assert record.external_id.startswith("redacted-") and len(record.external_id) == len("redacted-") + 24
     key = (polygon_home / "artifacts" / "keys" / "identifier.key").read_text()
     assert len(bytes.fromhex(key)) == 32
+
+
+def test_threads_making_the_first_key_at_once_all_use_the_one_kept(polygon_home: Path) -> None:
+    import threading
+
+    from polygon.usecases._identifiers import identifier_redactor
+
+    stores = usecases.open_stores()
+    start, keys = threading.Barrier(8), []
+
+    def make() -> None:
+        start.wait()
+        keys.append(identifier_redactor(stores, RedactionSettings()).key)
+
+    threads = [threading.Thread(target=make) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    kept = (polygon_home / "artifacts" / "keys" / "identifier.key").read_text().strip().encode("ascii")
+    assert keys == [kept] * 8
+    stores.repo.close()
