@@ -14,18 +14,10 @@ from polygon import usecases
 from polygon_core.adapters.settings import load_settings
 from polygon_core.demo import demo_dir
 from polygon_core.files import load_agent, load_suite_config
+from tests.cli.test_scoring_cli import PROBES  # a library of two probes
 
 V1 = demo_dir() / "agents" / "agent_v1.yaml"
 SCENARIO = "01_billing_dispute.yaml"
-PROBES = """\
-probes:
-  - id: made_unkeepable_promise
-    question: Did the agent promise something it could not deliver?
-    polarity: guardrail
-  - id: said_goodbye
-    question: Did the agent say goodbye?
-    polarity: wanted
-"""
 OTHER_PROBES = """\
 probes:
   - id: said_goodbye
