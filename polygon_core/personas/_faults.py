@@ -36,8 +36,10 @@ _STATEMENT_CUES: dict[str, tuple[str, ...]] = {
     "postcode": ("postcode", "post code", "zip code", "zip"),
     "amount": ("amount is", "amount was", "charged me", "charge was", "charge is"),
 }
-_MONEY = re.compile(r"(?:[£$€]\s?(\d+(?:[.,]\d+)?))|(?:(\d+(?:[.,]\d+)?)\s?(?:pounds|quid|dollars|euros|gbp|usd|eur)\b)",
-                    re.I)
+# An amount with its thousands grouped ("$1,500") or a decimal comma ("£12,50").
+_AMOUNT = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:[.,]\d+)?"
+_THOUSANDS = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?")
+_MONEY = re.compile(rf"(?:[£$€]\s?({_AMOUNT}))|(?:({_AMOUNT})\s?(?:pounds|quid|dollars|euros|gbp|usd|eur)\b)", re.I)
 _HOLD = ("let me check", "let me just", "let me look", "one moment", "just a moment", "bear with me",
          "please hold", "hold on while", "i'm checking", "i am checking", "i'm processing",
          "i'm just", "checking that now", "give me a second", "one second")
@@ -114,7 +116,8 @@ def _stated_value_contradicts(key: str, truth: FactValue, text: str) -> str | No
     if key == "amount" and isinstance(truth, (int, float)) and not isinstance(truth, bool):
         for match in _MONEY.finditer(text):
             stated = match.group(1) or match.group(2)
-            if not _same_number(stated, str(truth)):
+            said = stated.replace(",", "") if _THOUSANDS.fullmatch(stated) else stated
+            if not _same_number(said, str(truth)):
                 return stated
     numeric = isinstance(truth, (int, float)) and not isinstance(truth, bool)
     for cue in _cues(key):

@@ -30,3 +30,14 @@ def test_english_amounts(prompt: str, amounts: list[float]) -> None:
 ])
 def test_russian_amounts(prompt: str, amounts: list[float]) -> None:
     assert read_russian(prompt).amounts == amounts
+
+
+@pytest.mark.parametrize(("said", "contradiction"), [
+    ("It was $1,500 on my bill.", None), ("It was 1,500 dollars.", None), ("It was $1500.", None),
+    ("It was $1,400.", "1,400"),
+])
+def test_a_caller_stating_an_amount_with_thousands_commas_is_no_contradiction(said: str,
+                                                                             contradiction: str | None) -> None:
+    from polygon_core.personas._faults import _stated_value_contradicts
+
+    assert _stated_value_contradicts("amount", 1500.0, said) == contradiction
