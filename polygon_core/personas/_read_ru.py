@@ -13,6 +13,7 @@ condition («бронируй только при наличии рецепта�
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from ._ask_ru import russian_asks
 from ._facts import Ask, known_key_ru, stem
@@ -299,14 +300,25 @@ def instrumental(phrase: str) -> str:
     """«фармацевт» → «фармацевтом», «старший мастер» → «старшим мастером»: the words up to the
     first noun in the instrumental case (for «поговорить с …»)."""
     out, done = [], False
-    for word in phrase.split():
-        parsed = _morph().parse(word)[0]
+    words = phrase.split()
+    for i, word in enumerate(words):
+        parsed = _adjective_before_noun(word, words[i + 1] if i + 1 < len(words) else None)
         inflected = parsed.inflect({"ablt"}) if not done else None
         # The inflected form is lowercase: the word's own capitals stay («IT-отдел» → «IT-отделом»).
         out.append("".join(c.upper() if o.isupper() else c for c, o in zip(inflected.word, word, strict=False))
                    + inflected.word[len(word):] if inflected else word)
         done = done or parsed.tag.POS == "NOUN"
     return " ".join(out)
+
+
+def _adjective_before_noun(word: str, after: str | None) -> Any:
+    # «старший» is a noun too («старший смены»), but before a noun in the nominative it is the
+    # adjective of that noun («старший мастер» → «старшим мастером», not «старшим мастер»).
+    parses = _morph().parse(word)
+    nxt = _morph().parse(after)[0] if after else None
+    if (parses[0].tag.POS == "NOUN" and nxt is not None and nxt.tag.POS == "NOUN" and nxt.tag.case == "nomn"):
+        return next((p for p in parses if p.tag.POS == "ADJF"), parses[0])
+    return parses[0]
 
 
 def with_preposition(phrase: str) -> str:

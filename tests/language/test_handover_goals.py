@@ -26,6 +26,9 @@ EN_PROMPT = ("You are the booking agent for Riverside Dental. Help callers book 
     ("Сложные вопросы переведите на 2-ю линию.", ["2-я линия"], ["с 2-й линией"]),
     ("Соедините с бухгалтерией.", ["бухгалтерия"], ["с бухгалтерией"]),
     ("Переключите на отдел продаж.", ["отдел продаж"], ["с отделом продаж"]),
+    # an adjective before its noun is inflected with it, not taken for the noun
+    ("Переведите звонок старшему мастеру.", ["старший мастер"], ["со старшим мастером"]),
+    ("Переведите звонок дежурному врачу.", ["дежурный врач"], ["с дежурным врачом"]),
 ])
 def test_a_russian_handover_names_whom_not_a_preposition(sentence: str, who: list[str], said: list[str]) -> None:
     assert handovers(sentence) == who
