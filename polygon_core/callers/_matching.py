@@ -1,11 +1,13 @@
 """Which facts the agent's words ask for.
 
 A kind in the cue tables (`_cues`) is asked for when one of its cues is in the agent's words and no
-longer cue of another kind overlaps it ("the last four digits of your card number" asks for the
-last four digits only; "your mother's maiden name" for the maiden name, not the name). A key the
-tables do not know (a kind the persona generator made from the prompt's own words: ``pickup_time``,
-or ``nomer_polis_kasko`` transliterated from «номер полиса КАСКО») is asked for when the agent says
-all its words, or its head noun unless that noun is one as general as "number" or «номер».
+longer cue of any other kind in the table overlaps it, whether or not the caller knows that kind
+("the last four digits of your card number" asks for the last four digits only; "your mother's
+maiden name" for the maiden name, not the name). A key the tables do not know (a kind the persona
+generator made from the prompt's own words: ``pickup_time``, or ``nomer_polis_kasko``
+transliterated from «номер полиса КАСКО») is asked for when the agent says all its words, or, in a
+question or a request, its head noun (`head_word`, the generator's rule too), or for a head as
+general as "date" or «номер» the word that says which one.
 """
 
 from __future__ import annotations
