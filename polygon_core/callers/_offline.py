@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from .._hashing import stable_seed
 from ..conversation._types import CallerUtterance, CallerView
 from ..models import FactValue, Persona
+from ._asking import asked_for, asking
 from ._locale import currency, persona_locale
 from ._matching import asked_kinds, kind_named_by, names_by_words, words
 from ._phrases import FACT_CUES, FACT_NAMES_RU, phrases_for
@@ -193,9 +194,7 @@ class OfflineCaller:
         return None
 
     def _asking(self, low: str) -> bool:
-        # A fact named only by its head noun is asked for in a question or a request, not in a
-        # remark ("sorry to hear about the damage").
-        return "?" in low or any(r in low for r in self.words.requests)
+        return asking(low, self.words)
 
     @property
     def _ru(self) -> bool:
@@ -203,14 +202,11 @@ class OfflineCaller:
         return self.language == "ru"
 
     def _asked_facts(self, low: str) -> list[str]:
-        p, table = self.persona, self.words.fact_cues
-        heard, asking = words(low), self._asking(low)
-        known = asked_kinds(low, p.ground_truth, table)
+        p = self.persona
         # A fact the agent already states ("So the new address is 12 Canal Street...") is being
         # confirmed, not asked for.
-        keys = [k for k in p.ground_truth
-                if (k in known or (k not in table and names_by_words(k, heard, head_first=self._ru, asking=asking)))
-                and _fmt(p.ground_truth[k]).lower() not in low]
+        keys = [k for k in asked_for(low, p.ground_truth, self.language)
+                if _fmt(p.ground_truth[k]).lower() not in low]
         if any(k.startswith("new_") for k in keys):
             keys = [k for k in keys if k.startswith("new_")]
         return keys

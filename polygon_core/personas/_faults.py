@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from ..callers import FACT_CUES, FACT_CUES_RU
+from ..callers import FACT_CUES, FACT_CUES_RU, asked_for
 from ..models import Conversation, DomainModel, EndReason, FactValue, Persona, Turn
 from ._roles import other_language, role_reversal
 
@@ -137,10 +137,9 @@ def _stated_value_contradicts(key: str, truth: FactValue, text: str) -> str | No
     return None
 
 
-def _asked(agent_texts: Sequence[str], key: str) -> bool:
-    # The agent may ask in either language: a Russian «Назовите номер телефона» asks for the phone.
-    cues = (*FACT_CUES.get(key, ()), *FACT_CUES_RU.get(key, ()), key.replace("_", " "))
-    return any(c in t.lower() for t in agent_texts for c in cues)
+def _asked(agent_texts: Sequence[str], key: str, language: str | None) -> bool:
+    # Asked as the offline caller hears it (`asked_for`), in the conversation's language.
+    return any(asked_for(text, [key], language) for text in agent_texts)
 
 
 def _last_sentence(text: str) -> str:
@@ -193,7 +192,7 @@ def simulator_faults(conversation: Conversation, persona: Persona) -> list[Simul
         if turn.speaker == "agent":
             agent_so_far.append(turn.text)
             continue
-        faults += _turn_faults(turn, persona, agent_so_far, hidden_said)
+        faults += _turn_faults(turn, persona, agent_so_far, hidden_said, conversation.language)
     if model_backed(conversation):
         faults += _speaker_faults(conversation)
     end = premature_end(conversation, persona)
@@ -225,7 +224,7 @@ def _speaker_faults(conversation: Conversation) -> list[SimulatorFault]:
 
 
 def _turn_faults(turn: Turn, persona: Persona, agent_so_far: list[str],
-                 hidden_said: set[str]) -> list[SimulatorFault]:
+                 hidden_said: set[str], language: str | None) -> list[SimulatorFault]:
     found: list[SimulatorFault] = []
     for key, truth in persona.ground_truth.items():
         wrong = _stated_value_contradicts(key, truth, turn.text)
@@ -247,7 +246,7 @@ def _turn_faults(turn: Turn, persona: Persona, agent_so_far: list[str],
             continue
         if _norm(value) in squashed:
             hidden_said.add(key)
-            if not _asked(agent_so_far, key):
+            if not _asked(agent_so_far, key, language):
                 found.append(SimulatorFault(kind="unprompted_reveal", turn=turn.index,
                                             detail=f"caller revealed hidden {key.replace('_', ' ')} "
                                                    "before the agent asked for it"))

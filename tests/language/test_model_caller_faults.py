@@ -126,3 +126,23 @@ def test_a_hidden_fact_asked_for_in_russian_is_not_an_unprompted_reveal() -> Non
     assert simulator_faults(conv("Назовите, пожалуйста, номер телефона."), persona) == []
     assert [(f.kind, f.detail) for f in simulator_faults(conv("Аптека «Здоровье», слушаю вас."), persona)] == [
         ("unprompted_reveal", "caller revealed hidden phone before the agent asked for it")]
+
+
+def test_the_fault_check_hears_a_question_as_the_offline_caller_does() -> None:
+    from polygon_core.models import Turn
+
+    persona = Persona(goal="update my payment card", ground_truth={"card_number": "4929 1234 5678 9012"},
+                      hidden=["card_number"])
+
+    def conv(question: str) -> Conversation:
+        return Conversation(id="c", scenario_id="s", seed=0, agent_name="a", agent_version="1",
+                            persona_hash="p", caller_type="cooperative", difficulty=1, language="en",
+                            end_reason=EndReason.CALLER_HANGUP, models={"caller": "openai:m"}, turns=[
+                                Turn(index=0, speaker="agent", text=question),
+                                Turn(index=1, speaker="caller", text="It's 4929 1234 5678 9012.")])
+
+    assert simulator_faults(conv("What is your card number?"), persona) == []
+    # Asked for the last four digits only: the whole number was not asked for (the longer cue wins).
+    assert [(f.kind, f.detail) for f in simulator_faults(conv("What are the last four digits of your card number?"),
+                                                         persona)] == [
+        ("unprompted_reveal", "caller revealed hidden card number before the agent asked for it")]
