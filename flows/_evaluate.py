@@ -67,17 +67,6 @@ def _check_carried(runs: list[Run], seeds: list[int] | None, rubric_version: str
                              f"(`polygon rescore {run.id} --rubric {rubric_version}` adds those judgments)")
 
 
-def _stored(passed: list[Run], stored: list[Run]) -> list[Run]:
-    """The stored runs, refusing one whose seeds or rubric differ from the run the caller passed
-    (a stored run is resumed as it was made: `polygon run --run-id` passes the stored run itself)."""
-    for given, kept in zip(passed, stored, strict=True):
-        for field in ("seeds", "rubric_version", "agent_version"):
-            if getattr(given, field) != getattr(kept, field):
-                raise ValueError(f"run {kept.id} is stored with {field.replace('_', ' ')} {getattr(kept, field)}, "
-                                 f"not {getattr(given, field)}: a resumed run keeps its own settings")
-    return stored
-
-
 def _run_name() -> str:
     # "evaluate suite: agent@version, …" — what an operator scanning the Prefect UI looks for.
     params = flow_run.parameters
@@ -111,8 +100,9 @@ def evaluate_suite(suite_path: str, runs: list[Run], agent_paths: list[str],
     _check_carried(runs, seeds, rubric_version)
     # Recorded before any conversation (repeats and probes_path too, for a new run); a resumed run
     # comes back as it was stored, and from here on the stored runs are the one carrier.
-    runs = _stored(runs, [create_run_task(run, suite_path, agent_path, repeats=repeats, probes_path=probes_path)
-                          for run, agent_path in zip(runs, agent_paths, strict=True)])
+    runs = [usecases.resumed_run(stores, run, asked=("seeds", "rubric_version", "agent_version")) for run in runs]
+    for run, agent_path in zip(runs, agent_paths, strict=True):
+        create_run_task(run, suite_path, agent_path, repeats=repeats, probes_path=probes_path)
     plans = {r.id: usecases.plan_conversations(suite_path, r.seeds, scenarios, caches=stores.caches) for r in runs}
     logger = get_run_logger()  # its lines are kept on the flow run's page in the Prefect UI
     tag_flow_run(run_tags(runs))

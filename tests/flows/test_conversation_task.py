@@ -230,3 +230,10 @@ def test_the_flow_refuses_seeds_or_a_rubric_other_than_the_run_s_own(polygon_hom
     with pytest.raises(ValueError, match="run flow-carried is judged under rubric v1, not v2"):
         evaluate_suite(suite_path=SUITE, runs=[run], agent_paths=[str(V1)], rubric_version="v2")
     assert usecases.open_stores().repo.get_run(run.id, exact=True) is None  # refused before anything is stored
+    # A run passed with the id of a stored one must be that run: other seeds are refused, not mixed in.
+    stores = usecases.open_stores()
+    usecases.create_run(stores, run, suite_path=SUITE, agent_path=str(V1))
+    other = usecases.new_run(str(V1), SUITE, seeds=[0, 1], run_id="flow-carried")
+    with pytest.raises(ValueError, match=r"run flow-carried was created with seeds \[0\], not \[0, 1\]"):
+        evaluate_suite(suite_path=SUITE, runs=[other], agent_paths=[str(V1)])
+    assert stores.repo.conversation_ids(run.id) == set()
