@@ -40,9 +40,11 @@ whitespace between the words that remain is the original whitespace.
 
 from __future__ import annotations
 
+import functools
 import math
 import numbers
 import random
+import re
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -52,6 +54,7 @@ from polygon_core.models import Distortion
 from ._homophones import homophones, match_case
 from ._numbers import (
     is_digit_string,
+    may_be_number_word,
     normalise_number_words,
     number_lexicon,
     parse_number_words,
@@ -69,6 +72,7 @@ _HOMOPHONE_WEIGHT = 0.5
 # The longest run of tokens read as one number ("two hundred and forty-five thousand and six").
 _MAX_NUMBER_TOKENS = 12
 _DROP_WEIGHT = 0.2
+_WORD = re.compile(r"\S+")  # a token: a maximal run of non-whitespace characters
 
 
 class NoiseResult(NamedTuple):
@@ -104,20 +108,32 @@ def _split_punctuation(word: str) -> tuple[str, str, str]:
 
 
 def _tokenise(text: str) -> list[_Token]:
+    # `\s` matches exactly the characters `str.isspace` accepts (every code point checked).
     tokens: list[_Token] = []
-    start = None
-    for i, ch in enumerate(text + " "):
-        if ch.isspace():
-            if start is not None:
-                lead, core, trail = _split_punctuation(text[start:i])
-                tokens.append(_Token(start, i, lead, core, trail))
-                start = None
-        elif start is None:
-            start = i
+    for match in _WORD.finditer(text):
+        lead, core, trail = _split_punctuation(match.group())
+        tokens.append(_Token(match.start(), match.end(), lead, core, trail))
     return tokens
 
 
-def _number_unit(tokens: list[_Token], i: int, language: str) -> _Unit | None:
+def _longest_run(tokens: list[_Token], i: int, wordy: list[bool]) -> int:
+    """The last token a number starting at token `i` could reach (`i - 1` when none).
+
+    A run stops before a token without a number's word (`wordy`), before punctuation that leads a
+    token, and after punctuation that trails one: no longer run can be read as one number, so
+    `_number_unit` never parses it (most tokens are ordinary words and stop at once).
+    """
+    last = i - 1
+    for j in range(i, min(len(tokens), i + _MAX_NUMBER_TOKENS)):
+        if not wordy[j] or (j > i and tokens[j].lead):
+            break
+        last = j
+        if tokens[j].trail:
+            break
+    return last
+
+
+def _number_unit(tokens: list[_Token], i: int, language: str, wordy: list[bool]) -> _Unit | None:
     """The longest number starting at token `i`, or None.
 
     A single word for a single digit ("five", "пяти", "first") is left as a word: read digit by
@@ -126,14 +142,8 @@ def _number_unit(tokens: list[_Token], i: int, language: str) -> _Unit | None:
     """
     if is_digit_string(tokens[i].core, language):
         return _Unit(i, i, read_digit_string(tokens[i].core, language))
-    limit = min(len(tokens), i + _MAX_NUMBER_TOKENS)
-    for last in range(limit - 1, i - 1, -1):
-        run = tokens[i : last + 1]
-        if any(not t.core for t in run):
-            continue
-        if any(t.lead for t in run[1:]) or any(t.trail for t in run[:-1]):
-            continue
-        words = [w for t in run for w in split_number_token(t.core)]
+    for last in range(_longest_run(tokens, i, wordy), i - 1, -1):
+        words = [w for t in tokens[i : last + 1] for w in split_number_token(t.core)]
         parsed = parse_number_words(words, language)
         if parsed is None:
             continue
@@ -146,14 +156,22 @@ def _number_unit(tokens: list[_Token], i: int, language: str) -> _Unit | None:
     return None
 
 
+@functools.lru_cache(maxsize=8192)
+def _wordy(core: str, language: str) -> bool:
+    # Callers repeat their words from turn to turn and conversation to conversation.
+    return bool(core) and all(may_be_number_word(w, language) for w in split_number_token(core))
+
+
 def _units(tokens: list[_Token], language: str) -> list[_Unit]:
+    # Whether each token is made only of words a number can hold: once per token, not per run tried.
+    wordy = [_wordy(t.core, language) for t in tokens]
     units: list[_Unit] = []
     i = 0
     while i < len(tokens):
         if not tokens[i].core:
             i += 1
             continue
-        unit = _number_unit(tokens, i, language) or _Unit(i, i, None)
+        unit = _number_unit(tokens, i, language, wordy) or _Unit(i, i, None)
         units.append(unit)
         i = unit.last + 1
     return units

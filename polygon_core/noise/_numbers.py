@@ -52,6 +52,8 @@ _RU_CASES = ("nominative", "genitive", "dative", "accusative", "instrumental", "
 _RU_GENDERS = ("m", "f", "n")
 # One and a half, before a scale word («полторы тысячи» = 1500); num2words has no word for it.
 _RU_HALF = frozenset({"полтора", "полторы", "полутора"})
+# The English words a number may hold that are not numbers: "a hundred", "two thousand and five".
+_EN_JOINING = frozenset({"and", "a"})
 
 Kind = Literal["unit", "teen", "ten", "hundreds", "hundred", "scale"]
 
@@ -269,6 +271,16 @@ def parse_number_words(words: list[str], language: str) -> ParsedNumber | None:
     if reader.after_and:
         return None
     return ParsedNumber(reader.total + reader.group, ordinal, len(keys))
+
+
+def may_be_number_word(word: str, language: str) -> bool:
+    """False when no run of words containing `word` can be read as a number by
+    `parse_number_words`: it is neither a number's word form nor a joining word (English ``and``
+    and ``a``, Russian «полтора»). Lets a caller skip runs without parsing them."""
+    key = normalise_number_words(word)
+    if key in number_lexicon(language):
+        return True
+    return key in _EN_JOINING if language == "en" else key in _RU_HALF
 
 
 def split_number_token(core: str) -> list[str]:
