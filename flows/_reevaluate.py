@@ -2,7 +2,9 @@
 suite, a comparison with the previous version, a published report.
 
 The `reevaluate-on-prompt-commit` deployment runs it when the Prefect event `polygon.prompt.committed`
-arrives (from `polygon prompt commit`, the git post-commit hook or the signed webhook).
+arrives (from `polygon prompt commit`, the git post-commit hook or the signed webhook). Its suite run
+is an evaluate_suite subflow on the task runner `POLYGON_TASK_RUNNER` names on that worker
+(`flows/_runner.py`).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from uuid import UUID
 from polygon.flows._evaluate import (
     evaluate_suite,  # absolute: Prefect loads this file by path
 )
+from polygon.flows._runner import task_runner
 from polygon.flows._story import run_tags, tag_flow_run
 from polygon.tasks import (
     compare_versions_task,
@@ -26,6 +29,8 @@ from polygon.tasks import (
 from prefect import flow, get_run_logger, tags
 from prefect.artifacts import create_progress_artifact, update_progress_artifact
 from prefect.runtime import flow_run
+
+from polygon import usecases
 
 __all__ = ["reevaluate_on_prompt_commit"]
 
@@ -61,6 +66,9 @@ def reevaluate_on_prompt_commit(agent_path: str, prompt_hash: str, suite_path: s
     agent = str(Path(agent_path).resolve())
     suite = str(Path(suite_path).resolve())
     previous = previous_run_id or None  # an absent payload field arrives as ""
+    # Read here, on the worker, as `polygon run` reads it (a subflow would otherwise keep
+    # evaluate_suite's declared threads); a bad value fails before anything is recorded.
+    runner = task_runner(usecases.shared_stores().settings.concurrency)  # POLYGON_TASK_RUNNER
     run_id = f"reeval-{_slug(prompt_hash)[-12:]}-{str(flow_run.id or 'local')[:8]}"
     progress = cast(UUID, create_progress_artifact(0.0, description=f"re-evaluation of {Path(agent_path).name}"))
     done: list[str] = []
@@ -87,8 +95,8 @@ def reevaluate_on_prompt_commit(agent_path: str, prompt_hash: str, suite_path: s
         if regenerate is not None:
             regenerate(agent_path=agent)
         step(STEPS[1])
-        evaluate_suite(suite_path=suite, runs=[run], agent_paths=[agent], seeds=run.seeds,
-                       rubric_version=run.rubric_version)
+        evaluate_suite.with_options(task_runner=runner)(
+            suite_path=suite, runs=[run], agent_paths=[agent], seeds=run.seeds, rubric_version=run.rubric_version)
         step(STEPS[2])
         baseline = previous_version_run_task(run, previous)
         body = compare_versions_task(baseline, run.id)

@@ -1,8 +1,13 @@
 """Which Prefect task runner runs a suite's conversations: this process's threads, or a Dask cluster.
 
-The flow goes by the task runner its run actually has (`on_cluster`). `polygon run` (and `polygon
-demo`) start `evaluate_suite` with the one `POLYGON_TASK_RUNNER` names (`task_runner`, called at
-the CLI's edge, `polygon/cli/_running.py`):
+The flow goes by the task runner its run actually has (`on_cluster`). Everything that starts
+`evaluate_suite` passes it the one `POLYGON_TASK_RUNNER` names (`task_runner`, with
+`POLYGON_CONCURRENCY` threads), read in the process that starts it: `polygon run` and `polygon demo`
+at the CLI's edge (`polygon/cli/_running.py`), and `run_sweep` (`polygon sweep`, the `sweep`
+deployment) and the `reevaluate-on-prompt-commit` deployment in their own flow run, that is on the
+worker that runs them, for each subflow they start (Prefect does not pass a parent's runner down to
+a subflow, which would otherwise run with `evaluate_suite`'s declared ``ThreadPoolTaskRunner(8)``).
+A bad value fails the command or flow run before any conversation, with `runner_kind`'s error.
 
 * ``thread`` (default): Prefect's ThreadPoolTaskRunner; a run's conversations share one event loop
   in this process (`flows/_evaluate.py`).
@@ -10,14 +15,13 @@ the CLI's edge, `polygon/cli/_running.py`):
   conversation is submitted as its own `evaluate-conversation` task to the cluster's worker
   processes: the cluster at ``POLYGON_DASK_ADDRESS`` (``tcp://scheduler:8786``), or, without one,
   a `distributed.LocalCluster` of ``POLYGON_DASK_WORKERS`` worker processes (default 2) started
-  for the flow run. Each worker opens the stores once (`tasks._stores`) from the same settings,
-  so every worker writes to the same database and artifact store. Transcripts and scores are the
-  same as with threads: a conversation depends only on its run, scenario and seed.
+  for each `evaluate_suite` run (a sweep: one per point it runs). Each worker opens the stores once
+  (`tasks._stores`) from the same settings, so every worker writes to the same database and
+  artifact store. Transcripts and scores are the same as with threads: a conversation depends only
+  on its run, scenario and seed.
 
-Everywhere else the variable is not read: a subflow runs with the runner its flow declares (Prefect
-does not pass the parent's down), and `evaluate_suite` declares ``ThreadPoolTaskRunner(8)``, so
-`run_sweep` (`polygon sweep`, the `sweep` deployment) and the `reevaluate-on-prompt-commit`
-deployment keep one loop and its concurrency limit even where the variable says ``dask``.
+A direct call of `evaluate_suite` (no `with_options`: a test, a script) runs on its declared threads
+whatever the variable says.
 """
 
 from __future__ import annotations

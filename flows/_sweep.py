@@ -1,4 +1,5 @@
-"""The run_sweep flow: points run one after another as evaluate_suite subflows."""
+"""The run_sweep flow: points run one after another as evaluate_suite subflows, each on the task
+runner `POLYGON_TASK_RUNNER` names where the sweep runs (`flows/_runner.py`)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from polygon.flows._evaluate import evaluate_suite  # absolute: Prefect loads this file by path
+from polygon.flows._runner import task_runner
 from polygon.flows._story import run_tags, tag_flow_run
 from polygon.tasks._sweep import (
     budget_point_task,
@@ -18,6 +20,8 @@ from polygon.tasks._sweep import (
 )
 from prefect import flow, get_run_logger, tags
 from prefect.runtime import flow_run
+
+from polygon import usecases
 
 
 def _run_name() -> str:
@@ -35,6 +39,9 @@ def run_sweep(spec_path: str) -> dict[str, Any]:
     an earlier point does (a parameter at its base value) reuses that run. Resumable: point runs are
     keyed by their configuration profile."""
     logger = get_run_logger()
+    # Read here, where the sweep runs (a deployment's worker), as `polygon run` reads it: a subflow
+    # would otherwise keep evaluate_suite's declared threads. A bad value fails before any point.
+    runner = task_runner(usecases.shared_stores().settings.concurrency)  # POLYGON_TASK_RUNNER
     plan = plan_sweep_task(spec_path)
     name, points = plan["name"], plan["points"]
     results, refused, stopped = [], [], None
@@ -57,7 +64,7 @@ def run_sweep(spec_path: str) -> dict[str, Any]:
             logger.info("sweep %s: %s runs as %s", name, where, run.id)
             # The subflow's name says which point it is (a callable: a label may hold braces).
             subflow = evaluate_suite.with_options(
-                flow_run_name=_named(f"sweep {name} {where}: {run.agent_name}@{run.agent_version[:8]}"))
+                task_runner=runner, flow_run_name=_named(f"sweep {name} {where}: {run.agent_name}@{run.agent_version[:8]}"))
             with tags(*point_tags, f"point:{number}"):
                 subflow(suite_path=made["suite_path"], runs=[run], agent_paths=[made["agent_path"]],
                         seeds=plan["seeds"], rubric_version=plan["rubric"])
