@@ -1,5 +1,5 @@
-"""SDK clients per event loop: concurrent conversations spread over every pool, and closing a loop's
-clients closes them all even when one fails to close."""
+"""SDK clients per event loop: one per endpoint on each loop, sending through the SDK's aiohttp
+transport, and closing a loop's clients closes them all even when one fails to close."""
 
 from __future__ import annotations
 
@@ -8,21 +8,7 @@ import functools
 
 import pytest
 
-from polygon_core.adapters.providers._clients import _SHARDS, _shard, loop_client, shared_loop_clients
-
-
-def test_concurrent_tasks_get_distinct_shards_and_keep_theirs() -> None:
-    async def one() -> tuple[int, int]:
-        first = _shard()
-        await asyncio.sleep(0)
-        return first, _shard()
-
-    async def many() -> list[tuple[int, int]]:
-        return list(await asyncio.gather(*(one() for _ in range(_SHARDS))))
-
-    seen = asyncio.run(many())
-    assert all(first == again for first, again in seen)  # a conversation keeps its pool
-    assert len({first for first, _ in seen}) == _SHARDS == 64  # 64 tasks, 64 pools (not 16)
+from polygon_core.adapters.providers._clients import loop_client, shared_loop_clients
 
 
 class Client:

@@ -2,8 +2,15 @@
 
 Building an SDK client loads the system's CA bundle (tens of milliseconds each); a run that made a
 client per conversation spent most of its time there. Clients are cached per (event loop, SDK,
-base URL, key, timeout) because an httpx client's connections belong to the loop that opened them,
-and every client shares one TLS context.
+base URL, key, timeout) because a client's connections belong to the loop that opened them, and
+every client shares one TLS context.
+
+Each SDK client sends through its SDK's aiohttp transport (`DefaultAioHttpClient`, the SDKs'
+`aiohttp` extra) rather than its default httpx pool: httpx's pool walks every connection it holds,
+probing each idle socket, whenever a request starts or ends, so at 200 requests in flight one pool
+cost milliseconds of CPU per request (Polygon used to spread a loop's requests over 64 pools to
+keep each walk short). aiohttp's connector keeps idle connections in a queue per host; the same
+requests cost about 40% less CPU through one client (benchmarks/README.md, "Throughput").
 """
 
 from __future__ import annotations
@@ -11,7 +18,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
-import itertools
 import ssl
 import threading
 import weakref
@@ -39,30 +45,6 @@ def loop_client(key: tuple[Any, ...], make: Callable[[], Any]) -> Any:
         if key not in clients:
             clients[key] = make()
         return clients[key]
-
-
-# Clients per (loop, SDK, URL, key, timeout). An httpx pool walks all its connections, probing
-# every idle socket, each time a request starts or ends, so one pool of hundreds of connections
-# costs milliseconds of CPU per request; spread over a few pools, each walk is short.
-_SHARDS = 64
-
-
-# Handed out round-robin (not `hash(task)`: tasks are 64-byte aligned, so a hash of their address
-# lands on one shard in 16), remembered per task while it lives.
-_TASK_SHARDS: weakref.WeakKeyDictionary[asyncio.Task[Any], int] = weakref.WeakKeyDictionary()
-_NEXT_SHARD = itertools.count()
-
-
-def _shard() -> int:
-    """The running asyncio task's pool: one conversation keeps one (its requests are sequential, so
-    it reuses its own connection), and concurrent conversations spread over `_SHARDS` of them."""
-    task = asyncio.current_task()
-    if task is None:  # a callback outside any task
-        return 0
-    with _LOCK:
-        if task not in _TASK_SHARDS:
-            _TASK_SHARDS[task] = next(_NEXT_SHARD) % _SHARDS
-        return _TASK_SHARDS[task]
 
 
 # Loops that run many conversations at once: their clients outlive any one conversation.
@@ -156,13 +138,14 @@ class SdkAdapter:
 
     def _client(self) -> Any:
         # max_retries=0: Polygon's retry layer (_retry.py) is the only one. One client per event
-        # loop and one TLS context per process.
+        # loop and one TLS context per process; the SDK's aiohttp transport (see the module's
+        # docstring), with the SDK's own defaults for connection limits and redirects.
         def make() -> Any:
             return getattr(self._sdk, self.client_class)(
                 api_key=self._key or "no-key", base_url=self.base_url, max_retries=0, timeout=self.timeout,
-                http_client=self._sdk.DefaultAsyncHttpxClient(verify=shared_ssl_context(), timeout=self.timeout))
+                http_client=self._sdk.DefaultAioHttpClient(verify=shared_ssl_context(), timeout=self.timeout))
 
-        return loop_client((self.provider, self.base_url, self._key, self.timeout, _shard()), make)
+        return loop_client((self.provider, self.base_url, self._key, self.timeout), make)
 
     async def guarded(self, label: str, make: Callable[[], Awaitable[T]]) -> T:
         """Await one SDK call, mapping its exceptions to `Retryable` or `ProviderFailure`."""

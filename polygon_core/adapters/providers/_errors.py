@@ -75,6 +75,38 @@ def _class_names(exc: BaseException) -> set[str]:
     return {c.__name__ for c in type(exc).__mro__}
 
 
+def _causes(exc: BaseException) -> list[BaseException]:
+    """The exception and what it was raised from, outermost first (a few links at most)."""
+    chain: list[BaseException] = []
+    current: BaseException | None = exc
+    while current is not None and len(chain) < 8 and all(current is not seen for seen in chain):
+        chain.append(current)
+        current = current.__cause__ or current.__context__
+    return chain
+
+
+def _aiohttp_failure(exc: BaseException, endpoint: Endpoint) -> Retryable | None:
+    """A failure of the SDKs' aiohttp transport, told by aiohttp's own error (kept as the cause).
+
+    The transport maps aiohttp's errors to httpx2's by the first entry that matches, so a refused
+    connection or a dropped one reaches the SDK as a `ConnectTimeout` and leaves it as an
+    `APITimeoutError`: read by that alone it would be reported as a timeout.
+    """
+    chain = _causes(exc)
+    aio = [e for e in chain if type(e).__module__.startswith("aiohttp")]
+    if not aio:
+        return None
+    names = set().union(*(_class_names(e) for e in aio))
+    if "ClientConnectorError" in names:  # refused, no such host, TLS handshake
+        message = f"cannot connect to {endpoint.url}: is the server running?"
+        return Retryable(message, final=lambda _attempts: message)
+    if names & {"ServerTimeoutError", "SocketTimeoutError"}:
+        return Retryable("the request timed out", kind="timeout")
+    if names & {"ClientOSError", "ServerDisconnectedError", "ClientPayloadError", "ClientConnectionError"}:
+        return Retryable(f"the connection to {endpoint.url} dropped ({type(aio[0]).__name__})")
+    return None
+
+
 def _transport(exc: BaseException, endpoint: Endpoint) -> Retryable | None:
     """A transport failure of httpx (or the httpx2 the SDKs now use), by class name."""
     names = _class_names(exc) | (_class_names(exc.__cause__) if exc.__cause__ else set())
@@ -106,6 +138,9 @@ def classify(exc: BaseException, sdk: Any, label: str, secrets: list[str],
     endpoint = endpoint or Endpoint(label, label, "the API key")
     if isinstance(exc, sdk.APIStatusError):
         return _status_failure(exc, endpoint, label, secrets)
+    mapped = _aiohttp_failure(exc, endpoint)
+    if mapped is not None:
+        return mapped
     if isinstance(exc, sdk.APITimeoutError):
         return Retryable("the request timed out", kind="timeout")
     if isinstance(exc, sdk.APIConnectionError) or not isinstance(exc, sdk.APIError):
