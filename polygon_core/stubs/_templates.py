@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import functools
 import json
 import re
 from collections.abc import Callable, Mapping
@@ -37,6 +38,32 @@ def _reason(exc: Exception) -> str:
     return str(exc) if isinstance(exc, TemplateError) else f"{type(exc).__name__}: {exc}"
 
 
+# Compiled templates and expressions kept per process, by source text (most recently used).
+_COMPILED_CACHE_SIZE = 1024
+
+
+@functools.cache
+def _sandbox() -> BoundedSandbox:
+    """The process's one sandbox, built at the first template compiled (never for a scenario
+    without templates). Sharing it is safe: it holds only configuration (filters, globals, the
+    operator table); a rendering's state (step count, variables, namespaces) lives on the render
+    Context, new for every `generate` or expression call."""
+    return BoundedSandbox(undefined=ChainableUndefined, autoescape=False, keep_trailing_newline=True)
+
+
+@functools.lru_cache(maxsize=_COMPILED_CACHE_SIZE)
+def _compiled_template(text: str) -> Template:
+    # Compiling costs far more than rendering, and every conversation over the same tools renders
+    # the same texts. A Template keeps nothing of a rendering; a compile error is not cached.
+    return _sandbox().from_string(text)
+
+
+@functools.lru_cache(maxsize=_COMPILED_CACHE_SIZE)
+def _compiled_expression(expression: str) -> Callable[..., Any]:
+    # As `_compiled_template`: each call of a TemplateExpression renders in a new Context.
+    return _sandbox().compile_expression(expression, undefined_to_none=True)
+
+
 def has_template(text: str) -> bool:
     """True when `text` contains Jinja2 markup."""
     return any(marker in text for marker in ("{{", "{%", "{#"))
@@ -49,14 +76,10 @@ class TemplateRenderer:
     cannot reach private attributes, and an undefined name renders as empty (`None` natively),
     so an optional argument the agent left out does not crash the stub. Sizes are bounded (see
     `_sandbox`): an operation, call or rendered text beyond `MAX_TEMPLATE_OUTPUT` is a StubError.
-    """
 
-    def __init__(self) -> None:
-        self._env = BoundedSandbox(
-            undefined=ChainableUndefined, autoescape=False, keep_trailing_newline=True
-        )
-        self._templates: dict[str, Template] = {}
-        self._expressions: dict[str, Callable[..., Any]] = {}
+    Holds no state: the sandbox and the compiled templates are shared by every renderer in the
+    process, so building one (once per conversation) costs nothing.
+    """
 
     def check(self, text: str) -> str | None:
         """Compile `text` without rendering it; return why it is broken, or None.
@@ -67,7 +90,7 @@ class TemplateRenderer:
             self._compile(text)
         except StubError as exc:
             return str(exc)
-        problem = constant_problem(self._env, text)
+        problem = constant_problem(_sandbox(), text)
         return f"template {_short(text)}: {problem}" if problem else None
 
     def render_text(self, text: str, context: Mapping[str, Any]) -> str:
@@ -126,21 +149,13 @@ class TemplateRenderer:
             self._template(text)
 
     def _template(self, text: str) -> Template:
-        template = self._templates.get(text)
-        if template is None:
-            try:
-                template = self._env.from_string(text)
-            except TemplateError as exc:
-                raise StubError(f"template {_short(text)} does not compile: {exc}") from exc
-            self._templates[text] = template
-        return template
+        try:
+            return _compiled_template(text)
+        except TemplateError as exc:
+            raise StubError(f"template {_short(text)} does not compile: {exc}") from exc
 
     def _expression(self, expression: str, text: str) -> Callable[..., Any]:
-        compiled = self._expressions.get(expression)
-        if compiled is None:
-            try:
-                compiled = self._env.compile_expression(expression, undefined_to_none=True)
-            except TemplateError as exc:
-                raise StubError(f"template {_short(text)} does not compile: {exc}") from exc
-            self._expressions[expression] = compiled
-        return compiled
+        try:
+            return _compiled_expression(expression)
+        except TemplateError as exc:
+            raise StubError(f"template {_short(text)} does not compile: {exc}") from exc
