@@ -30,6 +30,10 @@ def test_start_runs_a_detached_server_with_its_pid_and_log_under_home_and_stop_e
         # Its own session: a Ctrl-C in the terminal that started it does not reach it.
         assert os.getsid(pid) == pid
         assert (folder / "server.log").is_file() and (folder / "prefect.db").is_file()
+        # It runs with the task-run recorder batching (unless this environment set its own value).
+        environ = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+        expected = os.environ.get("PREFECT_SERVER_SERVICES_TASK_RUN_RECORDER_BATCH_SIZE", "100")
+        assert f"PREFECT_SERVER_SERVICES_TASK_RUN_RECORDER_BATCH_SIZE={expected}".encode() in environ
         assert httpx.get(f"{started.api_url}/health", timeout=5).json() is True
         again = _server.start(240.0, folder, port=port)  # a second start finds it and starts nothing
         assert again.pid == pid
@@ -39,6 +43,19 @@ def test_start_runs_a_detached_server_with_its_pid_and_log_under_home_and_stop_e
     assert not (folder / "server.pid").exists()
     assert _server.state(folder, port) == _server.ServerState(
         api_url=f"http://127.0.0.1:{port}/api", answering=False, pid=None, folder=folder)
+
+
+def test_the_server_env_batches_the_task_run_recorder_keeps_a_value_set_and_drops_the_api_url(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("PREFECT_SERVER_SERVICES_TASK_RUN_RECORDER_BATCH_SIZE", raising=False)
+    monkeypatch.setenv("PREFECT_API_URL", "http://elsewhere:4200/api")
+    env = _server.server_env(tmp_path)
+    assert env["PREFECT_SERVER_SERVICES_TASK_RUN_RECORDER_BATCH_SIZE"] == "100"
+    assert env["PREFECT_SERVER_DATABASE_CONNECTION_URL"] == f"sqlite+aiosqlite:///{tmp_path / 'prefect.db'}"
+    assert env["PREFECT_SERVER_ANALYTICS_ENABLED"] == "false"
+    assert "PREFECT_API_URL" not in env
+    monkeypatch.setenv("PREFECT_SERVER_SERVICES_TASK_RUN_RECORDER_BATCH_SIZE", "7")  # an operator's own
+    assert _server.server_env(tmp_path)["PREFECT_SERVER_SERVICES_TASK_RUN_RECORDER_BATCH_SIZE"] == "7"
 
 
 def test_stop_leaves_a_process_alone_whose_pid_is_not_a_prefect_server(tmp_path: Path) -> None:
