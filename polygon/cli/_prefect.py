@@ -55,10 +55,20 @@ _LAUNCHER = ("import ctypes, os, signal, sys\n"
              "    os.execv(sys.executable, [sys.executable, *sys.argv[2:]])\n")
 
 
+# Prefect server settings that lower its CPU per task run, every service still on (benchmarks/
+# README.md, "The Prefect server's cost per task"), for the temporary server and the one `polygon
+# server start` keeps. The task-run recorder writes the task runs and states the UI shows from the
+# client's events; at Prefect's default batch of 1 it opens a transaction, looks the run up and
+# upserts it once per event (three per task run). Batches of 100 (or whatever has queued after its
+# 5 s flush interval) cut the server's CPU per task run from ~22 to ~9 ms; a task run reaches the
+# UI at most those 5 s later. A value already in the environment wins.
+SERVER_TUNING = {"PREFECT_SERVER_SERVICES_TASK_RUN_RECORDER_BATCH_SIZE": "100"}
+
+
 def _spawn(port: int) -> subprocess.Popen[Any]:
     import prefect
 
-    env = {**os.environ, "PREFECT_UI_ENABLED": "0", "PREFECT__SERVER_EPHEMERAL": "1",
+    env = {**SERVER_TUNING, **os.environ, "PREFECT_UI_ENABLED": "0", "PREFECT__SERVER_EPHEMERAL": "1",
            "PREFECT__SERVER_FINAL": "1", "PREFECT_SERVER_LOGGING_LEVEL": "CRITICAL"}
     server = ["-m", "uvicorn", "--app-dir", str(prefect.__module_path__.parent),
               "--factory", "prefect.server.api.server:create_app", "--host", "127.0.0.1",

@@ -18,18 +18,12 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from ._prefect import DEFAULT_LOCAL_API, PrefectUnavailable, _healthy
+from ._prefect import DEFAULT_LOCAL_API, SERVER_TUNING, PrefectUnavailable, _healthy
 
 HOST, PORT = "127.0.0.1", 4200
 _STOP_SECONDS = 20.0
 
-# Prefect server settings that lower its CPU per task run, every service still on (benchmarks/
-# README.md, "The Prefect server's cost per task"). The task-run recorder writes the task runs and
-# states the UI shows from the client's events; at Prefect's default batch of 1 it opens a
-# transaction, looks the run up and upserts it once per event (three per task run). Batches of
-# 100 (or whatever has queued after its 5 s flush interval) cut the server's CPU per task run
-# from ~22 to ~9 ms; a task run reaches the UI at most those 5 s later.
-TUNING = {"PREFECT_SERVER_SERVICES_TASK_RUN_RECORDER_BATCH_SIZE": "100"}
+TUNING = SERVER_TUNING  # also what the temporary server runs with (`_prefect.py`)
 
 
 @dataclass(frozen=True)

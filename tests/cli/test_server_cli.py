@@ -72,3 +72,21 @@ def test_stop_without_a_server_says_so(tmp_path: Path, monkeypatch: pytest.Monke
     result = CliRunner().invoke(app, ["server", command])
     assert result.exit_code == 0
     assert result.output.startswith("no Prefect server started by `polygon server start` is running")
+
+
+def test_the_temporary_server_batches_the_task_run_recorder_too(monkeypatch: pytest.MonkeyPatch) -> None:
+    from polygon.cli import _prefect
+
+    seen: list[dict[str, str]] = []
+
+    class Popen:  # records the environment instead of starting a server
+        def __init__(self, args: list[str], env: dict[str, str], **_kw: object) -> None:
+            seen.append(env)
+
+    monkeypatch.setattr(_prefect.subprocess, "Popen", Popen)
+    monkeypatch.delenv("PREFECT_SERVER_SERVICES_TASK_RUN_RECORDER_BATCH_SIZE", raising=False)
+    _prefect._spawn(4321)
+    monkeypatch.setenv("PREFECT_SERVER_SERVICES_TASK_RUN_RECORDER_BATCH_SIZE", "7")  # an operator's own
+    _prefect._spawn(4321)
+    assert [env["PREFECT_SERVER_SERVICES_TASK_RUN_RECORDER_BATCH_SIZE"] for env in seen] == ["100", "7"]
+    assert _server.TUNING is _prefect.SERVER_TUNING  # `polygon server start` runs with the same
