@@ -9,6 +9,7 @@ from typing import Any, cast
 from uuid import UUID
 
 from polygon.flows._batch import batch_judge  # absolute: Prefect loads this file by path
+from polygon.flows._progress import Progress
 from polygon.flows._runner import on_cluster, run_on_cluster
 from polygon.flows._story import run_tags, tag_flow_run
 from polygon.tasks import (
@@ -53,6 +54,12 @@ def _conversations(run: Run, suite_path: str, agent_path: str, plan: list[tuple[
     if flight.errors:
         raise flight.errors[0]
     return results, flight
+
+
+def _send_progress(artifact_id: UUID, percent: float, description: str) -> None:
+    # _sync: the progress thread has no event loop of its own, and Prefect would hand back a coroutine
+    # where one runs.
+    update_progress_artifact(artifact_id, percent, description=description, _sync=True)  # type: ignore[call-arg]
 
 
 def _check_carried(runs: list[Run], seeds: list[int] | None, rubric_version: str | None) -> None:
@@ -111,56 +118,55 @@ def evaluate_suite(suite_path: str, runs: list[Run], agent_paths: list[str],
                 ", ".join(f"{r.agent_name}@{r.agent_version[:8]} (run {r.id})" for r in runs),
                 ", ".join(sorted({r.rubric_version for r in runs})))
     # Progress for the Prefect UI during long runs: simulate, judge and probe each conversation.
-    total, finished = 3 * sum(len(p) for p in plans.values()), 0
-    progress = cast(UUID, create_progress_artifact(0.0, description=f"0 of {total} steps"))  # sync call
-    every = max(10, total // 100)  # bounded API traffic on big suites
+    total = 3 * sum(len(p) for p in plans.values())
+    progress = Progress(cast(UUID, create_progress_artifact(0.0, description=f"0 of {total} steps")), total,
+                        _send_progress, every=max(10, total // 100))  # bounded API traffic on big suites
 
     def step(n: int = 1) -> None:
-        nonlocal finished
-        finished += n
-        if finished % every < n or finished == total:
-            # _sync: also called on the conversations' event loop, where Prefect would hand back a coroutine.
-            update_progress_artifact(progress, 100.0 * finished / max(total, 1),  # type: ignore[call-arg]
-                                     description=f"{finished} of {total} steps", _sync=True)
-        if 10 * finished // max(total, 1) > 10 * (finished - n) // max(total, 1):  # each tenth
-            logger.info("%d of %d steps (simulate, judge, probe per conversation) done", finished, total)
+        before = progress.finished
+        progress.advance(n)  # never waits on the API: also called on the conversations' event loop
+        if 10 * progress.finished // max(total, 1) > 10 * before // max(total, 1):  # each tenth
+            logger.info("%d of %d steps (simulate, judge, probe per conversation) done", progress.finished, total)
 
     def advance(futures: list[Any]) -> None:
         for _ in as_completed(futures):
             step()
 
-    limit = usecases.run_concurrency(concurrency, suite_path, stores.settings, caches=stores.caches)
-    for run, agent_path in zip(runs, agent_paths, strict=True):
-        carried = usecases.run_settings(stores, run.id)
-        passes = usecases.batch_passes(carried.run, suite_path=suite_path, agent_path=agent_path,
-                                       rubric_version=carried.rubric_version, repeats=carried.repeats,
-                                       probes_path=carried.probes_path, enabled=batch_judging,
-                                       caches=stores.caches)
-        stages = tuple(k for k in usecases.STAGES if k not in {spec.kind for spec in passes})
-        # The task reads the rest (repeats, probe library) from the run, as create-run recorded it.
-        done, flight = _conversations(run, suite_path, agent_path, plans[run.id], limit, step,
-                                      rubric_version=carried.rubric_version, stages=stages)
-        logger.info("run %s: %s", run.id, usecases.record_execution(stores, run.id, flight,
-                                                                    limit, [r.simulated for r in done]))
-        cids = [r.conversation_id for r in done]
-        live: dict[str, list[str]] = {"judge": [], "probe": []}
-        for spec in passes:
-            with tags(*run_tags([run])):  # the batch-judge subflow carries the run's tags
-                live[spec.kind] = batch_judge(spec).failed
-            step(len(cids) - len(live[spec.kind]))
-        # Live passes for what the batch failed: they read rubric, repeats and probes from the run.
-        judged = [judge_task.submit(run.id, cid) for cid in live["judge"]]
-        probed = [probe_task.submit(run.id, cid) for cid in live["probe"]]
-        advance([*judged, *probed])
-        for future in [*judged, *probed]:
-            future.result()
-        card = finish_run_task(run.id)
-        logger.info("run %s (%s@%s) finished: %d conversations, mean composite %s [95%% CI %s, %s] (rubric %s, "
-                    "judge %s), verdicts %s, gate failures per gate %s", run.id, run.agent_name,
-                    run.agent_version[:8], card.conversations, card.mean_composite, card.ci_low, card.ci_high,
-                    card.rubric_version, card.judge_model, dict(card.verdicts), dict(card.gates) or "none")
-        publish_artifacts_task(card)
-        cards.append(card.model_dump(mode="json"))
+    try:
+        limit = usecases.run_concurrency(concurrency, suite_path, stores.settings, caches=stores.caches)
+        for run, agent_path in zip(runs, agent_paths, strict=True):
+            carried = usecases.run_settings(stores, run.id)
+            passes = usecases.batch_passes(carried.run, suite_path=suite_path, agent_path=agent_path,
+                                           rubric_version=carried.rubric_version, repeats=carried.repeats,
+                                           probes_path=carried.probes_path, enabled=batch_judging,
+                                           caches=stores.caches)
+            stages = tuple(k for k in usecases.STAGES if k not in {spec.kind for spec in passes})
+            # The task reads the rest (repeats, probe library) from the run, as create-run recorded it.
+            done, flight = _conversations(run, suite_path, agent_path, plans[run.id], limit, step,
+                                          rubric_version=carried.rubric_version, stages=stages)
+            logger.info("run %s: %s", run.id, usecases.record_execution(stores, run.id, flight,
+                                                                        limit, [r.simulated for r in done]))
+            cids = [r.conversation_id for r in done]
+            live: dict[str, list[str]] = {"judge": [], "probe": []}
+            for spec in passes:
+                with tags(*run_tags([run])):  # the batch-judge subflow carries the run's tags
+                    live[spec.kind] = batch_judge(spec).failed
+                step(len(cids) - len(live[spec.kind]))
+            # Live passes for what the batch failed: they read rubric, repeats and probes from the run.
+            judged = [judge_task.submit(run.id, cid) for cid in live["judge"]]
+            probed = [probe_task.submit(run.id, cid) for cid in live["probe"]]
+            advance([*judged, *probed])
+            for future in [*judged, *probed]:
+                future.result()
+            card = finish_run_task(run.id)
+            logger.info("run %s (%s@%s) finished: %d conversations, mean composite %s [95%% CI %s, %s] (rubric %s, "
+                        "judge %s), verdicts %s, gate failures per gate %s", run.id, run.agent_name,
+                        run.agent_version[:8], card.conversations, card.mean_composite, card.ci_low, card.ci_high,
+                        card.rubric_version, card.judge_model, dict(card.verdicts), dict(card.gates) or "none")
+            publish_artifacts_task(card)
+            cards.append(card.model_dump(mode="json"))
+    finally:
+        progress.close()  # the final count, and the progress thread stopped, whatever happened
     # The matrix (and, with two or more agents, the comparison) as artifacts on this flow run.
     compare_runs_task([run.id for run in runs])
     return cards

@@ -86,6 +86,14 @@ def test_a_run_is_named_tagged_and_logged(polygon_home: Path, logs_to_api: None)
     progress = [int(line.split()[0]) for line in lines[1:-1]]
     assert lines[-2] == "18 of 18 steps (simulate, judge, probe per conversation) done"
     assert progress == sorted(set(progress)) and len({10 * n // 18 for n in progress}) == len(progress) <= 10
+    # The progress artifact (updated from its own thread, off the conversations' loop) ends at 100%.
+    from prefect.client.orchestration import get_client
+    from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterFlowRunId, ArtifactFilterType
+
+    with get_client(sync_client=True) as client:
+        (artifact,) = client.read_artifacts(artifact_filter=ArtifactFilter(
+            flow_run_id=ArtifactFilterFlowRunId(any_=[flow_run.id]), type=ArtifactFilterType(any_=["progress"])))
+    assert (artifact.data, artifact.description) == (100.0, "18 of 18 steps")
     from polygon import usecases
 
     card = usecases.scorecard(usecases.open_stores(), "ui-story")
