@@ -10,6 +10,7 @@ the comparison has real divergences and differences to find. Then it times `poly
     .venv/bin/python benchmarks/show_compare_scale.py --conversations 100000 [--home DIR] [--keep]
 
 `--home DIR` reuses a store this script filled before (the insert takes minutes at 100,000).
+`--report xml --report html` also times `polygon compare BASE CAND -o FILE` for each report format.
 """
 
 from __future__ import annotations
@@ -23,13 +24,13 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import sqlalchemy as sa
 
 from polygon_core.adapters.storage import ensure_database
 from polygon_core.adapters.storage._tables import ConversationRow, JudgmentRow, ProbeAnswerRow
-from polygon_core.models import Conversation, Run, ToolCall, Turn, Usage
+from polygon_core.models import Conversation, EndReason, Run, ToolCall, Turn, Usage
 
 SCENARIOS = 1_000  # × 100 seeds at 100,000 conversations
 CRITERIA = ("goal_completion", "instruction_adherence", "tool_use_quality", "factuality", "dialogue_quality",
@@ -41,7 +42,7 @@ _CHUNK = 5_000
 def _transcript(run: Run, cid: str, scenario: str, seed: int, changed: bool) -> Conversation:
     turns = []
     for i in range(10):
-        speaker = "caller" if i % 2 == 0 else "agent"
+        speaker: Literal["caller", "agent"] = "caller" if i % 2 == 0 else "agent"
         calls = []
         if i == 3:
             calls = [ToolCall(id=f"t{i}", name="lookup_order",
@@ -54,7 +55,7 @@ def _transcript(run: Run, cid: str, scenario: str, seed: int, changed: bool) -> 
                           end="end" if i == 9 else None))
     return Conversation(id=cid, scenario_id=scenario, seed=seed, agent_name=run.agent_name,
                         agent_version=run.agent_version, persona_hash="p" * 16, caller_type="cooperative",
-                        difficulty=1 + seed % 3, turns=turns, end_reason="agent_end",
+                        difficulty=1 + seed % 3, turns=turns, end_reason=EndReason.AGENT_END,
                         usage={"agent": Usage(input_tokens=900, output_tokens=120, calls=5),
                                "caller": Usage(input_tokens=700, output_tokens=90, calls=4)},
                         models={"agent": "openai:fake", "caller": "openai:fake"})
@@ -141,6 +142,8 @@ def main() -> int:
     parser.add_argument("--conversations", type=int, default=100_000)
     parser.add_argument("--home", type=Path, help="a store this script filled before (or fill it there)")
     parser.add_argument("--keep", action="store_true", help="keep the temporary store")
+    parser.add_argument("--report", action="append", default=[], choices=("xml", "html", "json", "md"),
+                        help="also time `compare -o report.EXT` (repeatable)")
     opts = parser.parse_args()
     home = opts.home or Path(tempfile.mkdtemp(prefix="polygon-scale-"))
     filled = (home / "polygon.db").exists()
@@ -149,6 +152,10 @@ def main() -> int:
     insert_s = None if filled else round(time.monotonic() - started, 1)
     env = {**os.environ, "POLYGON_HOME": str(home), "COLUMNS": "120"}
     results = [measure(["show", ids[0]], env), measure(["compare", ids[0], ids[1]], env)]
+    for ext in opts.report:  # the report formats that read more than the table does (JUnit, HTML)
+        report = home / f"report.{ext}"
+        results.append({**measure(["compare", ids[0], ids[1], "-o", str(report)], env),
+                        "report_mib": round(report.stat().st_size / 2**20, 1) if report.exists() else None})
     print(json.dumps({"load_average": [round(x, 1) for x in os.getloadavg()], "cpus": os.cpu_count(),"conversations_per_run": opts.conversations, "home": str(home), "insert_seconds": insert_s,
                       "self_peak_rss_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
                       "results": results}, indent=2))
