@@ -11,11 +11,12 @@ The extensions are checked before anything runs (`check_outputs`), so a typo cos
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from polygon_core.compare import Comparison
+if TYPE_CHECKING:  # registering a command that takes -o imports no comparison code
+    from polygon_core.compare import Comparison
 
 FORMATS: dict[str, str] = {".json": "JSON", ".html": "HTML", ".htm": "HTML", ".xml": "JUnit",
                            ".md": "Markdown", ".markdown": "Markdown"}
@@ -31,10 +32,10 @@ def check_outputs(paths: Sequence[Path]) -> None:
 
 
 def needs_transcripts(paths: Sequence[Path], *kinds: str) -> bool:
-    """Whether a format asked for shows transcripts (HTML) or reads them (JUnit: each case's time,
-    a fault's reason, a gate's detail), so the comparison must keep them (`transcripts=True`)."""
+    """Whether a format asked for shows transcripts (HTML), so the comparison must keep some
+    (`transcripts=True`: a bounded few per run). JUnit reads only the facts every comparison keeps."""
     asked = {FORMATS.get(p.suffix.lower()) for p in paths} | set(kinds)
-    return bool(asked & {"HTML", "JUnit"})
+    return "HTML" in asked
 
 
 def _html(stores: Any, comp: Comparison) -> str:
@@ -50,11 +51,12 @@ def _html(stores: Any, comp: Comparison) -> str:
                            prompt=found.prompt if found else None, calibrations=lines)
 
 
-def _renderers(stores: Any) -> dict[str, Callable[[Comparison], str]]:
-    from polygon_core.reports import comparison_markdown, junit_xml
+def _renderers(stores: Any) -> dict[str, Callable[[Comparison], str | Iterable[str]]]:
+    from polygon_core.reports import comparison_markdown, junit_chunks
 
+    # JUnit comes in pieces: at 100,000 conversations a run, one string of it would be ~100 MB more.
     return {"JSON": lambda c: json.dumps({**c.report_json(), "exit_code": c.ci.exit_code}, indent=2) + "\n",
-            "HTML": lambda c: _html(stores, c), "JUnit": junit_xml, "Markdown": comparison_markdown}
+            "HTML": lambda c: _html(stores, c), "JUnit": junit_chunks, "Markdown": comparison_markdown}
 
 
 def write_outputs(stores: Any, comp: Comparison, paths: Sequence[Path], *,
@@ -70,7 +72,9 @@ def write_outputs(stores: Any, comp: Comparison, paths: Sequence[Path], *,
         path.parent.mkdir(parents=True, exist_ok=True)
         # Written beside, then renamed: a CI step never reads half a report.
         tmp = path.with_name(f".{path.name}.partial")
-        tmp.write_text(renderers[chosen](comp), encoding="utf-8")
+        text = renderers[chosen](comp)
+        with tmp.open("w", encoding="utf-8") as out:
+            out.writelines([text] if isinstance(text, str) else text)
         tmp.replace(path)
         written.append((chosen, path))
     return written

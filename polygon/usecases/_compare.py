@@ -1,15 +1,18 @@
 """Comparing stored runs: read each run's results from the stores, then compare them in core.
 
 Result rows and scorecards come from SQL (`_scorecards`); transcripts are read pair by pair, the
-baseline's and a candidate's conversation of one (scenario, seed), for the divergence point and
-the agent's latency, and dropped before the next pair: a comparison of two 100,000-conversation
-runs holds rows and divergences, never every transcript. Reports that embed transcripts and
-judgments (JUnit, HTML) ask for them with `transcripts=True`.
+baseline's and a candidate's conversation of one (scenario, seed), for the divergence point, the
+agent's latency and the few facts a JUnit case reads (reply time, a fault's detail), and dropped
+before the next pair: a comparison of two 100,000-conversation runs holds rows, divergences and
+those facts, never every transcript. A report that embeds transcripts and judgments (HTML) asks
+for them with `transcripts=True` and gets at most `EMBEDDED_TRANSCRIPTS` per run, divergent and
+failing conversations first (every one of a run no larger than that).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic_core import from_json
@@ -19,17 +22,22 @@ from polygon_core.compare import (
     Comparison,
     ComparisonRefused,
     ConfigurationResults,
+    ConversationFacts,
     PairDivergence,
+    ResultRow,
     compare_configurations,
     pair_divergence,
 )
-from polygon_core.models import Conversation, Run
+from polygon_core.models import Conversation, GateHit, Run
 
 from ._common import Stores, load_conversation, transcript_key
-from ._results import _latency
-from ._scorecards import judge_for, probe_answer_tally, rows_of, scorecard_of
+from ._scorecards import judge_for, probe_answer_tally, row_from_facts, scorecard_of
 
-__all__ = ["Comparison", "ComparisonError", "compare_runs", "run_labels"]
+__all__ = ["EMBEDDED_TRANSCRIPTS", "Comparison", "ComparisonError", "compare_runs", "run_labels"]
+
+#: The most transcripts (with their judgments) per run a comparison keeps for a report that shows
+#: them: a page of 200,000 transcripts helps no reader, and holding them takes gigabytes.
+EMBEDDED_TRANSCRIPTS = 50
 
 
 class ComparisonError(ComparisonRefused):
@@ -41,8 +49,10 @@ def compare_runs(stores: Stores, run_ids: Sequence[str], baseline: str | None = 
     """Compare stored runs under their shared rubric version; mixing versions is an error.
 
     `baseline` is a run id (or unique prefix) among `run_ids`; by default the first run.
-    `transcripts=True` also keeps every transcript and judgment in the comparison (for reports
-    that show them); otherwise they are streamed and only what the comparison needs is kept.
+    Transcripts are streamed and only what the comparison and its reports read is kept;
+    `transcripts=True` also keeps the transcripts and judgments of up to `EMBEDDED_TRANSCRIPTS`
+    conversations per run (for reports that show them): those of divergent pairs and failing
+    conversations first, every one of a run no larger than that.
     """
     runs = _runs(stores, run_ids)
     labels = run_labels(runs)
@@ -52,16 +62,15 @@ def compare_runs(stores: Stores, run_ids: Sequence[str], baseline: str | None = 
         if found is None or found.id not in labels:
             raise ComparisonError(f"baseline {baseline!r} is not one of the compared runs: {', '.join(run_ids)}")
         base_run = found
+    gathered = {run.id: _Gathered() for run in runs}
+    divergences = {labels[run.id]: list(_divergences(stores, base_run, run, gathered))
+                   for run in runs if run.id != base_run.id}
+    for run in runs:  # conversations no pair covered (a single run, unpaired seeds)
+        _fill_facts(stores, run.id, gathered[run.id])
+    configs = [_streamed(stores, run, labels[run.id], gathered.pop(run.id)) for run in runs]
     if transcripts:
-        configs = [_loaded(stores, run, labels[run.id]) for run in runs]
-        divergences = None
-    else:
-        latency: dict[str, dict[str, float | None]] = {run.id: {} for run in runs}
-        divergences = {labels[run.id]: list(_divergences(stores, base_run, run, latency))
-                       for run in runs if run.id != base_run.id}
-        for run in runs:  # conversations no pair covered (a single run, unpaired seeds)
-            _fill_latencies(stores, run.id, latency[run.id])
-        configs = [_streamed(stores, run, labels[run.id], latency[run.id]) for run in runs]
+        chosen = _embedded(configs, divergences, labels[base_run.id])
+        configs = [_with_transcripts(stores, c, chosen[c.label]) for c in configs]
     try:
         return compare_configurations(configs, labels[base_run.id] if baseline is not None else None,
                                       seed=seed, divergences=divergences)
@@ -86,19 +95,75 @@ def _runs(stores: Stores, run_ids: Sequence[str]) -> list[Run]:
     return runs
 
 
-def _streamed(stores: Stores, run: Run, label: str, latency: dict[str, float | None]) -> ConfigurationResults:
+@dataclass
+class _Gathered:
+    """What one run's streamed transcripts leave behind, by conversation id."""
+
+    latency: dict[str, float | None] = field(default_factory=dict)  # mean agent-turn latency (ms)
+    seconds: dict[str, float] = field(default_factory=dict)  # the agent's reply time over the conversation
+    end_details: dict[str, str] = field(default_factory=dict)  # only where the transcript has one
+
+    def add(self, conversation_id: str, transcript: dict[str, Any]) -> None:
+        if conversation_id in self.latency:  # the baseline's side of a second candidate's pair
+            return
+        agent = [float(t.get("latency_ms", 0.0)) for t in transcript["turns"] if t.get("speaker") == "agent"]
+        # As `_results._latency` and `compare.agent_seconds` compute them from a Conversation.
+        self.latency[conversation_id] = round(sum(agent) / len(agent), 2) if agent else None
+        self.seconds[conversation_id] = sum(agent) / 1000.0
+        if transcript.get("end_detail"):
+            self.end_details[conversation_id] = transcript["end_detail"]
+
+
+def _streamed(stores: Stores, run: Run, label: str, gathered: _Gathered) -> ConfigurationResults:
     version = run.rubric_version
-    rows = list(rows_of(stores, run.id, version, judge_for(stores, run, version, None), latencies=latency))
+    judge = judge_for(stores, run, version, None)
+    rows: list[ResultRow] = []
+    gates: dict[str, list[GateHit]] = {}
+    for facts in reads.result_facts(stores.repo.engine, run.id, version, judge):  # as `rows_of`, plus gates
+        row = row_from_facts(facts, gathered.latency.get(facts["conversation_id"]))
+        rows.append(row)
+        if row.gates:  # a fired gate's turn and detail, for the report's case: a few of the rows
+            gates[row.conversation_id] = [GateHit.model_validate(g) for g in facts["gates"]]
     card = scorecard_of(stores, run, label=label, rows=rows)
-    return ConfigurationResults(label=label, run=run, card=card, rows=rows, answers=probe_answer_tally(stores, run.id))
+    # Constructed, not validated: 100,000 floats validated again would be copied once more.
+    kept = ConversationFacts.model_construct(seconds=gathered.seconds, end_details=gathered.end_details, gates=gates)
+    return ConfigurationResults(label=label, run=run, card=card, rows=rows, answers=probe_answer_tally(stores, run.id),
+                                facts=kept)
 
 
-def _loaded(stores: Stores, run: Run, label: str) -> ConfigurationResults:
-    convs = [load_conversation(stores, run.id, rec.conversation_id) for rec in stores.repo.list_conversations(run.id)]
-    latency = {c.id: _latency(c) for c in convs}
-    config = _streamed(stores, run, label, latency)
-    return config.model_copy(update={"conversations": convs,
-                                     "judgments": stores.repo.judgments(run.id, run.rubric_version)})
+def _failing(row: ResultRow | None) -> bool:
+    return row is not None and (row.verdict == "fail" or bool(row.gates) or row.status in ("judge_error",
+                                                                                             "agent_failure"))
+
+
+def _embedded(configs: Sequence[ConfigurationResults], divergences: dict[str, list[PairDivergence]],
+              baseline: str, cap: int = EMBEDDED_TRANSCRIPTS) -> dict[str, list[str]]:
+    """Label → the conversation ids whose transcripts a report shows, at most `cap` per run: both
+    sides of divergent pairs (those where a side fails first), then failing conversations, then
+    the rest, each by (scenario, seed). A run of at most `cap` conversations keeps every one."""
+    chosen: dict[str, dict[str, None]] = {c.label: {} for c in configs}  # insertion-ordered sets
+    keyed = {c.label: {(r.scenario_id, r.seed): r for r in c.rows} for c in configs}
+    for cand, items in divergences.items():
+        pairs = [(keyed[baseline].get((d.scenario_id, d.seed)), keyed[cand].get((d.scenario_id, d.seed)))
+                 for d in items if d.turn is not None]
+        pairs.sort(key=lambda p: not (_failing(p[0]) or _failing(p[1])))  # stable: (scenario, seed) within
+        for a, b in pairs:
+            if a is not None and b is not None and len(chosen[baseline]) < cap and len(chosen[cand]) < cap:
+                chosen[baseline].setdefault(a.conversation_id)
+                chosen[cand].setdefault(b.conversation_id)
+    for c in configs:
+        for row in sorted(c.rows, key=lambda r: (not _failing(r), r.scenario_id, r.seed)):
+            if len(chosen[c.label]) >= cap:
+                break
+            chosen[c.label].setdefault(row.conversation_id)
+    return {label: sorted(ids) for label, ids in chosen.items()}
+
+
+def _with_transcripts(stores: Stores, config: ConfigurationResults, ids: list[str]) -> ConfigurationResults:
+    run = config.run
+    return config.model_copy(update={
+        "conversations": [load_conversation(stores, run.id, cid) for cid in ids],
+        "judgments": stores.repo.judgments(run.id, run.rubric_version, conversation_ids=ids)})
 
 
 def _pairs(stores: Stores, base: Run, cand: Run) -> Iterator[tuple[str, str]]:
@@ -110,13 +175,12 @@ def _pairs(stores: Stores, base: Run, cand: Run) -> Iterator[tuple[str, str]]:
             yield conversation_id, match
 
 
-def _divergences(stores: Stores, base: Run, cand: Run,
-                 latency: dict[str, dict[str, float | None]]) -> Iterator[PairDivergence]:
+def _divergences(stores: Stores, base: Run, cand: Run, gathered: dict[str, _Gathered]) -> Iterator[PairDivergence]:
     for a_id, b_id in _pairs(stores, base, cand):
         a = from_json(stores.artifacts.get_text(transcript_key(base.id, a_id)))
         b = from_json(stores.artifacts.get_text(transcript_key(cand.id, b_id)))
-        latency[base.id].setdefault(a_id, _agent_latency(a["turns"]))
-        latency[cand.id].setdefault(b_id, _agent_latency(b["turns"]))
+        gathered[base.id].add(a_id, a)
+        gathered[cand.id].add(b_id, b)
         if _acts(a["turns"]) == _acts(b["turns"]):
             # Same speakers, words, tool calls and endings turn by turn: no divergence point by its
             # rules, and no consequential one (which is never before it). Most pairs of two versions.
@@ -131,17 +195,10 @@ def _acts(turns: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
              [(c.get("name"), c.get("arguments")) for c in t.get("tool_calls") or ()]) for t in turns]
 
 
-def _agent_latency(turns: list[dict[str, Any]]) -> float | None:
-    """`_results._latency` over a parsed transcript's turns."""
-    agent = [float(t.get("latency_ms", 0.0)) for t in turns if t.get("speaker") == "agent"]
-    return round(sum(agent) / len(agent), 2) if agent else None
-
-
-def _fill_latencies(stores: Stores, run_id: str, latency: dict[str, float | None]) -> None:
+def _fill_facts(stores: Stores, run_id: str, gathered: _Gathered) -> None:
     for _scenario, _seed, conversation_id in reads.pairing_keys(stores.repo.engine, run_id):
-        if conversation_id not in latency:
-            text = stores.artifacts.get_text(transcript_key(run_id, conversation_id))
-            latency[conversation_id] = _agent_latency(from_json(text)["turns"])
+        if conversation_id not in gathered.latency:
+            gathered.add(conversation_id, from_json(stores.artifacts.get_text(transcript_key(run_id, conversation_id))))
 
 
 def run_labels(runs: Sequence[Run]) -> dict[str, str]:

@@ -27,6 +27,7 @@ from ._comparison import (
     config_key,
 )
 from ._divergence import Divergence, divergence_point
+from ._facts import ConversationFacts, agent_seconds, facts_of
 from ._matrix import MatrixCell, MatrixRow, scenario_matrix
 from ._noise import (
     Difference,
@@ -54,6 +55,7 @@ __all__ = [
     "Comparison",
     "ComparisonRefused",
     "ConfigurationResults",
+    "ConversationFacts",
     "Difference",
     "Divergence",
     "DivergenceSet",
@@ -65,6 +67,7 @@ __all__ = [
     "ProbeRate",
     "ResultRow",
     "Scorecard",
+    "agent_seconds",
     "bootstrap_ci",
     "build_scorecard",
     "ci_verdict",
@@ -75,6 +78,7 @@ __all__ = [
     "consequential_divergence",
     "criterion",
     "divergence_point",
+    "facts_of",
     "label_difference",
     "model_prose",
     "noise_floor",

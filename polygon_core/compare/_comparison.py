@@ -16,6 +16,7 @@ from pydantic import Field
 
 from ..models import Conversation, DomainModel, Judgment, ProbeAnswer, Run
 from ._analysis import systematic_summary, template_prose
+from ._facts import ConversationFacts, facts_of
 from ._matrix import MatrixRow, scenario_matrix
 from ._noise import Difference, NoiseFloor, criterion, noise_floor, paired_difference
 from ._pairs import PairDivergence, pair_divergences
@@ -36,6 +37,9 @@ class ConfigurationResults(DomainModel):
     answers: list[ProbeAnswer] = Field(default_factory=list)
     conversations: list[Conversation] = Field(default_factory=list)
     judgments: list[Judgment] = Field(default_factory=list)
+    facts: ConversationFacts | None = Field(
+        None, description="every conversation's report facts, when the adapter streamed them; else "
+                          "derived from `conversations` and `judgments`")
 
 
 class DivergenceSet(DomainModel):
@@ -78,8 +82,10 @@ class Comparison(DomainModel):
     prose: str
     ci: CiVerdict
     rows: dict[str, list[ResultRow]]
-    conversations: dict[str, list[Conversation]] = Field(default_factory=dict)
+    conversations: dict[str, list[Conversation]] = Field(
+        default_factory=dict, description="transcripts kept for reports; a large run keeps a bounded few")
     judgments: dict[str, list[Judgment]] = Field(default_factory=dict)
+    facts: dict[str, ConversationFacts] = Field(default_factory=dict)
 
     @property
     def divergences(self) -> dict[tuple[str, str], list[PairDivergence]]:
@@ -87,8 +93,8 @@ class Comparison(DomainModel):
         return {(s.a, s.b): s.items for s in self.divergence_sets}
 
     def report_json(self) -> dict[str, Any]:
-        """The comparison as plain JSON, without transcripts and raw judgments (they live in the stores)."""
-        return self.model_dump(mode="json", exclude={"conversations", "judgments"})
+        """The comparison as plain JSON, without transcripts, raw judgments and their facts (they live in the stores)."""
+        return self.model_dump(mode="json", exclude={"conversations", "judgments", "facts"})
 
 
 def config_key(run: Run) -> tuple[str, str, tuple[tuple[str, str], ...]]:
@@ -182,6 +188,7 @@ def compare_configurations(configs: Sequence[ConfigurationResults], baseline: st
         ci=ci_verdict(baseline, differences, rows, cards), rows=rows,
         conversations={c.label: c.conversations for c in configs},
         judgments={c.label: c.judgments for c in configs},
+        facts={c.label: c.facts if c.facts is not None else facts_of(c.conversations, c.judgments) for c in configs},
     )
 
 

@@ -5,7 +5,7 @@ The CLI adds rich terminal tables on top; every rendering reads the same `Compar
 
 from ._analysis import analysis_html, analysis_markdown
 from ._html import comparison_html
-from ._junit import failure_reason, junit_xml
+from ._junit import failure_reason, junit_chunks, junit_xml
 from ._markdown import (
     comparison_markdown,
     differences_markdown,
@@ -29,6 +29,7 @@ __all__ = [
     "divergence_markdown",
     "failure_reason",
     "fmt",
+    "junit_chunks",
     "junit_xml",
     "matrix_markdown",
     "matrix_table",

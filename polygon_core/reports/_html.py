@@ -4,8 +4,12 @@ Everything is inline (CSS, a few lines of JS to filter transcripts); no fonts, i
 styles are fetched, and the page holds no external URL of its own. Sections: the CI verdict and
 written analysis, scorecards (with noise floors and pass^k), noise-aware differences, the scenario
 matrix, divergence views (both sides turn by turn, the divergence and consequential turns marked),
-and every transcript with the judge's evidence quotes marked and recognition noise (said vs heard)
-highlighted.
+and every transcript the comparison kept with the judge's evidence quotes marked and recognition
+noise (said vs heard) highlighted.
+
+A comparison of large runs keeps the transcripts of a few conversations a run (divergent and
+failing ones first): the page shows those, says how many it leaves out and how to read one, lists
+the other divergent pairs a line each (up to `LISTED_DIVERGENCES`) and counts the rest.
 """
 
 from __future__ import annotations
@@ -37,6 +41,9 @@ mark.evidence{background:#fff2a8}span.noisy{background:#ffd9d2;text-decoration:u
 .heard{color:#555;font-size:12px}.side{display:grid;grid-template-columns:1fr 1fr;gap:12px}
 details{margin:6px 0}summary{cursor:pointer}.muted{color:#666;font-size:12px}
 """
+
+#: Divergent pairs listed a line each (no transcripts) when the comparison kept only some transcripts.
+LISTED_DIVERGENCES = 200
 
 _JS = """
 function polygonFilter(v){document.querySelectorAll('details.conv').forEach(function(d){
@@ -169,13 +176,17 @@ def _quotes(judgment: Judgment | None) -> list[tuple[str, str]]:
     return [(c.criterion, c.evidence) for c in judgment.criteria if c.evidence]
 
 
+def _divergence_title(d: PairDivergence) -> str:
+    return (f"{escape(d.scenario_id)} seed {d.seed}: diverges at turn {d.turn} ({escape(', '.join(d.reasons))})"
+            + ("" if d.consequential_turn is None else
+               f"; first consequential turn {d.consequential_turn} ({escape(', '.join(d.consequential_reasons))})"))
+
+
 def _divergence_view(d: PairDivergence, a: str, b: str, ca: Conversation | None, cb: Conversation | None,
                      qa: list[tuple[str, str]], qb: list[tuple[str, str]]) -> str:
     if d.turn is None:
         return f"<li>{escape(d.scenario_id)} seed {d.seed}: identical</li>"
-    title = (f"{escape(d.scenario_id)} seed {d.seed}: diverges at turn {d.turn} ({escape(', '.join(d.reasons))})"
-             + ("" if d.consequential_turn is None else
-                f"; first consequential turn {d.consequential_turn} ({escape(', '.join(d.consequential_reasons))})"))
+    title = _divergence_title(d)
     n = max(len(ca.turns) if ca else 0, len(cb.turns) if cb else 0)
     rows = []
     for i in range(n):
@@ -193,6 +204,54 @@ def _conv_index(comp: Comparison, label: str) -> dict[tuple[str, int], Conversat
 
 def _judgment_index(comp: Comparison, label: str) -> dict[str, Judgment]:
     return {j.conversation_id: j for j in comp.judgments.get(label, [])}
+
+
+def _left_out(comp: Comparison, label: str) -> int:
+    """How many of the configuration's conversations have no transcript in the comparison."""
+    return max(len(comp.rows.get(label, [])) - len(comp.conversations.get(label, [])), 0)
+
+
+def _run_id(comp: Comparison, label: str) -> str:
+    return next((c.run_id for c in comp.cards if c.label == label), label)
+
+
+def _divergence_items(comp: Comparison, a: str, b: str, items: Sequence[PairDivergence]) -> str:
+    """The pairs' views; with transcripts left out, the pairs without both listed a line each (a
+    bounded number) and the identical ones counted."""
+    ia, ib = _conv_index(comp, a), _conv_index(comp, b)
+    ja, jb = _judgment_index(comp, a), _judgment_index(comp, b)
+    bounded = bool(_left_out(comp, a) or _left_out(comp, b))
+    out, listed, unlisted, identical = [], 0, 0, 0
+    for d in items:
+        ca, cb = ia.get((d.scenario_id, d.seed)), ib.get((d.scenario_id, d.seed))
+        if not bounded or (ca is not None and cb is not None):
+            out.append(_divergence_view(d, a, b, ca, cb,
+                                        _quotes(ja.get(ca.id) if ca else None), _quotes(jb.get(cb.id) if cb else None)))
+        elif d.turn is None:
+            identical += 1
+        elif listed < LISTED_DIVERGENCES:
+            listed += 1
+            out.append(f"<li>{_divergence_title(d)} <span class='muted'>(transcripts not in this report)</span></li>")
+        else:
+            unlisted += 1
+    page = "<ul>" + "".join(out) + "</ul>"
+    if identical or unlisted:
+        page += (f"<p class='muted'>Not listed: {unlisted} more divergent pair(s) and {identical} identical "
+                 f"pair(s). <code>polygon compare {escape(_run_id(comp, a))} {escape(_run_id(comp, b))} --json"
+                 "</code> lists every pair (<code>divergence_sets</code>).</p>")
+    return page
+
+
+def _left_out_note(comp: Comparison, label: str) -> str:
+    left = _left_out(comp, label)
+    if not left:
+        return ""
+    run_id = escape(_run_id(comp, label))
+    shown = len(comp.conversations.get(label, []))
+    return (f"<p class='muted'>{shown} of {shown + left} transcripts of {escape(label)} shown (divergent and "
+            f"failing conversations first); {left} left out. <code>polygon show {run_id} --all</code> lists "
+            f"every conversation; to read one, run <code>polygon serve</code> and open "
+            f"<code>/runs/{run_id}/conversations/CONVERSATION_ID</code>.</p>")
 
 
 def comparison_html(comp: Comparison, title: str = "Polygon comparison", *,
@@ -232,16 +291,9 @@ def comparison_html(comp: Comparison, title: str = "Polygon comparison", *,
         parts.append("<h2>Differences (paired, noise-aware)</h2>" + _differences(comp))
     parts.append("<h2>Scenario matrix (largest spread first)</h2>" + _matrix(comp))
     for dset in comp.divergence_sets:
-        ia, ib = _conv_index(comp, dset.a), _conv_index(comp, dset.b)
-        ja, jb = _judgment_index(comp, dset.a), _judgment_index(comp, dset.b)
-        items = []
-        for d in dset.items:
-            ca, cb = ia.get((d.scenario_id, d.seed)), ib.get((d.scenario_id, d.seed))
-            items.append(_divergence_view(d, dset.a, dset.b, ca, cb,
-                                          _quotes(ja.get(ca.id) if ca else None), _quotes(jb.get(cb.id) if cb else None)))
         parts.append(f"<h2>Divergence: {escape(dset.a)} vs {escape(dset.b)}</h2>"
                      "<p class='muted'>Yellow outline: first divergent turn. Red outline: first consequential "
-                     "turn (tool calls or ending differ).</p><ul>" + "".join(items) + "</ul>")
+                     "turn (tool calls or ending differ).</p>" + _divergence_items(comp, dset.a, dset.b, dset.items))
     parts.append("<h2>Transcripts</h2><p>Show: <select onchange='polygonFilter(this.value)'>"
                  "<option value='all'>all</option><option value='fail'>fail</option><option value='warn'>warn</option>"
                  "<option value='pass'>pass</option></select> <span class='muted'>Marked: <mark class='evidence'>"
@@ -249,7 +301,7 @@ def comparison_html(comp: Comparison, title: str = "Polygon comparison", *,
     for label in comp.labels:
         rows = {r.conversation_id: r for r in comp.rows.get(label, [])}
         judgments = _judgment_index(comp, label)
-        parts.append(f"<h3>{escape(label)}</h3>")
+        parts.append(f"<h3>{escape(label)}</h3>" + _left_out_note(comp, label))
         for conv in sorted(comp.conversations.get(label, []), key=lambda c: (c.scenario_id, c.seed)):
             row = rows.get(conv.id)
             verdict = (row.verdict if row else None) or "none"

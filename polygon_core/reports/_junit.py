@@ -19,15 +19,19 @@ is a failing test case, so a red job never shows every test green:
 seconds (the simulated call clock is not time spent); a suite's is the sum of its cases. A
 suite's ``timestamp`` is when its run was created (UTC, to the second); the comparison and gate
 suites take the newest run's. The output validates against the Jenkins xUnit ``junit-10.xsd``.
+
+Each case is serialized as it is made (`junit_chunks` yields the document in pieces), so a
+comparison of two 100,000-conversation runs never holds a tree of 200,000 elements; the per-case
+time, fault detail and gate details come from the comparison's `facts`, not from transcripts.
 """
 
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
-from ..compare import Comparison, Difference, PairDivergence, ResultRow, Scorecard
-from ..models import UNSCORED_END_REASONS, Conversation, Judgment, Run
+from ..compare import Comparison, ConversationFacts, Difference, PairDivergence, ResultRow, Scorecard, facts_of
+from ..models import UNSCORED_END_REASONS, GateHit, Judgment, Run
 
 _UNSCORED = {str(r.value) for r in UNSCORED_END_REASONS}
 
@@ -45,11 +49,15 @@ def _divergence_note(d: PairDivergence | None, other: str) -> str | None:
 
 def failure_reason(row: ResultRow, judgment: Judgment | None) -> str:
     """Why a conversation failed: verdict and composite, gates with detail, broken assertions."""
+    return _failure_reason(row, judgment.gates if judgment is not None else [])
+
+
+def _failure_reason(row: ResultRow, gates: Sequence[GateHit]) -> str:
     parts = [f"verdict {row.verdict or 'none'}"
              + ("" if row.composite is None else f" (composite {row.composite:.1f})")]
-    if judgment is not None and judgment.gates:
+    if gates:
         parts += [f"gate {g.gate}" + ("" if g.turn is None else f" at turn {g.turn}") + f": {g.detail}"
-                  for g in judgment.gates]
+                  for g in gates]
     elif row.gates:
         parts += [f"gate {g}" for g in row.gates]
     for name, status in sorted(row.assertions.items()):
@@ -73,26 +81,38 @@ def _timestamp(runs: Sequence[Run]) -> str:
     return stamps[-1][:19] if stamps else "1970-01-01T00:00:00"
 
 
-def _seconds(conversation: Conversation | None) -> float:
-    if conversation is None:
-        return 0.0
-    return sum(t.latency_ms for t in conversation.turns if t.speaker == "agent") / 1000.0
+_INDENT = "  "  # what ET.indent(root) gave the whole tree: two spaces a level
+
+
+def _serialized(el: ET.Element, level: int) -> str:
+    """One element as ET.indent(root) then ET.tostring(root) would write it at `level`, without its tail."""
+    ET.indent(el, space=_INDENT, level=level)
+    return ET.tostring(el, encoding="unicode")
+
+
+def _tags(tag: str, attrs: dict[str, str]) -> tuple[str, str]:
+    """The open and close tags of an element with children, escaped as ET escapes them."""
+    el = ET.Element(tag, attrs)
+    el.text = "\x00"  # a character no attribute holds: the split point between the two tags
+    opening, closing = ET.tostring(el, encoding="unicode").split("\x00")
+    return opening, closing
 
 
 class _Suite:
-    """A <testsuite> being filled: counts and time kept as cases are added."""
+    """A <testsuite> being filled: counts and time kept as cases are added, each case already text."""
 
-    def __init__(self, root: ET.Element, name: str, timestamp: str, props: dict[str, str]) -> None:
-        self.el = ET.SubElement(root, "testsuite", name=name, timestamp=timestamp)
+    def __init__(self, name: str, timestamp: str, props: dict[str, str]) -> None:
+        self.attrs = {"name": name, "timestamp": timestamp}
         self.counts = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
         self.time = 0.0
-        holder = ET.SubElement(self.el, "properties")
+        holder = ET.Element("properties")
         for key, value in props.items():
             ET.SubElement(holder, "property", name=key, value=value)
+        self.children = [_serialized(holder, 2)]
 
     def case(self, classname: str, name: str, seconds: float = 0.0, *, outcome: str | None = None,
              kind: str = "", message: str = "", text: str | None = None, out: str | None = None) -> None:
-        el = ET.SubElement(self.el, "testcase", classname=classname, name=name, time=f"{seconds:.3f}")
+        el = ET.Element("testcase", classname=classname, name=name, time=f"{seconds:.3f}")
         self.counts["tests"] += 1
         self.time += seconds
         if outcome is not None:  # failure | error | skipped
@@ -100,11 +120,17 @@ class _Suite:
             ET.SubElement(el, outcome, type=kind, message=message).text = text
         if out:
             ET.SubElement(el, "system-out").text = out
+        self.children.append(_serialized(el, 2))
 
-    def close(self) -> None:
-        for key, value in self.counts.items():
-            self.el.set(key, str(value))
-        self.el.set("time", f"{self.time:.3f}")
+    def chunks(self) -> Iterator[str]:
+        """The suite's text, its counts and time in the open tag (ET.indent's layout at level 1)."""
+        opening, closing = _tags("testsuite", {**self.attrs, **{k: str(v) for k, v in self.counts.items()},
+                                               "time": f"{self.time:.3f}"})
+        yield opening
+        for child in self.children:
+            yield "\n" + _INDENT * 2
+            yield child
+        yield "\n" + _INDENT + closing
 
 
 def _judged_case(suite: _Suite, card: Scorecard, baseline: str) -> None:
@@ -118,8 +144,8 @@ def _judged_case(suite: _Suite, card: Scorecard, baseline: str) -> None:
                outcome="failure" if reason else None, kind="judge", message=reason or "", text=reason)
 
 
-def _comparison_suite(root: ET.Element, comp: Comparison) -> _Suite:
-    suite = _Suite(root, "comparison", _timestamp(comp.runs), {"baseline": comp.baseline})
+def _comparison_suite(comp: Comparison) -> _Suite:
+    suite = _Suite("comparison", _timestamp(comp.runs), {"baseline": comp.baseline})
     for card in comp.cards:
         _judged_case(suite, card, comp.baseline)
     for d in comp.differences:
@@ -140,8 +166,8 @@ def _gate_names(card: Scorecard) -> list[str]:
     return [*known, *sorted(set(card.gates) - set(known))]
 
 
-def _gates_suite(root: ET.Element, comp: Comparison) -> _Suite:
-    suite = _Suite(root, "gates", _timestamp(comp.runs), {"baseline": comp.baseline})
+def _gates_suite(comp: Comparison) -> _Suite:
+    suite = _Suite("gates", _timestamp(comp.runs), {"baseline": comp.baseline})
     for card in comp.cards:
         if card.label == comp.baseline and len(comp.cards) > 1:
             continue  # a gate blocks a change only in a candidate
@@ -168,49 +194,55 @@ def _notes(comp: Comparison, label: str) -> dict[tuple[str, int], str]:
     return notes
 
 
-def _conversation_case(suite: _Suite, label: str, row: ResultRow, conv: Conversation | None,
-                       judgment: Judgment | None, note: str | None) -> None:
-    out = "\n".join([f"conversation {row.conversation_id}", f"end {row.end_reason}", *([note] if note else [])])
-    name, classname, seconds = f"{row.scenario_id} seed={row.seed}", f"{label}.{row.scenario_id}", _seconds(conv)
+def _conversation_case(suite: _Suite, label: str, row: ResultRow, facts: ConversationFacts,
+                       note: str | None) -> None:
+    cid = row.conversation_id
+    out = "\n".join([f"conversation {cid}", f"end {row.end_reason}", *([note] if note else [])])
+    name, classname = f"{row.scenario_id} seed={row.seed}", f"{label}.{row.scenario_id}"
+    seconds = facts.seconds.get(cid, 0.0)
     if row.end_reason in _UNSCORED:
-        why = f"{row.end_reason}: not scored" + (f" ({conv.end_detail})" if conv and conv.end_detail else "")
+        detail = facts.end_details.get(cid)
+        why = f"{row.end_reason}: not scored" + (f" ({detail})" if detail else "")
         suite.case(classname, name, seconds, outcome="skipped", kind=row.end_reason, message=why, out=out)
     elif row.status == "judge_error":
         why = f"judge_error: {row.reason or 'no reason recorded'}"
         suite.case(classname, name, seconds, outcome="error", kind="judge_error", message=why,
                    text=f"conversation {row.conversation_id}\n{why}", out=out)
     elif row.verdict == "fail" or row.gates:
-        message = failure_reason(row, judgment) + (f"; {note}" if note else "")
+        message = _failure_reason(row, facts.gates.get(cid, [])) + (f"; {note}" if note else "")
         suite.case(classname, name, seconds, outcome="failure", kind="gate" if row.gates else "verdict",
                    message=message, text=f"conversation {row.conversation_id}\n{message}", out=out)
     else:
         suite.case(classname, name, seconds, out=out)
 
 
-def _configuration_suite(root: ET.Element, comp: Comparison, card: Scorecard) -> _Suite:
+def _configuration_suite(comp: Comparison, card: Scorecard) -> _Suite:
     label = card.label
     run = next((r for r in comp.runs if r.id == card.run_id), None)
-    suite = _Suite(root, label, _timestamp([run] if run else []),
+    suite = _Suite(label, _timestamp([run] if run else []),
                    {"run_id": card.run_id, "agent_version": card.agent_version,
                     "rubric_version": card.rubric_version, "judge": card.judge_model})
-    judgments = {j.conversation_id: j for j in comp.judgments.get(label, [])}
-    conversations = {c.id: c for c in comp.conversations.get(label, [])}
+    # A comparison made in core from loaded transcripts may carry no facts: derive them from those.
+    facts = comp.facts.get(label) or facts_of(comp.conversations.get(label, []), comp.judgments.get(label, []))
     notes = _notes(comp, label)
     for row in sorted(comp.rows.get(label, []), key=lambda r: (r.scenario_id, r.seed)):
-        _conversation_case(suite, label, row, conversations.get(row.conversation_id),
-                           judgments.get(row.conversation_id), notes.get((row.scenario_id, row.seed)))
+        _conversation_case(suite, label, row, facts, notes.get((row.scenario_id, row.seed)))
     return suite
+
+
+def junit_chunks(comp: Comparison) -> Iterator[str]:
+    """The comparison as JUnit XML in pieces, to write one after another (see `junit_xml`)."""
+    suites = [_comparison_suite(comp), _gates_suite(comp), *(_configuration_suite(comp, card) for card in comp.cards)]
+    totals = {key: str(sum(s.counts[key] for s in suites)) for key in ("tests", "failures", "errors")}
+    opening, closing = _tags("testsuites", {"name": "polygon compare", **totals,
+                                            "time": f"{sum(s.time for s in suites):.3f}"})
+    yield '<?xml version="1.0" encoding="UTF-8"?>\n' + opening
+    for suite in suites:
+        yield "\n" + _INDENT
+        yield from suite.chunks()
+    yield "\n" + closing + "\n"
 
 
 def junit_xml(comp: Comparison) -> str:
     """The comparison as JUnit XML (see the module doc for the suites and what fails)."""
-    root = ET.Element("testsuites", name="polygon compare")
-    suites = [_comparison_suite(root, comp), _gates_suite(root, comp),
-              *(_configuration_suite(root, comp, card) for card in comp.cards)]
-    for suite in suites:
-        suite.close()
-    for key in ("tests", "failures", "errors"):
-        root.set(key, str(sum(s.counts[key] for s in suites)))
-    root.set("time", f"{sum(s.time for s in suites):.3f}")
-    ET.indent(root)
-    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+    return "".join(junit_chunks(comp))

@@ -8,13 +8,19 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+import xmlschema
 from typer.testing import CliRunner
 
 from polygon import usecases
 from polygon.cli import app
+from polygon.usecases._results import _latency
+from polygon.usecases._scorecards import judge_for, probe_answer_tally, rows_of, scorecard_of
+from polygon_core.compare import Comparison, ConfigurationResults, compare_configurations
+from polygon_core.reports import junit_xml
 
 _SPEC = importlib.util.spec_from_file_location(
     "show_compare_scale", Path(__file__).resolve().parents[2] / "benchmarks" / "show_compare_scale.py")
@@ -68,10 +74,61 @@ def test_compare_pages_its_long_tables_but_its_verdict_and_json_are_whole(stored
     assert runner.invoke(app, ["compare", *stored, "--all"]).output.count("--all lists every row") == 0
 
 
+def _loaded_comparison(stores: usecases.Stores, run_ids: list[str]) -> Comparison:
+    """The comparison made in core from every transcript and judgment of the runs, loaded."""
+    runs = [r for r in (stores.repo.get_run(rid) for rid in run_ids) if r is not None]
+    labels = usecases.run_labels(runs)
+    configs = []
+    for run in runs:
+        convs = [usecases.load_conversation(stores, run.id, rec.conversation_id)
+                 for rec in stores.repo.list_conversations(run.id)]
+        rows = list(rows_of(stores, run.id, "v1", judge_for(stores, run, "v1", None),
+                            latencies={c.id: _latency(c) for c in convs}))
+        configs.append(ConfigurationResults(
+            label=labels[run.id], run=run, card=scorecard_of(stores, run, label=labels[run.id], rows=rows), rows=rows,
+            answers=probe_answer_tally(stores, run.id), conversations=convs, judgments=stores.repo.judgments(run.id)))
+    return compare_configurations(configs)
+
+
 def test_streamed_comparison_equals_the_one_built_from_every_loaded_transcript(stored: list[str]) -> None:
     stores = usecases.open_stores()
     streamed = usecases.compare_runs(stores, stored)
-    loaded = usecases.compare_runs(stores, stored, transcripts=True)
+    loaded = _loaded_comparison(stores, stored)
     assert streamed.report_json() == loaded.report_json()
+    # Each case's time and each gate's turn and detail come from the stream, as from the transcripts.
+    assert junit_xml(streamed) == junit_xml(loaded)
+    assert "gate assertion at turn 3: verified_before_refund" in junit_xml(streamed)
     assert not streamed.conversations["baseline@a1a1a1"] and len(loaded.conversations["baseline@a1a1a1"]) == 120
     assert streamed.cards[0].latency_ms == loaded.cards[0].latency_ms == 250.0  # seed 0: 250 ms a turn
+
+
+# Every tenth conversation diverges (k = 0, 10, ..., 110); both sides of those first, then the rest
+# by scenario (seed 0 throughout) up to 50: scenarios 1-9, 11-19, 21-29, 31-39, 41 and 42.
+_EMBEDDED = sorted({*range(0, 120, 10), *(k for k in range(43) if k % 10)})
+
+
+def test_a_report_that_shows_transcripts_keeps_fifty_a_run_divergent_ones_first(stored: list[str]) -> None:
+    comp = usecases.compare_runs(usecases.open_stores(), stored, transcripts=True)
+    for label in ("baseline@a1a1a1", "candidate@b2b2b2"):
+        assert sorted(int(c.scenario_id.split("-")[1]) for c in comp.conversations[label]) == _EMBEDDED
+        assert sorted(j.conversation_id for j in comp.judgments[label]) == \
+            sorted(c.id for c in comp.conversations[label])
+    assert len(comp.rows["candidate@b2b2b2"]) == 120  # the rows, and every figure, are still the whole runs'
+
+
+def test_html_of_large_runs_shows_fifty_transcripts_a_run_and_says_how_to_read_the_rest(
+        stored: list[str], tmp_path: Path) -> None:
+    html, xml = tmp_path / "r.html", tmp_path / "r.xml"
+    assert runner.invoke(app, ["compare", *stored, "-o", str(html), "-o", str(xml)]).exit_code == 1
+    page = html.read_text(encoding="utf-8")
+    assert page.count("<details class='conv'") == 100
+    assert ("50 of 120 transcripts of baseline@a1a1a1 shown (divergent and failing conversations first); "
+            "70 left out. <code>polygon show scale-baseline --all</code> lists every conversation; to read one, "
+            "run <code>polygon serve</code> and open <code>/runs/scale-baseline/conversations/CONVERSATION_ID"
+            "</code>.") in page
+    assert page.count(": diverges at turn 3 (") == 12  # every divergent pair has both transcripts
+    assert ("Not listed: 0 more divergent pair(s) and 70 identical pair(s). <code>polygon compare scale-baseline "
+            "scale-candidate --json</code> lists every pair") in page
+    xmlschema.XMLSchema(str(Path(__file__).parents[1] / "fixtures" / "junit-10.xsd")).validate(str(xml))
+    root = ET.parse(xml).getroot()  # JUnit still has a case per conversation
+    assert [len(s.findall("testcase")) for s in root.iter("testsuite")][2:] == [120, 120]

@@ -7,7 +7,7 @@ that a retried task replaces its own row instead of adding a second one.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any, get_args
@@ -253,11 +253,15 @@ class Repository(ConversationLookups):
         with self._write() as session:
             write(session)
 
-    def judgments(self, run_id: str, rubric_version: str | None = None) -> list[Judgment]:
-        """The run's judgments in the order they were saved, optionally of one rubric version."""
+    def judgments(self, run_id: str, rubric_version: str | None = None, *,
+                  conversation_ids: Collection[str] | None = None) -> list[Judgment]:
+        """The run's judgments in the order they were saved, optionally of one rubric version and
+        of some conversations only (a report that shows a few of 100,000)."""
         query = select(JudgmentRow).where(col(JudgmentRow.run_id) == run_id)
         if rubric_version is not None:
             query = query.where(col(JudgmentRow.rubric_version) == rubric_version)
+        if conversation_ids is not None:
+            query = query.where(col(JudgmentRow.conversation_id).in_(sorted(conversation_ids)))
         query = query.order_by(col(JudgmentRow.seq), col(JudgmentRow.id))
         with self._read() as session:
             return [judgment_from_row(row) for row in session.exec(query)]
