@@ -5,22 +5,23 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, is_dataclass
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich import box
 from rich.table import Table
 
-from polygon_core.calibration import (
-    DEFAULT_RESAMPLES,
-    DEFAULT_SEED,
-    OVERALL,
-    Calibration,
-    Estimate,
-    calibration_line,
-)
-
 from ._base import console, err, friendly
+
+# polygon_core.calibration is imported where a calibration is computed or printed: every command
+# imports this module to register `calibrate`, and a run needs none of it.
+if TYPE_CHECKING:
+    from polygon_core.calibration import Calibration, Estimate
+
+#: polygon_core.calibration's DEFAULT_SEED and DEFAULT_RESAMPLES, the options' defaults shown by
+#: `--help` (written here so that registering the command imports nothing; a test pins them equal).
+DEFAULT_SEED = 0
+DEFAULT_RESAMPLES = 1000
 
 _LEFT_OUT = {"no_judgment": "no judgment", "judge_error": "judge error", "agent_failure": "broken call",
              "not_applicable": "not applicable", "not_scored": "not scored"}
@@ -37,6 +38,8 @@ def _cell(e: Estimate, *, interval: bool = True) -> str:
 
 def calibration_table(c: Calibration) -> Table:
     """Rows = rated criteria, then overall; n, rho, tau, kappa, exact, within-one, bias."""
+    from polygon_core.calibration import OVERALL
+
     table = Table(box=box.SIMPLE_HEAD, collapse_padding=True, pad_edge=False, show_lines=False)
     table.add_column("criterion", no_wrap=True)
     for name, justify in ( ("n", "right"), ("rho", "right"), ("tau", "right"),
@@ -66,6 +69,8 @@ def _left_out_line(c: Calibration) -> str | None:
 
 def print_calibration(c: Calibration, labels: Path) -> None:
     """The header, the table, the people's agreement and what was left out."""
+    from polygon_core.calibration import calibration_line
+
     console.print(f"judge [bold]{c.judge_model}[/], rubric {c.rubric_version}, judge prompt {c.judge_prompt_hash}",
                   highlight=False)
     console.print(f"run {c.run_id}: {c.conversations} rated conversations, {c.raters} raters ({labels.name})",
@@ -124,6 +129,7 @@ def calibrate(
     """Compare a judge's scores with people's ratings; store the result as a calibration record."""
     from polygon import usecases
     from polygon.usecases import calibrate_run
+    from polygon_core.calibration import calibration_line
 
     stores = usecases.open_stores()
     if fit is not None:

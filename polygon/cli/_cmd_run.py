@@ -10,7 +10,6 @@ import typer
 
 from polygon_core.models import Run
 
-from . import _render
 from ._base import JSON_HELP, console, err, friendly
 from ._outputs import OUTPUT_HELP, check_outputs, needs_transcripts, write_outputs
 from ._running import execute
@@ -95,6 +94,8 @@ def report(runs: list[Run], json_out: bool, outputs: list[Path] | None = None) -
     """After a run: one JSON object, or the comparison and where the results are; `outputs` are
     files the comparison is also written to (`-o`)."""
     from polygon import usecases
+
+    from . import _render  # the comparison's tables: imported by the commands that print them
 
     stores = usecases.open_stores()
     comparison = usecases.compare_runs(stores, [r.id for r in runs], transcripts=needs_transcripts(outputs or [])) \

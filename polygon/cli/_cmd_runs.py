@@ -8,7 +8,6 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from . import _render
 from ._base import JSON_HELP, console, err, friendly
 from ._fit import fit
 
@@ -109,6 +108,8 @@ def show(run_id: Annotated[str, typer.Argument(help="run id (or a unique prefix)
     """Show one run: scorecard and its conversations (one rubric version, one judge), the first 50
     by id unless --all; the scorecard is computed once, in SQL, however large the run."""
     from polygon import usecases
+
+    from . import _render
 
     stores = usecases.open_stores()
     if rubric is not None:

@@ -8,9 +8,7 @@ from typing import Annotated, Any
 
 import typer
 
-from . import _render
 from ._base import JSON_HELP, console, err, friendly, quiet_prefect
-from ._failures import failure_line, stop_on_failures
 from ._fit import fit
 
 _BATCH_HELP = ("send the pass through the provider's batch API (OpenAI Batch, Anthropic Message Batches): "
@@ -50,6 +48,9 @@ def rescore(
 ) -> None:
     """Add judgments under a rubric version to a stored run; earlier judgments stay as they are."""
     from polygon import usecases
+
+    from . import _render
+    from ._failures import failure_line, stop_on_failures
 
     stores = usecases.open_stores()
     suite_path, agent_path = _paths(suite, agent)
@@ -103,6 +104,8 @@ def probe(
 ) -> None:
     """Answer behaviour probes on a stored run (own pass; composites and verdicts untouched)."""
     from polygon import usecases
+
+    from . import _render
 
     if probes is not None and not probes.is_file():
         raise ValueError(f"{probes}: no such probe file")

@@ -7,11 +7,12 @@ could not judge: `run`, `demo`, `rescore`, `probe` and `grade-calls` all end her
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
-from polygon_core.compare import Scorecard
+if TYPE_CHECKING:
+    from polygon_core.compare import Scorecard
 
 
 def _kind(what: str, who: str, n: int, total: int, reason: str | None) -> str:

@@ -26,7 +26,6 @@ from pydantic import Field
 
 from polygon_core._hashing import content_hash
 from polygon_core.adapters.providers import BatchStatus, UsageMeter, ledger_key, make_chat_model
-from polygon_core.imports import NOT_APPLICABLE_CRITERIA, NOT_APPLICABLE_PROBES, mark_probes_not_applicable
 from polygon_core.judging import (
     agent_failure,
     agent_failure_judgment,
@@ -149,6 +148,7 @@ def _work(stores: Stores, spec: BatchPass, only: set[str] | None = None) -> Iter
     A production run has no scenarios: its checks are the production ones, the judge gets no
     persona, and probes that need ground truth are not asked (they are stored `na`).
     """
+    from polygon_core.imports import NOT_APPLICABLE_PROBES  # here: a run imports this module, rarely batches
     run = _run(stores, spec.run_id)
     production = run.source == "production"
     done = _done(stores, spec)
@@ -332,6 +332,7 @@ def collect_batch_pass(stores: Stores, run_id: str, key: str) -> RescoreResult:
 
 def _store(stores: Stores, spec: BatchPass, work: _Work, replies: list[ChatResponse]) -> int:
     """Judgment or probe answers from a conversation's replies, as the live pass stores them."""
+    from polygon_core.imports import NOT_APPLICABLE_CRITERIA, NOT_APPLICABLE_PROBES, mark_probes_not_applicable
     if spec.kind == "judge":
         rubric = get_rubric(spec.rubric_version)
         raws = [read_judge_reply(r, rubric) for r in replies]

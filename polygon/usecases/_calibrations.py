@@ -33,10 +33,10 @@ from polygon_core.scoring import get_rubric
 from ._common import Stores
 from ._dispatch import judge_label
 from ._grade import RescoreResult, ensure_judged, run_inputs, scorable
-from ._identifiers import identifier_redactor
-from ._production import redaction_settings
-from ._production_runs import production_run_info
 from ._results import chosen_judge
+
+# The production modules (import formats, redaction) are imported where labels name imported calls:
+# a run's report imports this module for `judge_calibrations` alone.
 
 __all__ = [
     "CalibrationOutcome",
@@ -111,6 +111,8 @@ def load_labels(stores: Stores, labels_path: str | Path, run_id: str,
 
 def _conversation_ids(stores: Stores, run: Run, labels: Sequence[Label]) -> list[str]:
     """Each label's conversation id in the run (same order), or LabelsError for the unknown ones."""
+    from ._production_runs import production_run_info
+
     info = production_run_info(stores, run.id) if run.source == "production" else None
     default_source = info.source if info is not None else None
     errors: list[str] = []
@@ -138,6 +140,9 @@ def _conversation_ids(stores: Stores, run: Run, labels: Sequence[Label]) -> list
 
 def _imported(stores: Stores, wanted: dict[str, set[str]], errors: list[str]) -> dict[tuple[str, str], str]:
     """(source, external id) -> conversation id through the import ledger; the unknown ones are errors."""
+    from ._identifiers import identifier_redactor
+    from ._production import redaction_settings
+
     ledger = ImportLedger(stores.repo.engine)
     # People label a call by the id they know; the ledger holds it as the import stored it.
     stored = identifier_redactor(stores, redaction_settings(stores.settings))

@@ -1,0 +1,102 @@
+"""The lazy package faces (polygon._lazy): every name resolves, and a run imports only what it runs.
+
+`polygon.usecases`, `polygon.tasks` and `polygon.flows` import their names on first use, so each
+one's `_EXPORTS` table must list exactly `__all__` and match its `if TYPE_CHECKING:` imports (what
+mypy and tests/test_layers.py read). A command imports what it uses: `polygon run` never imports
+calibration, prompt analysis, sweeps, production imports or the web app (issue 18).
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import subprocess
+import sys
+from types import ModuleType
+
+import pytest
+
+from tests.conftest import REPO
+
+FACES = {"polygon.usecases": REPO / "polygon/usecases/__init__.py",
+         "polygon.tasks": REPO / "tasks/__init__.py",
+         "polygon.flows": REPO / "flows/__init__.py"}
+
+
+def _type_checking_imports(source: str) -> dict[str, tuple[str, ...]]:
+    """submodule -> names, from the package's `if TYPE_CHECKING:` block."""
+    tree = ast.parse(source)
+    block = next(n for n in tree.body if isinstance(n, ast.If) and ast.unparse(n.test) == "TYPE_CHECKING")
+    return {n.module or "": tuple(a.name for a in n.names) for n in block.body if isinstance(n, ast.ImportFrom)}
+
+
+@pytest.mark.parametrize("package", sorted(FACES))
+def test_the_exports_table_is_all_and_the_type_checking_imports(package: str) -> None:
+    face: ModuleType = importlib.import_module(package)
+    exports: dict[str, tuple[str, ...]] = face._EXPORTS
+    names = [n for names in exports.values() for n in names]
+    assert sorted(names) == sorted(face.__all__)
+    assert len(names) == len(set(names))  # each name from one submodule
+    assert exports == _type_checking_imports(FACES[package].read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("package", sorted(FACES))
+def test_every_name_is_its_submodules_object(package: str) -> None:
+    face = importlib.import_module(package)
+    for module, names in face._EXPORTS.items():
+        sub = importlib.import_module(f"{package}.{module}")
+        assert [getattr(face, n) is getattr(sub, n) for n in names] == [True] * len(names)
+    assert set(face.__all__) <= set(dir(face))
+
+
+def test_an_unknown_name_is_an_attribute_error() -> None:
+    from polygon import usecases
+
+    with pytest.raises(AttributeError) as raised:
+        _ = usecases.no_such_use_case  # type: ignore[attr-defined]
+    assert str(raised.value) == "module 'polygon.usecases' has no attribute 'no_such_use_case'"
+
+
+def test_calibrate_options_default_to_the_calibration_defaults() -> None:
+    # The CLI writes them out so that registering `calibrate` imports no statistics.
+    from polygon.cli import _cmd_calibrate
+    from polygon_core.calibration import DEFAULT_RESAMPLES, DEFAULT_SEED
+
+    assert (_cmd_calibrate.DEFAULT_SEED, _cmd_calibrate.DEFAULT_RESAMPLES) == (DEFAULT_SEED, DEFAULT_RESAMPLES)
+
+
+#: Imported by `polygon run` before it runs anything: the CLI, the evaluate flow, the use cases of
+#: a run and of its report (the comparison, with the judges' calibration lines).
+_RUN_IMPORTS = """
+import sys
+import polygon.cli._app, polygon.cli._running
+from polygon.flows import evaluate_suite, task_runner
+from polygon import usecases
+for name in ("open_stores", "new_run", "plan_conversations", "compare_runs", "scorecard", "judge_calibrations"):
+    getattr(usecases, name)
+print("\\n".join(sorted(sys.modules)))
+"""
+
+#: What a run never needs (the commands and flows that do import them when they run).
+_NOT_FOR_A_RUN = (
+    "polygon.usecases._analysis", "polygon.usecases._arrivals", "polygon.usecases._production",
+    "polygon.usecases._production_grade", "polygon.usecases._production_runs", "polygon.usecases._sweeps",
+    "polygon.usecases._replay", "polygon.usecases._trends", "polygon.usecases._views",
+    "polygon.flows._calibrate", "polygon.flows._sweep", "polygon.flows._import_calls", "polygon.flows._production",
+    "polygon.flows._weekly", "polygon.flows._personas", "polygon.flows._reevaluate",
+    "polygon.tasks._analysis", "polygon.tasks._calibrate", "polygon.tasks._sweep", "polygon.tasks._arrivals",
+    "polygon.tasks._production", "polygon.tasks._personas", "polygon.tasks._reevaluate",
+    "polygon.web", "polygon_core.analysis", "polygon_core.imports", "polygon_core.redaction",
+    "polygon_core.adapters.analysis_store", "polygon_core.adapters.persona_generation",
+    "sklearn", "scipy", "krippendorff", "boto3", "fastapi",
+)
+
+
+def test_a_run_imports_no_calibration_analysis_sweep_import_or_web_code() -> None:
+    out = subprocess.run([sys.executable, "-c", _RUN_IMPORTS], capture_output=True, text=True, check=True,
+                         timeout=120, cwd=REPO)
+    loaded = out.stdout.split()
+    assert "polygon.flows._evaluate" in loaded and "polygon.usecases._calibrations" in loaded
+    assert [m for m in loaded if m.split(".")[0] in ("polygon", "polygon_core", "sklearn", "scipy",
+                                                      "krippendorff", "boto3", "fastapi")
+            and any(m == n or m.startswith(n + ".") for n in _NOT_FOR_A_RUN)] == []
