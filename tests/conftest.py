@@ -19,6 +19,12 @@ os.environ.setdefault("PREFECT_LOGGING_TO_API_ENABLED", "false")
 os.environ.setdefault("PREFECT_SERVER_LOGGING_LEVEL", "CRITICAL")
 os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
 
+# Prefect configures logging once, when it is first imported, and its console handler keeps the
+# `sys.stderr` of that moment. Imported first inside a CliRunner invocation (the CLI imports Prefect
+# lazily), it would keep that invocation's stream, closed once the invocation ends, and every later
+# Prefect log line in the worker would print "--- Logging error ---" into another test's stderr.
+import prefect.main  # noqa: E402, F401
+
 REPO = Path(__file__).resolve().parents[1]
 PG_ADMIN_URL = "postgresql://postgres@127.0.0.1:5432/postgres"
 
