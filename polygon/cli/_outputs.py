@@ -72,9 +72,14 @@ def write_outputs(stores: Any, comp: Comparison, paths: Sequence[Path], *,
         path.parent.mkdir(parents=True, exist_ok=True)
         # Written beside, then renamed: a CI step never reads half a report.
         tmp = path.with_name(f".{path.name}.partial")
-        text = renderers[chosen](comp)
-        with tmp.open("w", encoding="utf-8") as out:
-            out.writelines([text] if isinstance(text, str) else text)
-        tmp.replace(path)
+        try:
+            # A generator renders inside writelines: a failure midway must not leave the temp file.
+            text = renderers[chosen](comp)
+            with tmp.open("w", encoding="utf-8") as out:
+                out.writelines([text] if isinstance(text, str) else text)
+            tmp.replace(path)
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
         written.append((chosen, path))
     return written
