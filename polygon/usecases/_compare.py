@@ -140,17 +140,27 @@ def _embedded(configs: Sequence[ConfigurationResults], divergences: dict[str, li
               baseline: str, cap: int = EMBEDDED_TRANSCRIPTS) -> dict[str, list[str]]:
     """Label → the conversation ids whose transcripts a report shows, at most `cap` per run: both
     sides of divergent pairs (those where a side fails first), then failing conversations, then
-    the rest, each by (scenario, seed). A run of at most `cap` conversations keeps every one."""
+    the rest, each by (scenario, seed). A run of at most `cap` conversations keeps every one.
+    With several candidates the baseline's `cap` is shared: each candidate may add at most an even
+    share of what is left of it (so the first cannot use it all), and a pair whose baseline side is
+    already chosen costs the baseline nothing. With one candidate its share is the whole `cap`."""
     chosen: dict[str, dict[str, None]] = {c.label: {} for c in configs}  # insertion-ordered sets
     keyed = {c.label: {(r.scenario_id, r.seed): r for r in c.rows} for c in configs}
-    for cand, items in divergences.items():
+    for waiting, (cand, items) in zip(range(len(divergences), 0, -1), divergences.items(), strict=True):
+        # What a candidate leaves of its share goes to those after it.
+        share, added = max(1, (cap - len(chosen[baseline])) // waiting), 0
         pairs = [(keyed[baseline].get((d.scenario_id, d.seed)), keyed[cand].get((d.scenario_id, d.seed)))
                  for d in items if d.turn is not None]
         pairs.sort(key=lambda p: not (_failing(p[0]) or _failing(p[1])))  # stable: (scenario, seed) within
         for a, b in pairs:
-            if a is not None and b is not None and len(chosen[baseline]) < cap and len(chosen[cand]) < cap:
-                chosen[baseline].setdefault(a.conversation_id)
-                chosen[cand].setdefault(b.conversation_id)
+            if a is None or b is None or len(chosen[cand]) >= cap:
+                continue
+            if a.conversation_id not in chosen[baseline]:
+                if added >= share or len(chosen[baseline]) >= cap:
+                    continue
+                chosen[baseline][a.conversation_id] = None
+                added += 1
+            chosen[cand].setdefault(b.conversation_id)
     for c in configs:
         for row in sorted(c.rows, key=lambda r: (not _failing(r), r.scenario_id, r.seed)):
             if len(chosen[c.label]) >= cap:
