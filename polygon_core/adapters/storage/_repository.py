@@ -7,6 +7,7 @@ that a retried task replaces its own row instead of adding a second one.
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Collection, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -50,6 +51,8 @@ RUN_STATUSES: tuple[str, ...] = get_args(Run.model_fields["status"].annotation)
 
 # How many candidates an ambiguous run-id prefix lists.
 _AMBIGUOUS_SHOWN = 10
+# Conversation ids per IN list: far below SQLite's ~32k bound variables (and PostgreSQL's 65,535).
+_IN_CHUNK = 500
 
 
 class Repository(ConversationLookups):
@@ -260,11 +263,16 @@ class Repository(ConversationLookups):
         query = select(JudgmentRow).where(col(JudgmentRow.run_id) == run_id)
         if rubric_version is not None:
             query = query.where(col(JudgmentRow.rubric_version) == rubric_version)
-        if conversation_ids is not None:
-            query = query.where(col(JudgmentRow.conversation_id).in_(sorted(conversation_ids)))
         query = query.order_by(col(JudgmentRow.seq), col(JudgmentRow.id))
         with self._read() as session:
-            return [judgment_from_row(row) for row in session.exec(query)]
+            if conversation_ids is None:
+                return [judgment_from_row(row) for row in session.exec(query)]
+            # An IN list of at most _IN_CHUNK ids a query (SQLite allows ~32k variables), each
+            # chunk already in save order; merged back into it.
+            ids = sorted(conversation_ids)
+            chunks = [list(session.exec(query.where(col(JudgmentRow.conversation_id).in_(ids[i:i + _IN_CHUNK]))))
+                      for i in range(0, len(ids), _IN_CHUNK)]
+            return [judgment_from_row(row) for row in heapq.merge(*chunks, key=lambda r: (r.seq, r.id))]
 
     def rubric_versions(self, run_id: str) -> set[str]:
         """Rubric versions the run has judgments under."""
