@@ -58,6 +58,7 @@ def replay_conversation(stores: Stores, run_id: str, conversation_id: str) -> Re
     import asyncio
 
     from polygon_core.adapters.agents import agent_factory
+    from polygon_core.adapters.providers import aclose_all
     from polygon_core.callers import OfflineCaller
     from polygon_core.conversation import Limits, run_conversation
 
@@ -71,11 +72,18 @@ def replay_conversation(stores: Stores, run_id: str, conversation_id: str) -> Re
     scenario = suite.scenario(stored.scenario_id)
     config, prompt, version = agent_identity(manifest["agent_path"], manifest["suite_path"], caches=stores.caches)
     caller = OfflineCaller(scenario.persona, conversation_id=stored.id, seed=stored.seed)
-    replayed = asyncio.run(run_conversation(
-        scenario, agent_factory(config)(), caller, suite.tools, seed=stored.seed,
-        agent_name=config.name, agent_version=version, prompt=prompt,
-        limits=Limits(max_tool_steps=config.max_tool_steps), models=stored.models,
-        homophones=suite.homophones))
+    agent = agent_factory(config)()
+
+    async def go() -> Conversation:
+        try:
+            return await run_conversation(
+                scenario, agent, caller, suite.tools, seed=stored.seed, agent_name=config.name,
+                agent_version=version, prompt=prompt, limits=Limits(max_tool_steps=config.max_tool_steps),
+                models=stored.models, homophones=suite.homophones)
+        finally:
+            await aclose_all(agent, caller)  # a model agent's SDK clients belong to this loop
+
+    replayed = asyncio.run(go())
     return ReplayDiff(run_id=run_id, conversation_id=conversation_id,
                       differences=diff_conversations(stored, replayed),
                       end_reason=(stored.end_reason.value, replayed.end_reason.value))

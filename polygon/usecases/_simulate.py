@@ -14,7 +14,7 @@ from typing import Any
 
 from polygon_core.adapters.agents import agent_factory
 from polygon_core.adapters.callers import ModelCaller
-from polygon_core.adapters.providers import UsageMeter, ledger_key, make_chat_model
+from polygon_core.adapters.providers import UsageMeter, aclose_all, ledger_key, make_chat_model
 from polygon_core.callers import OfflineCaller
 from polygon_core.checks import run_checks
 from polygon_core.conversation import Limits, conversation_key, run_conversation
@@ -46,10 +46,7 @@ class _Pending:
             return await run_conversation(self.scenario, self.agent, self.caller, self.suite.tools,
                                           **self.kwargs)
         finally:
-            for part in (self.agent, self.caller):
-                close = getattr(part, "aclose", None)
-                if close is not None:
-                    await close()
+            await aclose_all(self.agent, self.caller)
 
 
 @dataclass(frozen=True)

@@ -65,7 +65,17 @@ def analyze_and_store(store: ArtifactStore | None, text: str, *, language: str |
     """Analyse `text` (with `judge_model` as the judge tier when given) and store the analysis
     under its prompt hash when `store` is given."""
     if judge_model is not None and max_tier >= 4:
-        analysis = asyncio.run(analyze_prompt_with(judge_model, text, language=language, max_tier=max_tier))
+        from .providers import aclose_all
+
+        model = judge_model
+
+        async def go() -> PromptAnalysis:
+            try:
+                return await analyze_prompt_with(model, text, language=language, max_tier=max_tier)
+            finally:
+                await aclose_all(model)  # its SDK clients belong to this loop
+
+        analysis = asyncio.run(go())
     else:
         analysis = analyze_prompt(text, language=language, max_tier=max_tier,
                                   judge_skipped="no judge model configured (POLYGON_JUDGE_MODEL is offline)")

@@ -46,7 +46,7 @@ def generate_for_agent(agent_path: str | Path, *, count: int = 12, seed: int = 0
     _name, prompt, _hash = agent_prompt(agent_path)
     if model == "offline":
         return generate_offline(prompt, count=count, seed=seed)
-    from .providers import make_chat_model
+    from .providers import aclose_all, make_chat_model
     from .settings import load_settings
 
     chat = make_chat_model(model, settings or load_settings())
@@ -55,9 +55,7 @@ def generate_for_agent(agent_path: str | Path, *, count: int = 12, seed: int = 0
         try:
             return await generate_with_model(chat, prompt, count=count, seed=seed, attempts=attempts)
         finally:
-            close = getattr(chat, "aclose", None)
-            if close is not None:
-                await close()
+            await aclose_all(chat)
 
     return asyncio.run(go())
 

@@ -245,3 +245,15 @@ def test_a_connection_closed_before_the_reply_is_a_dropped_connection_not_a_time
         listener.close()
     assert str(info.value) == (f"{provider}:qwen@{url}: gave up after 2 attempts: "
                                f"the connection to {url} dropped (ServerDisconnectedError)")
+
+
+def test_prompt_analysis_with_a_judge_model_closes_its_clients(tmp_path: Path, server: FakeLLMServer) -> None:
+    # On its own event loop: clients left open there are kept (with their loop) until the process
+    # ends, and aiohttp then reports "Unclosed client session" on stderr.
+    from polygon_core.adapters.providers import _clients
+
+    model = make_chat_model(served_model(server, "openai"), fast_settings(tmp_path))
+    loops = len(_clients._BY_LOOP)
+    analyze_and_store(None, "You are Northwind's billing line. Verify the account first.", judge_model=model)
+    assert server.requests >= 1
+    assert len(_clients._BY_LOOP) == loops  # the analysis loop's clients were closed and dropped

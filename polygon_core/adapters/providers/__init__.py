@@ -20,7 +20,7 @@
 
 from ._batch import BatchOutcome, BatchState, BatchStatus
 from ._cache import CacheMode, ReplayMiss, ResponseCache, cache_key
-from ._clients import shared_loop_clients
+from ._clients import aclose_all, shared_loop_clients
 from ._errors import ProviderConfigError
 from ._factory import ProviderChatModel, cache_folder, make_chat_model
 from ._limits import Limiter, ModelLimits, limiter_for
@@ -54,6 +54,7 @@ __all__ = [
     "Retryable",
     "RoleBudget",
     "UsageMeter",
+    "aclose_all",
     "adapter_class",
     "cache_folder",
     "cache_key",
