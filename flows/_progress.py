@@ -5,7 +5,8 @@ their shared event loop. Updating the progress artifact is a synchronous call to
 made on that loop it stalled every conversation in flight for the length of a round trip (a busy
 server takes tens of milliseconds), about a hundred times a run. Here the loop only records the
 count; one background thread sends the newest count when it is free (updates that queue up while
-it sends are folded into one), and `close` sends the final count and waits for it.
+it sends are folded into one), and `close` sends the final count and waits for it (for a bounded
+time).
 """
 
 from __future__ import annotations
@@ -15,7 +16,10 @@ import threading
 from collections.abc import Callable
 from uuid import UUID
 
-__all__ = ["Progress"]
+__all__ = ["CLOSE_SECONDS", "Progress"]
+
+CLOSE_SECONDS = 10.0
+"""Longest `Progress.close` waits for the last update to be sent."""
 
 
 class Progress:
@@ -48,13 +52,15 @@ class Progress:
                 self._wanted = self.finished
                 self._wake.notify()
 
-    def close(self) -> None:
-        """Send the final count (if it was not sent) and stop the thread; waits for both."""
+    def close(self, timeout: float = CLOSE_SECONDS) -> None:
+        """Send the final count (if it was not sent) and stop the thread, waiting `timeout` seconds
+        at most: a slow or unreachable API (Prefect's client retries for minutes) must not hold up
+        the flow's end, or its real error. A thread still sending then is left to finish (a daemon)."""
         with self._wake:
             self._wanted = self.finished
             self._closing = True
             self._wake.notify()
-        self._thread.join()
+        self._thread.join(timeout)
 
     def _serve(self) -> None:
         while True:

@@ -77,3 +77,14 @@ def test_close_with_nothing_counted_sends_the_zero_and_stops() -> None:
     progress.close()
     assert sent == ["0 of 5 steps"]
     assert not progress._thread.is_alive()
+
+
+def test_close_does_not_wait_longer_than_its_timeout_for_a_stuck_api() -> None:
+    release = threading.Event()
+    progress = Progress(uuid4(), 10, lambda _a, _p, _d: release.wait(30), every=10)
+    progress.advance(10)
+    progress.close(timeout=0.2)  # returns while the update is still stuck in the API
+    assert progress._thread.is_alive() and progress._thread.daemon
+    release.set()
+    progress._thread.join(10)
+    assert not progress._thread.is_alive()
