@@ -257,3 +257,44 @@ def test_prompt_analysis_with_a_judge_model_closes_its_clients(tmp_path: Path, s
     analyze_and_store(None, "You are Northwind's billing line. Verify the account first.", judge_model=model)
     assert server.requests >= 1
     assert len(_clients._BY_LOOP) == loops  # the analysis loop's clients were closed and dropped
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+def test_a_certificate_that_does_not_verify_is_final_at_once_with_its_reason(
+        tmp_path: Path, provider: str) -> None:
+    import socket
+    import ssl
+    import subprocess
+    import threading
+
+    key, cert = tmp_path / "key.pem", tmp_path / "cert.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key), "-out",
+                    str(cert), "-days", "1", "-subj", "/CN=127.0.0.1"], check=True, capture_output=True)
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(cert, key)
+    listener = socket.create_server(("127.0.0.1", 0))
+    listener.settimeout(10)
+    handshakes: list[str] = []
+
+    def serve() -> None:
+        while True:
+            try:
+                conn, _ = listener.accept()
+            except OSError:
+                return
+            try:
+                with context.wrap_socket(conn, server_side=True):
+                    handshakes.append("done")
+            except (ssl.SSLError, OSError):
+                handshakes.append("refused by the client")
+
+    threading.Thread(target=serve, daemon=True).start()
+    url = f"https://127.0.0.1:{listener.getsockname()[1]}" + ("/v1" if provider == "openai" else "")
+    try:
+        with pytest.raises(ProviderFailure) as info:
+            _ask(make_chat_model(f"{provider}:qwen@{url}", fast_settings(tmp_path, model_max_attempts=3)), _req())
+    finally:
+        listener.close()
+    assert str(info.value).startswith(f"TLS failed for {url}: ")
+    assert "CERTIFICATE_VERIFY_FAILED" in str(info.value)
+    assert handshakes == ["refused by the client"]  # one attempt: no retry of a certificate that fails

@@ -85,19 +85,27 @@ def _causes(exc: BaseException) -> list[BaseException]:
     return chain
 
 
-def _aiohttp_failure(exc: BaseException, endpoint: Endpoint) -> Retryable | None:
-    """A failure of the SDKs' aiohttp transport, told by aiohttp's own error (kept as the cause).
+def _aiohttp_failure(exc: BaseException, endpoint: Endpoint) -> Retryable | ProviderFailure | None:
+    """A failure of the SDKs' aiohttp transport, told by aiohttp's own error (kept as the cause): a
+    certificate that does not verify is final at once, with its reason.
 
-    The transport maps aiohttp's errors to httpx2's by the first entry that matches, so a refused
-    connection or a dropped one reaches the SDK as a `ConnectTimeout` and leaves it as an
-    `APITimeoutError`: read by that alone it would be reported as a timeout.
+    The transport maps aiohttp's errors to httpx2's by the first entry that matches, so (in the
+    openai SDK's copy) a refused or dropped connection reaches the SDK as a `ConnectTimeout` and
+    leaves it as an `APITimeoutError`: read by that alone it would be reported as a timeout.
     """
     chain = _causes(exc)
     aio = [e for e in chain if type(e).__module__.startswith("aiohttp")]
     if not aio:
         return None
     names = set().union(*(_class_names(e) for e in aio))
-    if "ClientConnectorError" in names:  # refused, no such host, TLS handshake
+    if "ClientSSLError" in names:  # a certificate that does not verify will not verify on a retry
+        reason = getattr(aio[-1], "certificate_error", None) or aio[-1]
+        return ProviderFailure(f"TLS failed for {endpoint.url}: {str(reason)[:300]} (is the URL's scheme, "
+                               "host and certificate right? a private CA goes in SSL_CERT_FILE)")
+    if "ClientConnectorDNSError" in names:
+        message = f"cannot resolve the host of {endpoint.url}: is the name right?"
+        return Retryable(message, final=lambda _attempts: message)
+    if "ClientConnectorError" in names:  # refused, unreachable
         message = f"cannot connect to {endpoint.url}: is the server running?"
         return Retryable(message, final=lambda _attempts: message)
     if names & {"ServerTimeoutError", "SocketTimeoutError"}:
