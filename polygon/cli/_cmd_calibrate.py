@@ -14,7 +14,8 @@ from rich.table import Table
 from ._base import console, err, friendly
 
 # polygon_core.calibration is imported where a calibration is computed or printed: every command
-# imports this module to register `calibrate`, and a run needs none of it.
+# imports this module to register `calibrate`, and `--help` or a command that prints no report
+# needs none of it.
 if TYPE_CHECKING:
     from polygon_core.calibration import Calibration, Estimate
 
