@@ -35,3 +35,21 @@ def test_a_client_that_fails_to_close_leaves_the_others_closed() -> None:
     with pytest.raises(OSError, match=r"^b failed to close$"):
         asyncio.run(run())
     assert closed == ["a", "c"]
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+def test_an_sdk_client_sends_through_the_sdks_aiohttp_transport(provider: str) -> None:
+    from polygon_core.adapters.providers import adapter_class
+    from polygon_core.adapters.providers._clients import aclose_all
+
+    adapter = adapter_class(provider)("m", api_key="k", base_url="http://127.0.0.1:9/v1", timeout=5.0)
+
+    async def transport() -> str:
+        try:
+            client = adapter._client()
+            assert adapter._client() is client  # one client per endpoint on a loop
+            return type(client._client._transport).__name__
+        finally:
+            await aclose_all(adapter)
+
+    assert asyncio.run(transport()) == "AiohttpTransport"
