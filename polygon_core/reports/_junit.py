@@ -20,15 +20,19 @@ seconds (the simulated call clock is not time spent); a suite's is the sum of it
 suite's ``timestamp`` is when its run was created (UTC, to the second); the comparison and gate
 suites take the newest run's. The output validates against the Jenkins xUnit ``junit-10.xsd``.
 
-Each case is serialized as it is made (`junit_chunks` yields the document in pieces), so a
-comparison of two 100,000-conversation runs never holds a tree of 200,000 elements; the per-case
-time, fault detail and gate details come from the comparison's `facts`, not from transcripts.
+`junit_chunks` yields the document in pieces and each case is serialized just before it is
+yielded: a first pass over the cases counts them and sums their time (the suites' open tags come
+first), a second makes each case again and writes it. So a comparison of two 100,000-conversation
+runs never holds a tree of 200,000 elements, nor their text (making the cases twice costs about a
+fifth more CPU than holding that text did); the per-case time, fault detail and gate details come
+from the comparison's `facts`, not from transcripts.
 """
 
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import NamedTuple
 
 from ..compare import Comparison, ConversationFacts, Difference, PairDivergence, ResultRow, Scorecard, facts_of
 from ..models import UNSCORED_END_REASONS, GateHit, Judgment, Run
@@ -98,62 +102,83 @@ def _tags(tag: str, attrs: dict[str, str]) -> tuple[str, str]:
     return opening, closing
 
 
-class _Suite:
-    """A <testsuite> being filled: counts and time kept as cases are added, each case already text."""
+class _Case(NamedTuple):
+    """One <testcase>'s content, serialized only when written (`_case_text`)."""
 
-    def __init__(self, name: str, timestamp: str, props: dict[str, str]) -> None:
+    classname: str
+    name: str
+    seconds: float = 0.0
+    outcome: str | None = None  # failure | error | skipped
+    kind: str = ""
+    message: str = ""
+    text: str | None = None
+    out: str | None = None
+
+
+_COUNTED = {"failure": "failures", "error": "errors", "skipped": "skipped"}
+
+
+def _case_text(case: _Case) -> str:
+    el = ET.Element("testcase", classname=case.classname, name=case.name, time=f"{case.seconds:.3f}")
+    if case.outcome is not None:
+        ET.SubElement(el, case.outcome, type=case.kind, message=case.message).text = case.text
+    if case.out:
+        ET.SubElement(el, "system-out").text = case.out
+    return _serialized(el, 2)
+
+
+class _Suite:
+    """A <testsuite>: its cases made twice, once to count them and sum their time (the open tag
+    carries both), then again, one at a time, to be written."""
+
+    def __init__(self, name: str, timestamp: str, props: dict[str, str],
+                 cases: Callable[[], Iterable[_Case]]) -> None:
         self.attrs = {"name": name, "timestamp": timestamp}
+        self.props = props
+        self.cases = cases
         self.counts = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
         self.time = 0.0
-        holder = ET.Element("properties")
-        for key, value in props.items():
-            ET.SubElement(holder, "property", name=key, value=value)
-        self.children = [_serialized(holder, 2)]
-
-    def case(self, classname: str, name: str, seconds: float = 0.0, *, outcome: str | None = None,
-             kind: str = "", message: str = "", text: str | None = None, out: str | None = None) -> None:
-        el = ET.Element("testcase", classname=classname, name=name, time=f"{seconds:.3f}")
-        self.counts["tests"] += 1
-        self.time += seconds
-        if outcome is not None:  # failure | error | skipped
-            self.counts[{"failure": "failures", "error": "errors", "skipped": "skipped"}[outcome]] += 1
-            ET.SubElement(el, outcome, type=kind, message=message).text = text
-        if out:
-            ET.SubElement(el, "system-out").text = out
-        self.children.append(_serialized(el, 2))
+        for case in cases():
+            self.counts["tests"] += 1
+            self.time += case.seconds  # in case order, as the cases are written
+            if case.outcome is not None:
+                self.counts[_COUNTED[case.outcome]] += 1
 
     def chunks(self) -> Iterator[str]:
         """The suite's text, its counts and time in the open tag (ET.indent's layout at level 1)."""
         opening, closing = _tags("testsuite", {**self.attrs, **{k: str(v) for k, v in self.counts.items()},
                                                "time": f"{self.time:.3f}"})
         yield opening
-        for child in self.children:
+        holder = ET.Element("properties")
+        for key, value in self.props.items():
+            ET.SubElement(holder, "property", name=key, value=value)
+        yield "\n" + _INDENT * 2
+        yield _serialized(holder, 2)
+        for case in self.cases():
             yield "\n" + _INDENT * 2
-            yield child
+            yield _case_text(case)
         yield "\n" + _INDENT + closing
 
 
-def _judged_case(suite: _Suite, card: Scorecard, baseline: str) -> None:
+def _judged_case(card: Scorecard, baseline: str) -> _Case:
     reason = None
     if card.judge_errors:
         reason = (f"judge {card.judge_model} failed on {card.judge_errors} of {card.conversations} "
                   f"conversations: {card.judge_error_reason}")
     elif card.label != baseline and card.scored == 0:
         reason = f"no scored conversation ({card.conversations} conversations)"
-    suite.case(f"comparison.{card.label}", f"{card.label} is judged ({card.judge_model}, rubric {card.rubric_version})",
-               outcome="failure" if reason else None, kind="judge", message=reason or "", text=reason)
+    return _Case(f"comparison.{card.label}", f"{card.label} is judged ({card.judge_model}, rubric {card.rubric_version})",
+                 outcome="failure" if reason else None, kind="judge", message=reason or "", text=reason)
 
 
-def _comparison_suite(comp: Comparison) -> _Suite:
-    suite = _Suite("comparison", _timestamp(comp.runs), {"baseline": comp.baseline})
+def _comparison_cases(comp: Comparison) -> Iterator[_Case]:
     for card in comp.cards:
-        _judged_case(suite, card, comp.baseline)
+        yield _judged_case(card, comp.baseline)
     for d in comp.differences:
         message = difference_message(d)
-        suite.case(f"comparison.{d.candidate}", f"{d.metric} ({d.scope}) vs {d.baseline}",
-                   outcome="failure" if d.label == "worse" else None, kind="worse beyond noise",
-                   message=message, text=message, out=message)
-    return suite
+        yield _Case(f"comparison.{d.candidate}", f"{d.metric} ({d.scope}) vs {d.baseline}",
+                    outcome="failure" if d.label == "worse" else None, kind="worse beyond noise",
+                    message=message, text=message, out=message)
 
 
 def _gate_names(card: Scorecard) -> list[str]:
@@ -166,8 +191,7 @@ def _gate_names(card: Scorecard) -> list[str]:
     return [*known, *sorted(set(card.gates) - set(known))]
 
 
-def _gates_suite(comp: Comparison) -> _Suite:
-    suite = _Suite("gates", _timestamp(comp.runs), {"baseline": comp.baseline})
+def _gates_cases(comp: Comparison) -> Iterator[_Case]:
     for card in comp.cards:
         if card.label == comp.baseline and len(comp.cards) > 1:
             continue  # a gate blocks a change only in a candidate
@@ -176,9 +200,8 @@ def _gates_suite(comp: Comparison) -> _Suite:
             hit = sorted(r.conversation_id for r in rows if gate in r.gates)
             message = (f"gate {gate} fired in {len(hit)} of {len(rows)} conversations of {card.label}: "
                        + ", ".join(hit)) if hit else ""
-            suite.case(f"gates.{card.label}", f"gate {gate}", outcome="failure" if hit else None,
-                       kind="gate", message=message, text=message or None)
-    return suite
+            yield _Case(f"gates.{card.label}", f"gate {gate}", outcome="failure" if hit else None,
+                        kind="gate", message=message, text=message or None)
 
 
 def _notes(comp: Comparison, label: str) -> dict[tuple[str, int], str]:
@@ -194,8 +217,7 @@ def _notes(comp: Comparison, label: str) -> dict[tuple[str, int], str]:
     return notes
 
 
-def _conversation_case(suite: _Suite, label: str, row: ResultRow, facts: ConversationFacts,
-                       note: str | None) -> None:
+def _conversation_case(label: str, row: ResultRow, facts: ConversationFacts, note: str | None) -> _Case:
     cid = row.conversation_id
     out = "\n".join([f"conversation {cid}", f"end {row.end_reason}", *([note] if note else [])])
     name, classname = f"{row.scenario_id} seed={row.seed}", f"{label}.{row.scenario_id}"
@@ -203,36 +225,42 @@ def _conversation_case(suite: _Suite, label: str, row: ResultRow, facts: Convers
     if row.end_reason in _UNSCORED:
         detail = facts.end_details.get(cid)
         why = f"{row.end_reason}: not scored" + (f" ({detail})" if detail else "")
-        suite.case(classname, name, seconds, outcome="skipped", kind=row.end_reason, message=why, out=out)
-    elif row.status == "judge_error":
+        return _Case(classname, name, seconds, outcome="skipped", kind=row.end_reason, message=why, out=out)
+    if row.status == "judge_error":
         why = f"judge_error: {row.reason or 'no reason recorded'}"
-        suite.case(classname, name, seconds, outcome="error", kind="judge_error", message=why,
-                   text=f"conversation {row.conversation_id}\n{why}", out=out)
-    elif row.verdict == "fail" or row.gates:
+        return _Case(classname, name, seconds, outcome="error", kind="judge_error", message=why,
+                     text=f"conversation {row.conversation_id}\n{why}", out=out)
+    if row.verdict == "fail" or row.gates:
         message = _failure_reason(row, facts.gates.get(cid, [])) + (f"; {note}" if note else "")
-        suite.case(classname, name, seconds, outcome="failure", kind="gate" if row.gates else "verdict",
-                   message=message, text=f"conversation {row.conversation_id}\n{message}", out=out)
-    else:
-        suite.case(classname, name, seconds, out=out)
+        return _Case(classname, name, seconds, outcome="failure", kind="gate" if row.gates else "verdict",
+                     message=message, text=f"conversation {row.conversation_id}\n{message}", out=out)
+    return _Case(classname, name, seconds, out=out)
 
 
 def _configuration_suite(comp: Comparison, card: Scorecard) -> _Suite:
     label = card.label
     run = next((r for r in comp.runs if r.id == card.run_id), None)
-    suite = _Suite(label, _timestamp([run] if run else []),
-                   {"run_id": card.run_id, "agent_version": card.agent_version,
-                    "rubric_version": card.rubric_version, "judge": card.judge_model})
     # A comparison made in core from loaded transcripts may carry no facts: derive them from those.
     facts = comp.facts.get(label) or facts_of(comp.conversations.get(label, []), comp.judgments.get(label, []))
-    notes = _notes(comp, label)
-    for row in sorted(comp.rows.get(label, []), key=lambda r: (r.scenario_id, r.seed)):
-        _conversation_case(suite, label, row, facts, notes.get((row.scenario_id, row.seed)))
-    return suite
+    rows = sorted(comp.rows.get(label, []), key=lambda r: (r.scenario_id, r.seed))
+
+    def cases() -> Iterator[_Case]:
+        # The notes are made again on each pass: one suite's at a time, not every suite's at once.
+        notes = _notes(comp, label)
+        for row in rows:
+            yield _conversation_case(label, row, facts, notes.get((row.scenario_id, row.seed)))
+
+    return _Suite(label, _timestamp([run] if run else []),
+                  {"run_id": card.run_id, "agent_version": card.agent_version,
+                   "rubric_version": card.rubric_version, "judge": card.judge_model}, cases)
 
 
 def junit_chunks(comp: Comparison) -> Iterator[str]:
     """The comparison as JUnit XML in pieces, to write one after another (see `junit_xml`)."""
-    suites = [_comparison_suite(comp), _gates_suite(comp), *(_configuration_suite(comp, card) for card in comp.cards)]
+    stamp, props = _timestamp(comp.runs), {"baseline": comp.baseline}
+    suites = [_Suite("comparison", stamp, props, lambda: _comparison_cases(comp)),
+              _Suite("gates", stamp, props, lambda: _gates_cases(comp)),
+              *(_configuration_suite(comp, card) for card in comp.cards)]
     totals = {key: str(sum(s.counts[key] for s in suites)) for key in ("tests", "failures", "errors")}
     opening, closing = _tags("testsuites", {"name": "polygon compare", **totals,
                                             "time": f"{sum(s.time for s in suites):.3f}"})

@@ -6,6 +6,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+import pytest
 import xmlschema
 
 from polygon_core.compare import ConfigurationResults, compare_configurations
@@ -94,3 +95,24 @@ def test_cases_carry_time_and_suites_a_timestamp() -> None:
     assert root.find("testsuite[@name='comparison']").get("timestamp") == "2026-11-30T10:00:41"
     assert root.get("time") == "9.000"
     assert (root.get("tests"), root.get("failures"), root.get("errors")) == ("27", "10", "0")
+
+
+def test_cases_are_serialized_as_they_are_written_not_all_before_the_first(monkeypatch: pytest.MonkeyPatch) -> None:
+    from polygon_core.reports import _junit
+
+    comp = compare_configurations(list(demo_pair()))
+    whole = junit_xml(comp)
+    made: list[str] = []
+    real = _junit._case_text
+
+    def counted(case: _junit._Case) -> str:
+        made.append(case.name)
+        return real(case)
+
+    monkeypatch.setattr(_junit, "_case_text", counted)
+    pieces = _junit.junit_chunks(comp)
+    # Declaration and <testsuites>, "\n  ", <testsuite>, "\n    ", <properties>, "\n    ", the first case.
+    first = [next(pieces) for _ in range(7)]
+    assert len(made) == 1 and first[-1].startswith("<testcase ")
+    assert "".join(first) + "".join(pieces) == whole
+    assert len(made) == whole.count("<testcase ")
