@@ -100,3 +100,22 @@ def s3_endpoint() -> Iterator[str]:
             yield f"http://{host}:{port}"
         finally:
             server.stop()
+
+
+@pytest.fixture(autouse=True)
+def _sdk_clients_closed_with_their_loop(request: pytest.FixtureRequest) -> Iterator[None]:
+    """A test whose event loop ended with SDK clients still open fails: those clients (and their
+    loop) would be kept until the process exits, and aiohttp reports each session left open on
+    stderr then. Code that makes a model for one `asyncio.run` closes it (`providers.aclose_all`)."""
+    import sys
+
+    yield
+    clients = sys.modules.get("polygon_core.adapters.providers._clients")
+    if clients is None:
+        return
+    left = [loop for loop in list(clients._BY_LOOP.keys()) if loop.is_closed()]
+    for loop in left:
+        clients._BY_LOOP.pop(loop, None)  # reported once, not again by every later test
+    if left:
+        pytest.fail(f"{request.node.nodeid}: {len(left)} event loop(s) ended with SDK clients still open",
+                    pytrace=False)

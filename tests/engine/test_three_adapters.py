@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from polygon_core.adapters.agents import agent_factory
+from polygon_core.adapters.providers import aclose_all
 from polygon_core.adapters.settings import load_settings
 from polygon_core.callers import OfflineCaller
 from polygon_core.conversation import AgentRequest, conversation_key, run_conversation
@@ -52,9 +53,16 @@ def _run(config: AgentConfig, scenario_id: str, seed: int, **factory: Any) -> Co
     scenario = SUITE.scenario(scenario_id).model_copy(update={"max_turns": 6})
     cid = conversation_key(scenario, seed)
     agent = agent_factory(config, **factory)()
-    return asyncio.run(run_conversation(scenario, agent, OfflineCaller(scenario.persona, conversation_id=cid,
-                                                                       seed=seed),
-                                        SUITE.tools, seed=seed, agent_name="script", agent_version="s"))
+
+    async def go() -> Conversation:
+        try:
+            return await run_conversation(scenario, agent, OfflineCaller(scenario.persona, conversation_id=cid,
+                                                                         seed=seed),
+                                          SUITE.tools, seed=seed, agent_name="script", agent_version="s")
+        finally:
+            await aclose_all(agent)  # its SDK clients belong to this loop
+
+    return asyncio.run(go())
 
 
 def _transcript(conv: Conversation) -> str:

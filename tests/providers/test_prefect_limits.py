@@ -46,7 +46,10 @@ def test_global_concurrency_limit_holds_across_the_flow(tmp_path: Path) -> None:
         async def ask_many() -> int:
             model = make_chat_model(name, settings)
             request = ChatRequest(messages=[ChatMessage(role="user", content="hi")])
-            replies = await asyncio.gather(*[model.chat(request) for _ in range(6)])
+            try:
+                replies = await asyncio.gather(*[model.chat(request) for _ in range(6)])
+            finally:
+                await model.aclose()
             return len(replies)
 
         assert asyncio.run(ask_many()) == 6
