@@ -85,46 +85,40 @@ def _causes(exc: BaseException) -> list[BaseException]:
     return chain
 
 
-def _aiohttp_failure(exc: BaseException, endpoint: Endpoint) -> Retryable | ProviderFailure | None:
-    """A failure of the SDKs' aiohttp transport, told by aiohttp's own error (kept as the cause): a
-    certificate that does not verify is final at once, with its reason.
+# Transport errors by class name, aiohttp's (the SDKs' aiohttp transport) and httpx's.
+_TIMEOUT = {"ServerTimeoutError", "SocketTimeoutError", "TimeoutException"}
+_DROPPED = {"ClientOSError", "ServerDisconnectedError", "ClientPayloadError", "ClientConnectionError",
+            "TransportError"}
 
-    The transport maps aiohttp's errors to httpx2's by the first entry that matches, so (in the
-    openai SDK's copy) a refused or dropped connection reaches the SDK as a `ConnectTimeout` and
-    leaves it as an `APITimeoutError`: read by that alone it would be reported as a timeout.
+
+def _final(message: str) -> Retryable:
+    """Retried, and given up with this message alone."""
+    return Retryable(message, final=lambda _attempts: message)
+
+
+def _transport(exc: BaseException, endpoint: Endpoint) -> Retryable | ProviderFailure | None:
+    """A transport failure, told by the lowest-level error in its chain.
+
+    The SDKs' aiohttp transport maps aiohttp's errors to httpx2's by the first entry that matches,
+    so a refused or dropped connection can reach the SDK as a `ConnectTimeout` (an
+    `APITimeoutError`): when aiohttp's own error is in the chain, only it is read. A certificate
+    that does not verify is final at once, with its reason.
     """
     chain = _causes(exc)
-    aio = [e for e in chain if type(e).__module__.startswith("aiohttp")]
-    if not aio:
-        return None
-    names = set().union(*(_class_names(e) for e in aio))
+    told = [e for e in chain if type(e).__module__.startswith("aiohttp")] or chain
+    names = set().union(*(_class_names(e) for e in told))
     if "ClientSSLError" in names:  # a certificate that does not verify will not verify on a retry
-        reason = getattr(aio[-1], "certificate_error", None) or aio[-1]
+        reason = getattr(told[-1], "certificate_error", None) or told[-1]
         return ProviderFailure(f"TLS failed for {endpoint.url}: {str(reason)[:300]} (is the URL's scheme, "
                                "host and certificate right? a private CA goes in SSL_CERT_FILE)")
     if "ClientConnectorDNSError" in names:
-        message = f"cannot resolve the host of {endpoint.url}: is the name right?"
-        return Retryable(message, final=lambda _attempts: message)
-    if "ClientConnectorError" in names:  # refused, unreachable
-        message = f"cannot connect to {endpoint.url}: is the server running?"
-        return Retryable(message, final=lambda _attempts: message)
-    if names & {"ServerTimeoutError", "SocketTimeoutError"}:
+        return _final(f"cannot resolve the host of {endpoint.url}: is the name right?")
+    if names & {"ClientConnectorError", "ConnectError"}:  # refused, unreachable
+        return _final(f"cannot connect to {endpoint.url}: is the server running?")
+    if names & _TIMEOUT:
         return Retryable("the request timed out", kind="timeout")
-    if names & {"ClientOSError", "ServerDisconnectedError", "ClientPayloadError", "ClientConnectionError"}:
-        return Retryable(f"the connection to {endpoint.url} dropped ({type(aio[0]).__name__})")
-    return None
-
-
-def _transport(exc: BaseException, endpoint: Endpoint) -> Retryable | None:
-    """A transport failure of httpx (or the httpx2 the SDKs now use), by class name."""
-    names = _class_names(exc) | (_class_names(exc.__cause__) if exc.__cause__ else set())
-    if "TimeoutException" in names:
-        return Retryable("the request timed out", kind="timeout")
-    if "ConnectError" in names:
-        message = f"cannot connect to {endpoint.url}: is the server running?"
-        return Retryable(message, final=lambda _attempts: message)
-    if "TransportError" in names:
-        return Retryable(f"the connection to {endpoint.url} dropped ({type(exc).__name__})")
+    if names & _DROPPED:
+        return Retryable(f"the connection to {endpoint.url} dropped ({type(told[-1]).__name__})")
     return None
 
 
@@ -146,15 +140,11 @@ def classify(exc: BaseException, sdk: Any, label: str, secrets: list[str],
     endpoint = endpoint or Endpoint(label, label, "the API key")
     if isinstance(exc, sdk.APIStatusError):
         return _status_failure(exc, endpoint, label, secrets)
-    mapped = _aiohttp_failure(exc, endpoint)
+    mapped = _transport(exc, endpoint)
     if mapped is not None:
         return mapped
     if isinstance(exc, sdk.APITimeoutError):
         return Retryable("the request timed out", kind="timeout")
-    if isinstance(exc, sdk.APIConnectionError) or not isinstance(exc, sdk.APIError):
-        mapped = _transport(exc, endpoint)
-        if mapped is not None:
-            return mapped
     if isinstance(exc, sdk.APIConnectionError):
         return Retryable(f"connection failed: {redact(str(exc), secrets)}")
     if isinstance(exc, (sdk.APIResponseValidationError, ValueError)):
