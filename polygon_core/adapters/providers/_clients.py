@@ -60,13 +60,13 @@ def forget_loop_clients() -> list[Any]:
         return list(_BY_LOOP.pop(loop, {}).values())
 
 
-async def close_clients(clients: list[Any], method: str = "close") -> None:
-    """Close every client (with its `method`); one that fails to close leaves the rest closed, and
-    the first failure is raised after them."""
+async def close_clients(clients: list[Any]) -> None:
+    """Close every client; one that fails to close leaves the rest closed, and the first failure is
+    raised after them."""
     failure: BaseException | None = None
     for client in clients:
         try:
-            await getattr(client, method)()
+            await client.close()
         except Exception as exc:  # the others must still be closed
             failure = failure or exc
     if failure is not None:
@@ -75,9 +75,11 @@ async def close_clients(clients: list[Any], method: str = "close") -> None:
 
 async def aclose_all(*parts: object) -> None:
     """Close each model, agent or caller that has `aclose` (its SDK clients on the running loop),
-    before the loop ends: an aiohttp session left open is reported on stderr when it is collected.
-    One that fails to close leaves the rest closed; the first failure is raised after them."""
-    await close_clients([part for part in parts if callable(getattr(part, "aclose", None))], method="aclose")
+    before the loop ends: an aiohttp session left open is reported on stderr when it is collected."""
+    for part in parts:
+        close = getattr(part, "aclose", None)
+        if close is not None:
+            await close()
 
 
 @contextlib.asynccontextmanager
