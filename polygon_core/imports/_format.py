@@ -60,11 +60,9 @@ def import_format(name: str, description: str, *, sample: str | None = None,
                   webhook: WebhookReader | None = None) -> Callable[[Parser], Parser]:
     """Register the decorated parser as format `name` (a name already taken is an error)."""
     def register(parse: Parser) -> Parser:
-        # The entries so far, not `loaded()`: this runs while a module is being imported, and loading
-        # the built-ins from here takes the registry's lock under the import lock (two threads can
-        # deadlock). A format registered before the built-ins load clashes with one when they do.
-        if name in REGISTRY.entries:
-            raise ValueError(f"import format {name!r} is already registered")
+        # Against the entries so far, not `loaded()`: this runs while a module is being imported, and
+        # loading the built-ins from here takes the registry's lock under the import lock (two
+        # threads can deadlock). A format registered before the built-ins load clashes when they do.
         REGISTRY.register(name)(ImportFormat(name, description, parse, sample, name_hints, suffixes, webhook))
         return parse
 

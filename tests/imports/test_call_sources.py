@@ -123,7 +123,7 @@ def test_a_registered_format_is_read_guessed_and_listed(tiny_format: str) -> Non
     assert str(second).startswith("line 2: ")
     assert format_for("exports/tiny-2024.jsonl") == "tiny"
     assert FORMATS["tiny"] == "Tiny call logs: {ref, steps: [...]}, JSON Lines"
-    with pytest.raises(ValueError, match="already registered"):
+    with pytest.raises(ValueError, match="is registered twice"):
         import_format("tiny", "again")(parse_tiny)
 
 

@@ -69,7 +69,7 @@ def test_a_module_dropped_into_the_package_is_a_format(fresh_registry: None, tmp
     assert tuple(FORMATS) == (*BUILT_INS, "tiny")
     assert format_for("exports/calls-tiny.jsonl") == "tiny"
     assert _read("tiny") == [("7", [("caller", "balance?", []), ("agent", "12 euros", [("balance", 12)])])]
-    with pytest.raises(ValueError, match="import format 'csv' is already registered"):
+    with pytest.raises(ValueError, match="import format 'csv' is registered twice"):
         import_format("csv", "again")(get_format("tiny").parse)
 
 
