@@ -86,10 +86,10 @@ def _start_fake(latency: float) -> tuple[subprocess.Popen[str], str]:
 def _start_prefect(home: Path) -> tuple[subprocess.Popen[bytes], str, float]:
     import prefect
 
-    from polygon.cli._server import TUNING  # the settings `polygon server start` runs its server with
+    from polygon.cli._prefect import SERVER_TUNING  # the settings `polygon server start` runs its server with
 
     port, started = _free_port(), time.perf_counter()
-    env = {**TUNING, **os.environ, "PREFECT_HOME": str(home / "prefect"), "PREFECT_UI_ENABLED": "0",
+    env = {**SERVER_TUNING, **os.environ, "PREFECT_HOME": str(home / "prefect"), "PREFECT_UI_ENABLED": "0",
            "PREFECT_SERVER_ANALYTICS_ENABLED": "false", "PREFECT_SERVER_LOGGING_LEVEL": "CRITICAL"}
     proc = subprocess.Popen([sys.executable, "-m", "uvicorn", "--app-dir", str(prefect.__module_path__.parent),
                              "--factory", "prefect.server.api.server:create_app", "--host", "127.0.0.1",

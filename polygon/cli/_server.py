@@ -23,7 +23,6 @@ from ._prefect import DEFAULT_LOCAL_API, SERVER_TUNING, PrefectUnavailable, _hea
 HOST, PORT = "127.0.0.1", 4200
 _STOP_SECONDS = 20.0
 
-TUNING = SERVER_TUNING  # also what the temporary server runs with (`_prefect.py`)
 
 
 @dataclass(frozen=True)
@@ -49,9 +48,9 @@ def server_folder() -> Path:
 
 
 def server_env(folder: Path) -> dict[str, str]:
-    """The environment `start` gives the server: this one's, with `TUNING` under it (a value set
+    """The environment `start` gives the server: this one's, with `SERVER_TUNING` under it (a value set
     here wins), its database in `folder`, analytics off and no `PREFECT_API_URL`."""
-    env = {**TUNING, **os.environ, "PREFECT_SERVER_ANALYTICS_ENABLED": "false", "DO_NOT_TRACK": "1",
+    env = {**SERVER_TUNING, **os.environ, "PREFECT_SERVER_ANALYTICS_ENABLED": "false", "DO_NOT_TRACK": "1",
            "PREFECT_SERVER_DATABASE_CONNECTION_URL": f"sqlite+aiosqlite:///{folder / 'prefect.db'}"}
     env.pop("PREFECT_API_URL", None)  # the server itself talks to no other API
     return env

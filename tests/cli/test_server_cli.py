@@ -89,4 +89,3 @@ def test_the_temporary_server_batches_the_task_run_recorder_too(monkeypatch: pyt
     monkeypatch.setenv("PREFECT_SERVER_SERVICES_TASK_RUN_RECORDER_BATCH_SIZE", "7")  # an operator's own
     _prefect._spawn(4321)
     assert [env["PREFECT_SERVER_SERVICES_TASK_RUN_RECORDER_BATCH_SIZE"] for env in seen] == ["100", "7"]
-    assert _server.TUNING is _prefect.SERVER_TUNING  # `polygon server start` runs with the same
