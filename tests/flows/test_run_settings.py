@@ -17,6 +17,7 @@ from polygon_core.files import load_agent, load_suite_config
 from tests.cli.test_scoring_cli import PROBES  # a library of two probes
 
 V1 = demo_dir() / "agents" / "agent_v1.yaml"
+V2 = demo_dir() / "agents" / "agent_v2.yaml"  # another agent version
 SCENARIO = "01_billing_dispute.yaml"
 OTHER_PROBES = """\
 probes:
@@ -171,12 +172,17 @@ def test_a_resumed_run_keeps_its_own_settings_and_refuses_others_asked_for(
     first = CliRunner().invoke(app, ["run", str(suite), "--agent", str(V1), "--seeds", "1", "--rubric", "v2",
                                      "--run-id", "kept", "--json"])
     assert first.exit_code in (0, 1), first.output
+    # The two demo agents' versions (content hashes), read apart from the resume path.
+    v1, v2 = (usecases.agent_identity(str(a), str(suite))[2] for a in (V1, V2))
+    keeps = ": a resumed run keeps its own settings (start a new run for other ones)"
     for flags, line in (
-            (["--seeds", "2"], "error: run kept was created with seeds [0], not [0, 1]: a resumed run keeps "
-                               "its own settings (start a new run for other ones)"),
-            (["--rubric", "v3"], "error: run kept was created with rubric version v2, not v3: a resumed run "
-                                 "keeps its own settings (start a new run for other ones)")):
-        refused = CliRunner().invoke(app, ["run", str(suite), "--agent", str(V1), "--run-id", "kept", *flags])
+            (["--agent", str(V1), "--seeds", "2"], f"error: run kept was created with seeds [0], not [0, 1]{keeps}"),
+            (["--agent", str(V1), "--rubric", "v3"],
+             f"error: run kept was created with rubric version v2, not v3{keeps}"),
+            (["--agent", str(V1), "--judge-model", f"openai:other-judge{URL}"],
+             f"error: run kept was created with judge model offline-heuristic, not openai:other-judge{URL}{keeps}"),
+            (["--agent", str(V2)], f"error: run kept was created with agent version {v1}, not {v2}{keeps}")):
+        refused = CliRunner().invoke(app, ["run", str(suite), "--run-id", "kept", *flags])
         assert refused.exit_code == 2, refused.output
         assert [ln for ln in refused.stderr.splitlines() if ln.strip()] == [line]
     # Without flags it resumes as it was made: its one seed and rubric v2 (not the suite's three seeds).
