@@ -266,9 +266,15 @@ def test_a_dozen_personas_call_about_every_task_with_its_own_facts(prompt: str, 
 def test_the_task_plan_covers_types_outcomes_and_difficulties_and_is_seeded() -> None:
     items: list[tuple[str, Outcome]] = [("renew", "success"), ("hold", "success"), ("patron", "refusal"), ("desk", "transfer"),
              ("call", "callback"), ("hours", "success"), ("fees", "success")]
+    # 7 items share no factor with the 6 types, so they meet every type even without the shift;
+    # 4 and 6 items do not (types would meet only every other item, or one item each).
+    for some in (items, [items[0], *items[2:5]], items[:6]):
+        plan = task_plan(5 * len(CALLER_TYPES) * len(some), some)
+        assert {(c.type, c.outcome, c.difficulty) for c in plan} == {
+            (t, o, d) for t in CALLER_TYPES for o in OUTCOMES for d in DIFFICULTIES}, len(some)
+        assert sorted((c.type, c.task, c.difficulty) for c in plan) == sorted(  # each cell once
+            (t, task, d) for t in CALLER_TYPES for task, _ in some for d in DIFFICULTIES), len(some)
     plan = task_plan(5 * len(CALLER_TYPES) * len(items), items)
-    assert {(c.type, c.outcome, c.difficulty) for c in plan} == {
-        (t, o, d) for t in CALLER_TYPES for o in OUTCOMES for d in DIFFICULTIES}
     assert [c.task for c in plan[: len(items)]] == [t for t, _ in items]
     assert [c.type for c in plan[:6]] == list(CALLER_TYPES)
     assert task_plan(12, items, seed=2) == task_plan(12, items, seed=2) != task_plan(12, items)
