@@ -62,18 +62,6 @@ def _send_progress(artifact_id: UUID, percent: float, description: str) -> None:
     update_progress_artifact(artifact_id, percent, description=description, _sync=True)  # type: ignore[call-arg]
 
 
-def _check_carried(runs: list[Run], seeds: list[int] | None, rubric_version: str | None) -> None:
-    """The runs carry their seeds and rubric version: a `seeds` or `rubric_version` argument that
-    disagrees with a run is refused rather than silently applied to part of it (a stored run is
-    re-judged under another rubric with `polygon rescore`)."""
-    for run in runs:
-        if seeds is not None and list(seeds) != list(run.seeds):
-            raise ValueError(f"run {run.id} has seeds {run.seeds}, not {list(seeds)}")
-        if rubric_version is not None and rubric_version != run.rubric_version:
-            raise ValueError(f"run {run.id} is judged under rubric {run.rubric_version}, not {rubric_version} "
-                             f"(`polygon rescore {run.id} --rubric {rubric_version}` adds those judgments)")
-
-
 def _run_name() -> str:
     # "evaluate suite: agent@version, …" — what an operator scanning the Prefect UI looks for.
     params = flow_run.parameters
@@ -85,9 +73,7 @@ def _run_name() -> str:
 
 @flow(name="evaluate-suite", flow_run_name=_run_name,
       task_runner=ThreadPoolTaskRunner(max_workers=8))  # type: ignore[arg-type]
-def evaluate_suite(suite_path: str, runs: list[Run], agent_paths: list[str],
-                   seeds: list[int] | None = None, rubric_version: str | None = None,
-                   repeats: int = 1, probes_path: str | None = None,
+def evaluate_suite(suite_path: str, runs: list[Run], agent_paths: list[str], repeats: int = 1, probes_path: str | None = None,
                    batch_judging: bool | None = None, scenarios: list[str] | None = None,
                    concurrency: int | None = None) -> list[dict]:
     """Evaluate one suite for each (run, agent) pair; returns each run's scorecard as a dict.
@@ -104,7 +90,6 @@ def evaluate_suite(suite_path: str, runs: list[Run], agent_paths: list[str],
     """
     cards = []
     stores = usecases.shared_stores()
-    _check_carried(runs, seeds, rubric_version)
     # Recorded before any conversation (repeats and probes_path too, for a new run); a resumed run
     # comes back as it was stored, and from here on the stored runs are the one carrier.
     runs = [usecases.resumed_run(stores, run, asked=("seeds", "rubric_version", "agent_version")) for run in runs]

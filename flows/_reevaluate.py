@@ -96,7 +96,7 @@ def reevaluate_on_prompt_commit(agent_path: str, prompt_hash: str, suite_path: s
             regenerate(agent_path=agent)
         step(STEPS[1])
         evaluate_suite.with_options(task_runner=runner)(
-            suite_path=suite, runs=[run], agent_paths=[agent], seeds=run.seeds, rubric_version=run.rubric_version)
+            suite_path=suite, runs=[run], agent_paths=[agent])
         step(STEPS[2])
         baseline = previous_version_run_task(run, previous)
         body = compare_versions_task(baseline, run.id)

@@ -66,8 +66,7 @@ def run_sweep(spec_path: str) -> dict[str, Any]:
             subflow = evaluate_suite.with_options(
                 task_runner=runner, flow_run_name=_named(f"sweep {name} {where}: {run.agent_name}@{run.agent_version[:8]}"))
             with tags(*point_tags, f"point:{number}"):
-                subflow(suite_path=made["suite_path"], runs=[run], agent_paths=[made["agent_path"]],
-                        seeds=plan["seeds"], rubric_version=plan["rubric"])
+                subflow(suite_path=made["suite_path"], runs=[run], agent_paths=[made["agent_path"]])
         result = summarise_point_task(run.id, made["profile"], point.label(), point.values)
         logger.info("sweep %s: %s mean composite %s [%s, %s] over %d conversations, %d tokens", name, where,
                     result.mean_composite, result.ci_low, result.ci_high, result.conversations, result.tokens)

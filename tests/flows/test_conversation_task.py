@@ -114,7 +114,7 @@ def test_the_flow_records_its_concurrency_and_resumes_without_simulating(polygon
 
     stores = usecases.open_stores()
     run = usecases.new_run(str(V1), SUITE, seeds=[0], run_id="flow-conc")
-    evaluate_suite(suite_path=SUITE, runs=[run], agent_paths=[str(V1)], seeds=[0], concurrency=2)
+    evaluate_suite(suite_path=SUITE, runs=[run], agent_paths=[str(V1)], concurrency=2)
     first = usecases.run_execution(stores, run.id)
     assert first is not None
     assert {k: first[k] for k in ("concurrency", "peak_in_flight", "conversations", "simulated", "already_stored",
@@ -122,7 +122,7 @@ def test_the_flow_records_its_concurrency_and_resumes_without_simulating(polygon
         "concurrency": 2, "peak_in_flight": 2, "conversations": 6, "simulated": 6, "already_stored": 0,
         "model_limits_below_concurrency": {}}
     judged = stores.repo.judgments(run.id)
-    evaluate_suite(suite_path=SUITE, runs=[run], agent_paths=[str(V1)], seeds=[0], concurrency=2)
+    evaluate_suite(suite_path=SUITE, runs=[run], agent_paths=[str(V1)], concurrency=2)
     again = usecases.run_execution(stores, run.id)
     assert again is not None and (again["simulated"], again["already_stored"]) == (0, 6)
     assert stores.repo.judgments(run.id) == judged  # resumed: the stored judgments are kept, not redone
@@ -221,19 +221,17 @@ def test_polygon_run_takes_the_environment_rubric_when_the_suite_names_none(
 
 @pytest.mark.prefect
 @pytest.mark.usefixtures("prefect_harness")
-def test_the_flow_refuses_seeds_or_a_rubric_other_than_the_run_s_own(polygon_home: Path) -> None:
+def test_the_flow_refuses_a_run_passed_with_a_stored_run_s_id_and_other_settings(polygon_home: Path) -> None:
     from polygon.flows import evaluate_suite
 
     run = usecases.new_run(str(V1), SUITE, seeds=[0], run_id="flow-carried")
-    with pytest.raises(ValueError, match=r"run flow-carried has seeds \[0\], not \[0, 1\]"):
-        evaluate_suite(suite_path=SUITE, runs=[run], agent_paths=[str(V1)], seeds=[0, 1])
-    with pytest.raises(ValueError, match="run flow-carried is judged under rubric v1, not v2"):
-        evaluate_suite(suite_path=SUITE, runs=[run], agent_paths=[str(V1)], rubric_version="v2")
-    assert usecases.open_stores().repo.get_run(run.id, exact=True) is None  # refused before anything is stored
     # A run passed with the id of a stored one must be that run: other seeds are refused, not mixed in.
     stores = usecases.open_stores()
     usecases.create_run(stores, run, suite_path=SUITE, agent_path=str(V1))
     other = usecases.new_run(str(V1), SUITE, seeds=[0, 1], run_id="flow-carried")
     with pytest.raises(ValueError, match=r"run flow-carried was created with seeds \[0\], not \[0, 1\]"):
         evaluate_suite(suite_path=SUITE, runs=[other], agent_paths=[str(V1)])
+    judged = usecases.new_run(str(V1), SUITE, seeds=[0], rubric="v2", run_id="flow-carried")
+    with pytest.raises(ValueError, match="run flow-carried was created with rubric version v1, not v2"):
+        evaluate_suite(suite_path=SUITE, runs=[judged], agent_paths=[str(V1)])
     assert stores.repo.conversation_ids(run.id) == set()

@@ -101,7 +101,7 @@ def test_a_flow_with_a_thread_runner_keeps_its_loop_and_limit_whatever_the_varia
 
     monkeypatch.setenv("POLYGON_TASK_RUNNER", "dask")
     run = usecases.new_run(str(V2), str(SUITE), seeds=[0], run_id="threads-anyway")
-    evaluate_suite(suite_path=str(SUITE), runs=[run], agent_paths=[str(V2)], seeds=[0], concurrency=2)
+    evaluate_suite(suite_path=str(SUITE), runs=[run], agent_paths=[str(V2)], concurrency=2)
     record = usecases.run_execution(usecases.open_stores(), run.id)
     assert record is not None
     assert (record["concurrency"], record["peak_in_flight"], record["conversations"]) == (2, 2, 6)
