@@ -48,8 +48,9 @@ def test_two_stores_never_share_a_cache_and_shared_stores_keep_theirs(polygon_ho
     assert two.caches.agent(agent) is not one.caches.agent(agent)  # read again: its own cache
     # Every task's `shared_stores` of one database and artifact store share one cache.
     assert usecases.shared_stores().caches is usecases.shared_stores().caches
+    before = one.caches.agent(agent)
     one.caches.clear()
-    assert one.caches.memo == {} and one.caches.agent(agent) is not two.caches.agent(agent)
+    assert one.caches.memo == {} and one.caches.agent(agent) is not before  # cleared: read again
 
 
 def test_a_run_s_settings_are_remembered_by_its_stores_only(polygon_home: Path) -> None:
