@@ -21,11 +21,11 @@ suite's ``timestamp`` is when its run was created (UTC, to the second); the comp
 suites take the newest run's. The output validates against the Jenkins xUnit ``junit-10.xsd``.
 
 `junit_chunks` yields the document in pieces and each case is serialized just before it is
-yielded: a first pass over the cases counts them and sums their time (the suites' open tags come
-first), a second makes each case again and writes it. So a comparison of two 100,000-conversation
-runs never holds a tree of 200,000 elements, nor their text (making the cases twice costs about a
-fifth more CPU than holding that text did); the per-case time, fault detail and gate details come
-from the comparison's `facts`, not from transcripts.
+yielded: a first pass counts the cases and sums their time (the suites' open tags come first),
+reading a conversation's outcome and time off its row and `facts` without making its case; a
+second makes each case and writes it. So a comparison of two 100,000-conversation runs never holds
+a tree of 200,000 elements, nor their text, and makes each conversation's case once; the per-case
+time, fault detail and gate details come from the comparison's `facts`, not from transcripts.
 """
 
 from __future__ import annotations
@@ -127,22 +127,29 @@ def _case_text(case: _Case) -> str:
     return _serialized(el, 2)
 
 
+#: What the open tag of a suite needs of each case, in case order: its outcome and its seconds.
+_Tally = Callable[[], Iterable[tuple[str | None, float]]]
+
+
 class _Suite:
-    """A <testsuite>: its cases made twice, once to count them and sum their time (the open tag
-    carries both), then again, one at a time, to be written."""
+    """A <testsuite>: its cases counted and their time summed first (the open tag carries both),
+    then made one at a time to be written. `tally` gives each case's outcome and seconds without
+    making it (a suite of conversations reads them off its rows); without one the cases are made
+    twice."""
 
     def __init__(self, name: str, timestamp: str, props: dict[str, str],
-                 cases: Callable[[], Iterable[_Case]]) -> None:
+                 cases: Callable[[], Iterable[_Case]], tally: _Tally | None = None) -> None:
         self.attrs = {"name": name, "timestamp": timestamp}
         self.props = props
         self.cases = cases
         self.counts = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
         self.time = 0.0
-        for case in cases():
+        counted = tally() if tally is not None else ((c.outcome, c.seconds) for c in cases())
+        for outcome, seconds in counted:
             self.counts["tests"] += 1
-            self.time += case.seconds  # in case order, as the cases are written
-            if case.outcome is not None:
-                self.counts[_COUNTED[case.outcome]] += 1
+            self.time += seconds  # in case order, as the cases are written
+            if outcome is not None:
+                self.counts[_COUNTED[outcome]] += 1
 
     def chunks(self) -> Iterator[str]:
         """The suite's text, its counts and time in the open tag (ET.indent's layout at level 1)."""
@@ -217,20 +224,33 @@ def _notes(comp: Comparison, label: str) -> dict[tuple[str, int], str]:
     return notes
 
 
+def _outcome(row: ResultRow) -> str | None:
+    """A conversation case's outcome: a fault is skipped (it says nothing about the agent), a judge
+    error an error, a fail verdict or a fired gate a failure; else none (it passed)."""
+    if row.end_reason in _UNSCORED:
+        return "skipped"
+    if row.status == "judge_error":
+        return "error"
+    if row.verdict == "fail" or row.gates:
+        return "failure"
+    return None
+
+
 def _conversation_case(label: str, row: ResultRow, facts: ConversationFacts, note: str | None) -> _Case:
     cid = row.conversation_id
     out = "\n".join([f"conversation {cid}", f"end {row.end_reason}", *([note] if note else [])])
     name, classname = f"{row.scenario_id} seed={row.seed}", f"{label}.{row.scenario_id}"
     seconds = facts.seconds.get(cid, 0.0)
-    if row.end_reason in _UNSCORED:
+    outcome = _outcome(row)
+    if outcome == "skipped":
         detail = facts.end_details.get(cid)
         why = f"{row.end_reason}: not scored" + (f" ({detail})" if detail else "")
         return _Case(classname, name, seconds, outcome="skipped", kind=row.end_reason, message=why, out=out)
-    if row.status == "judge_error":
+    if outcome == "error":
         why = f"judge_error: {row.reason or 'no reason recorded'}"
         return _Case(classname, name, seconds, outcome="error", kind="judge_error", message=why,
                      text=f"conversation {row.conversation_id}\n{why}", out=out)
-    if row.verdict == "fail" or row.gates:
+    if outcome == "failure":
         message = _failure_reason(row, facts.gates.get(cid, [])) + (f"; {note}" if note else "")
         return _Case(classname, name, seconds, outcome="failure", kind="gate" if row.gates else "verdict",
                      message=message, text=f"conversation {row.conversation_id}\n{message}", out=out)
@@ -245,14 +265,18 @@ def _configuration_suite(comp: Comparison, card: Scorecard) -> _Suite:
     rows = sorted(comp.rows.get(label, []), key=lambda r: (r.scenario_id, r.seed))
 
     def cases() -> Iterator[_Case]:
-        # The notes are made again on each pass: one suite's at a time, not every suite's at once.
+        # The notes are made when the suite is written: one suite's at a time, not every suite's at once.
         notes = _notes(comp, label)
         for row in rows:
             yield _conversation_case(label, row, facts, notes.get((row.scenario_id, row.seed)))
 
+    def tally() -> Iterator[tuple[str | None, float]]:
+        # The open tag's counts and time off the rows, in the order the cases are written.
+        return ((_outcome(row), facts.seconds.get(row.conversation_id, 0.0)) for row in rows)
+
     return _Suite(label, _timestamp([run] if run else []),
                   {"run_id": card.run_id, "agent_version": card.agent_version,
-                   "rubric_version": card.rubric_version, "judge": card.judge_model}, cases)
+                   "rubric_version": card.rubric_version, "judge": card.judge_model}, cases, tally)
 
 
 def junit_chunks(comp: Comparison) -> Iterator[str]:

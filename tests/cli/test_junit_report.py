@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import xmlschema
 
-from polygon_core.compare import ConfigurationResults, compare_configurations
+from polygon_core.compare import ConfigurationResults, ConversationFacts, ResultRow, compare_configurations
 from polygon_core.reports import junit_xml
 
 from ..core.compare_fixtures import demo_pair
@@ -116,3 +116,26 @@ def test_cases_are_serialized_as_they_are_written_not_all_before_the_first(monke
     assert len(made) == 1 and first[-1].startswith("<testcase ")
     assert "".join(first) + "".join(pieces) == whole
     assert len(made) == whole.count("<testcase ")
+
+
+def test_each_conversation_case_is_made_once_the_counts_come_from_the_rows(monkeypatch: pytest.MonkeyPatch) -> None:
+    from polygon_core.reports import _junit
+
+    v1, v2 = demo_pair()
+    comp = compare_configurations([v1, _with_faults(v2)])
+    whole = junit_xml(comp)
+    made: list[str] = []
+    real = _junit._conversation_case
+
+    def counted(label: str, row: ResultRow, facts: ConversationFacts, note: str | None) -> _junit._Case:
+        made.append(f"{label}/{row.conversation_id}")
+        return real(label, row, facts, note)
+
+    monkeypatch.setattr(_junit, "_conversation_case", counted)
+    assert junit_xml(comp) == whole
+    # 8 rows a run, each case made once (when written), none to count the suite's open tag.
+    assert sorted(made) == sorted(f"{label}/{r.conversation_id}" for label, rows in comp.rows.items() for r in rows)
+    assert len(made) == 16
+    root = ET.fromstring(whole)
+    assert [(s.get("tests"), s.get("failures"), s.get("errors"), s.get("skipped"))
+            for s in root.iter("testsuite")][2:] == [("8", "0", "0", "0"), ("8", "4", "0", "2")]
