@@ -4,7 +4,8 @@ parts of the OpenAI Files + Batch and Anthropic Message Batches APIs that Polygo
 The real `openai` and `anthropic` SDKs talk to it (base_url = `server.openai_url` / `server.anthropic_url`).
 Replies are a pure function of the request (so record/replay can be proven), and faults are scripted:
 429 with Retry-After, 500, a slow reply past the client's timeout, a body that is not JSON, a tool
-call with malformed arguments, a reply that ignores the schema. It counts requests in flight.
+call with malformed arguments, a reply that ignores the schema, a connection closed after the request
+without any reply ("drop"). It counts requests in flight.
 A request with `stream: true` is answered with server-sent events (`behaviour.stream = False`
 ignores the flag, as some servers do); runaway replies that ignore `max_tokens`, tool calls written
 as JSON text, and a refused-connection URL are in `llm_modes`. `behaviour.seen` keeps every body.
@@ -26,7 +27,7 @@ from typing import Any
 from tests.fakes import llm_modes as modes
 from tests.fakes.llm_modes import default_for, request_texts, sse_events
 
-Fault = str | None  # "429" | "500" | "slow" | "nonjson" | "400" | "401" | None
+Fault = str | None  # "429" | "500" | "slow" | "nonjson" | "400" | "401" | "drop" | None
 
 # No facts of their own: a caller that invents account numbers is flagged as a simulator fault.
 CALLER_LINES = ["Hi, I have a question about my bill.", "Yes, that's right.", "Okay, I see.",
@@ -172,6 +173,9 @@ class FakeLLMServer:
             return self._send(h, 429, error, {"retry-after": b.retry_after})
         if fault in ("500", "400", "401"):
             return self._send(h, int(fault), error)
+        if fault == "drop":  # the request was read; the connection closes with no status line sent
+            h.close_connection = True
+            return None
         if fault == "slow":
             time.sleep(b.slow_seconds)
         if fault == "nonjson":

@@ -218,33 +218,16 @@ def test_a_cut_probe_reply_says_why(tmp_path: Path, server: FakeLLMServer) -> No
 
 @pytest.mark.parametrize("provider", ["openai", "anthropic"])
 def test_a_connection_closed_before_the_reply_is_a_dropped_connection_not_a_timeout(
-        tmp_path: Path, provider: str) -> None:
+        tmp_path: Path, server: FakeLLMServer, provider: str) -> None:
     # The SDKs' aiohttp transport hands this to the SDK as a connect timeout; Polygon reads the
     # aiohttp error it was raised from.
-    import socket
-    import threading
-
-    listener = socket.create_server(("127.0.0.1", 0))
-    listener.settimeout(10)
-
-    def serve() -> None:
-        for _ in range(2):  # one connection per attempt: read the request, close without a reply
-            try:
-                conn, _ = listener.accept()
-            except OSError:
-                return
-            with conn:
-                conn.recv(65536)
-
-    threading.Thread(target=serve, daemon=True).start()
-    url = f"http://127.0.0.1:{listener.getsockname()[1]}" + ("/v1" if provider == "openai" else "")
-    try:
-        with pytest.raises(ProviderFailure) as info:
-            _ask(make_chat_model(f"{provider}:qwen@{url}", fast_settings(tmp_path, model_max_attempts=2)), _req())
-    finally:
-        listener.close()
+    server.behaviour.fault_for = lambda n: "drop"  # every attempt: read the request, close without a reply
+    url = server.openai_url if provider == "openai" else server.anthropic_url
+    with pytest.raises(ProviderFailure) as info:
+        _ask(make_chat_model(f"{provider}:qwen@{url}", fast_settings(tmp_path, model_max_attempts=2)), _req())
     assert str(info.value) == (f"{provider}:qwen@{url}: gave up after 2 attempts: "
                                f"the connection to {url} dropped (ServerDisconnectedError)")
+    assert server.requests == 2  # two attempts, each read in full and dropped
 
 
 def test_prompt_analysis_with_a_judge_model_closes_its_clients(tmp_path: Path, server: FakeLLMServer) -> None:
