@@ -34,7 +34,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import NamedTuple
 
-from ..compare import Comparison, ConversationFacts, Difference, PairDivergence, ResultRow, Scorecard, facts_of
+from ..compare import Comparison, ConversationFacts, Difference, PairDivergence, ResultRow, Scorecard
 from ..models import UNSCORED_END_REASONS, GateHit, Judgment, Run
 
 _UNSCORED = {str(r.value) for r in UNSCORED_END_REASONS}
@@ -260,8 +260,7 @@ def _conversation_case(label: str, row: ResultRow, facts: ConversationFacts, not
 def _configuration_suite(comp: Comparison, card: Scorecard) -> _Suite:
     label = card.label
     run = next((r for r in comp.runs if r.id == card.run_id), None)
-    # A comparison made in core from loaded transcripts may carry no facts: derive them from those.
-    facts = comp.facts.get(label) or facts_of(comp.conversations.get(label, []), comp.judgments.get(label, []))
+    facts = comp.facts[label]  # `compare_configurations` gives every configuration its facts
     rows = sorted(comp.rows.get(label, []), key=lambda r: (r.scenario_id, r.seed))
 
     def cases() -> Iterator[_Case]:
