@@ -6,6 +6,7 @@ conversations: every tenth of the candidate's takes another tool argument at tur
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import json
 import xml.etree.ElementTree as ET
@@ -132,3 +133,26 @@ def test_html_of_large_runs_shows_fifty_transcripts_a_run_and_says_how_to_read_t
     xmlschema.XMLSchema(str(Path(__file__).parents[1] / "fixtures" / "junit-10.xsd")).validate(str(xml))
     root = ET.parse(xml).getroot()  # JUnit still has a case per conversation
     assert [len(s.findall("testcase")) for s in root.iter("testsuite")][2:] == [120, 120]
+
+
+def test_html_lists_a_bounded_number_of_the_divergent_pairs_left_out_and_counts_the_rest(
+        stored: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    from polygon.usecases import _compare
+    from polygon_core.reports import _html, comparison_html
+
+    # Two transcripts a run (`EMBEDDED_TRANSCRIPTS` is `_embedded`'s default, bound when it was
+    # defined, so the cap is passed in) and three pairs listed a line each.
+    monkeypatch.setattr(_compare, "_embedded", functools.partial(_compare._embedded, cap=2))
+    monkeypatch.setattr(_html, "LISTED_DIVERGENCES", 3)
+    comp = usecases.compare_runs(usecases.open_stores(), stored, transcripts=True)
+    assert [len(comp.conversations[label]) for label in ("baseline@a1a1a1", "candidate@b2b2b2")] == [2, 2]
+    page = comparison_html(comp)
+    # Of the 12 divergent pairs: the 2 kept shown both sides, 3 listed, the other 7 counted.
+    assert sorted(c.scenario_id for c in comp.conversations["candidate@b2b2b2"]) == ["scenario-0000", "scenario-0050"]
+    assert page.count("<span class='muted'>(transcripts not in this report)</span></li>") == 3
+    assert [f"<li>scenario-00{k}0 seed 0: diverges at turn 3 (tool_calls); first consequential turn 3 (tool_calls) "
+            "<span class='muted'>(transcripts not in this report)</span></li>" in page for k in (1, 2, 3, 4)] == \
+        [True, True, True, False]  # the first three left out, by (scenario, seed)
+    assert page.count(": diverges at turn 3 (") == 5
+    assert ("<p class='muted'>Not listed: 7 more divergent pair(s) and 108 identical pair(s). <code>polygon compare "
+            "scale-baseline scale-candidate --json</code> lists every pair (<code>divergence_sets</code>).</p>") in page
