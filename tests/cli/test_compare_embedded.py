@@ -44,3 +44,14 @@ def test_one_candidate_may_use_the_whole_cap() -> None:
     configs = [_config("A"), _config("B", failing=(6,))]
     chosen = _embedded(configs, {"B": _divergent(1, 2, 3, 4, 5)}, "A", cap=4)
     assert chosen == {"A": ["A1", "A2", "A3", "A4"], "B": ["B1", "B2", "B3", "B4"]}
+
+
+def test_divergent_pairs_where_a_side_fails_come_first() -> None:
+    # Seed 5 fails in B: its pair is taken before seed 4's, which the cap of 4 then leaves out.
+    chosen = _embedded([_config("A"), _config("B", failing=(5,))], {"B": _divergent(1, 2, 3, 4, 5)}, "A", cap=4)
+    assert chosen == {"A": ["A1", "A2", "A3", "A5"], "B": ["B1", "B2", "B3", "B5"]}
+
+
+def test_with_no_divergent_pair_failing_conversations_come_before_the_rest() -> None:
+    # A single run of 8 over a cap of 2: the failing seed 7, then seed 0 by (scenario, seed).
+    assert _embedded([_config("A", failing=(7,))], {}, "A", cap=2) == {"A": ["A0", "A7"]}
