@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import ast
 import importlib
+import json
 import subprocess
 import sys
+from pathlib import Path
 from types import ModuleType
 
 import pytest
@@ -65,16 +67,13 @@ def test_calibrate_options_default_to_the_calibration_defaults() -> None:
     assert (_cmd_calibrate.DEFAULT_SEED, _cmd_calibrate.DEFAULT_RESAMPLES) == (DEFAULT_SEED, DEFAULT_RESAMPLES)
 
 
-#: Imported by `polygon run` before it runs anything: the CLI, the evaluate flow, the use cases of
-#: a run and of its report (the comparison, with the judges' calibration lines).
-_RUN_IMPORTS = """
-import sys
-import polygon.cli._app, polygon.cli._running
-from polygon.flows import evaluate_suite, task_runner
-from polygon import usecases
-for name in ("open_stores", "new_run", "plan_conversations", "compare_runs", "scorecard", "judge_calibrations"):
-    getattr(usecases, name)
-print("\\n".join(sorted(sys.modules)))
+#: A real `polygon run` of one conversation in its own process; what it imported, written at exit.
+_RUN = """
+import atexit, sys
+listing = sys.argv.pop()
+atexit.register(lambda: open(listing, "w").write("\\n".join(sorted(sys.modules))))
+from polygon.cli import main
+main()
 """
 
 #: What a run never needs (the commands and flows that do import them when they run).
@@ -88,15 +87,30 @@ _NOT_FOR_A_RUN = (
     "polygon.tasks._production", "polygon.tasks._personas", "polygon.tasks._reevaluate",
     "polygon.web", "polygon_core.analysis", "polygon_core.imports", "polygon_core.redaction",
     "polygon_core.adapters.analysis_store", "polygon_core.adapters.persona_generation",
-    "sklearn", "scipy", "krippendorff", "boto3", "fastapi",
+    "sklearn", "scipy", "krippendorff", "boto3",  # (not fastapi: Prefect's own client imports it)
 )
 
 
-def test_a_run_imports_no_calibration_analysis_sweep_import_or_web_code() -> None:
-    out = subprocess.run([sys.executable, "-c", _RUN_IMPORTS], capture_output=True, text=True, check=True,
-                         timeout=120, cwd=REPO)
-    loaded = out.stdout.split()
-    assert "polygon.flows._evaluate" in loaded and "polygon.usecases._calibrations" in loaded
+@pytest.mark.prefect
+def test_a_run_imports_no_calibration_analysis_sweep_import_or_web_code(
+        tmp_path: Path, prefect_harness: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    from prefect.settings import get_current_settings
+
+    from polygon_core.demo import demo_dir
+
+    monkeypatch.setenv("POLYGON_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("PREFECT_API_URL", str(get_current_settings().api.url))  # the session's test server
+    listing = tmp_path / "modules.txt"
+    suite = demo_dir() / "suite"
+    args = ["run", str(suite), "--agent", str(demo_dir() / "agents" / "agent_v1.yaml"), "--seeds", "1",
+            "--scenario", "address-change", "--json", str(listing)]  # the last argument: where the list goes
+    done = subprocess.run([sys.executable, "-c", _RUN, *args], capture_output=True, text=True, timeout=300,
+                          cwd=REPO, check=False)
+    assert done.returncode == 0, done.stderr
+    loaded = listing.read_text(encoding="utf-8").split()
+    # It ran: the evaluate flow, one conversation ...
+    assert "polygon.flows._evaluate" in loaded and json.loads(done.stdout)["runs"][0]["conversations"] == 1
+    # ... and imported nothing a run does not need.
     assert [m for m in loaded if m.split(".")[0] in ("polygon", "polygon_core", "sklearn", "scipy",
-                                                      "krippendorff", "boto3", "fastapi")
+                                                      "krippendorff", "boto3")
             and any(m == n or m.startswith(n + ".") for n in _NOT_FOR_A_RUN)] == []

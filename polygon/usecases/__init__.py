@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING
 
 # The names resolve on first use (polygon._lazy, PEP 562): `from polygon import usecases` imports no
 # use case, and `usecases.open_stores` imports `_common` (and what it needs) alone, so a run imports
-# no prompt analysis, sweeps or S3 importers (its report's calibration lines do import
-# `_calibrations`). mypy and tests/test_layers.py read these.
+# no prompt analysis, sweeps or S3 importers (tests/test_lazy_imports.py runs one and checks).
+# mypy and tests/test_layers.py read these.
 if TYPE_CHECKING:
     from ._analysis import analysis_for_run
     from ._arrivals import (
