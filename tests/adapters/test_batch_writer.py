@@ -179,3 +179,27 @@ def test_a_write_that_submits_another_write_fails_instead_of_waiting_on_itself(t
     writer.close()
     repo.close()
     assert (writer.batches, writer.writes) == (1, 1)
+
+
+def test_a_write_whose_wakeup_is_missed_is_still_committed(tmp_path: Path) -> None:
+    # The writer's wait is timed: a queue that says "empty" once, with the write already in it (a
+    # missed wakeup), holds the write up for one recheck, not forever.
+    import queue
+
+    class MissesOneWakeup(queue.SimpleQueue):  # type: ignore[type-arg]
+        missed = False
+
+        def get(self, block: bool = True, timeout: float | None = None) -> object:
+            if not self.missed and timeout is not None:
+                self.missed = True
+                raise queue.Empty
+            return super().get(block, timeout)
+
+    repo = BatchedRepository(ensure_database(f"sqlite:///{tmp_path / 'w.db'}"))
+    try:
+        repo.save_run(Run(id="r", suite="s", agent_name="a", agent_version="v", rubric_version="v1", seeds=[0]))
+        repo.writer._queue = MissesOneWakeup()
+        repo.save_conversation("r", make_conversation("c00", seed=0), artifact_uri="mem://c00", assertions=[])
+        assert repo.writer._queue.missed and repo.conversation_ids("r") == {"c00"}
+    finally:
+        repo.close()

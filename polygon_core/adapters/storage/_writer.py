@@ -33,6 +33,7 @@ __all__ = ["BatchWriter", "BatchedRepository"]
 
 _Write = Callable[[Session], None]
 _STOP = object()
+_RECHECK_SECONDS = 1.0
 
 
 class BatchWriter:
@@ -76,7 +77,13 @@ class BatchWriter:
 
     def _serve(self) -> None:
         while True:
-            first = self._queue.get()
+            try:
+                # Woken at least every second: in a Dask worker a write once waited forever while
+                # this thread sat in an untimed `get` on the same queue after the write was put (a
+                # missed wakeup, not reproduced on demand); a timed wait looks at the queue again.
+                first = self._queue.get(timeout=_RECHECK_SECONDS)
+            except queue.Empty:
+                continue
             if first is _STOP:
                 return
             batch = [first]
