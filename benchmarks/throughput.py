@@ -13,12 +13,19 @@ and the report) is measured against it. A Prefect server is started once before 
 (or `--prefect-api URL` names a running one), as a long-lived local server would be.
 
     .venv/bin/python benchmarks/throughput.py [--conversations 1000] [--concurrency 200]
-        [--latency 0.25] [--turns 4] [--database URL] [--prefect-api URL] [--out FILE]
+        [--latency 0.25] [--turns 4] [--database URL] [--prefect-api URL] [--out FILE] [--floor]
 
 Prints one JSON object: wall/ideal, conversations per hour, CPU per conversation (the polygon
 process, all in; the Prefect server's and the fake server's beside it), peak in flight (at the
 model server and as the run recorded it), peak memory, conversations simulated twice (model
 server starts beyond N) and the machine's load while it ran.
+
+`--floor` also measures, against the same two servers after the run, the floor of the stack the
+run stands on (`_stack_floor.py`): the same calls through the `openai` SDK on one asyncio loop
+with nothing else, plus one empty Prefect flow run in its own process (their sum is a lower bound
+on any run of these conversations on this machine), and a process running them as one Prefect
+task per conversation with none of Polygon's own work. The JSON gives each over the ideal, and
+the run over each.
 """
 
 from __future__ import annotations
@@ -142,6 +149,37 @@ def _run(args: argparse.Namespace, home: Path, api: str, model_url: str) -> dict
             "machine_busy": (busy1[0] - busy0[0]) / max(busy1[1] - busy0[1], 1), "load": [load0, load1]}
 
 
+def _ideal(args: argparse.Namespace) -> float:
+    return (1 + 2 * args.turns) * args.latency * math.ceil(args.conversations / args.concurrency)
+
+
+def _floor(args: argparse.Namespace, api: str, model_url: str, calls: int, ideal: float, wall: float) -> dict[str, Any]:
+    script, env = str(ROOT / "benchmarks" / "_stack_floor.py"), {**os.environ, "PREFECT_API_URL": api,
+                                                                  "PREFECT_LOGGING_LEVEL": "WARNING"}
+    sdk = subprocess.run([sys.executable, script, "sdk", str(args.conversations), str(args.concurrency), str(calls),
+                          f"{model_url}/v1"], env=env, capture_output=True, text=True, check=True)
+    loop_s = float(json.loads(sdk.stdout)["loop_s"])
+    flow_s, _ = _timed([sys.executable, script, "flow"], env)
+    tasks_s, tasks_cpu = _timed([sys.executable, script, "tasks", str(args.conversations), str(args.concurrency), str(calls),
+                      f"{model_url}/v1"], env)
+    floor = loop_s + flow_s
+    return {"sdk_calls_only_loop_s": round(loop_s, 3), "empty_flow_process_s": round(flow_s, 3),
+            "floor_s": round(floor, 3), "floor_over_ideal": round(floor / ideal, 3),
+            "run_over_floor": round(wall / floor, 3),
+            "task_per_conversation_process_s": round(tasks_s, 3),
+            "task_per_conversation_over_ideal": round(tasks_s / ideal, 3),
+            "task_per_conversation_cpu_ms_per_conversation": round(1000 * tasks_cpu / args.conversations, 1),
+            "run_over_task_per_conversation": round(wall / tasks_s, 3)}
+
+
+def _timed(cmd: list[str], env: dict[str, str]) -> tuple[float, float]:
+    """Wall time and CPU (user + system) of one child process."""
+    before, start = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter()
+    subprocess.run(cmd, env=env, capture_output=True, check=True)
+    wall, after = time.perf_counter() - start, resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--conversations", type=int, default=1000)
@@ -151,6 +189,8 @@ def main() -> None:
     parser.add_argument("--database", help="database URL (default: SQLite in a temporary home)")
     parser.add_argument("--prefect-api", help="a running Prefect server's API URL (default: start one)")
     parser.add_argument("--out", type=Path, help="also write the JSON here")
+    parser.add_argument("--floor", action="store_true",
+                        help="also measure the stack's floor (the SDK calls alone, an empty flow run)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="polygon-bench-") as tmp:
         home = Path(tmp)
@@ -162,14 +202,14 @@ def main() -> None:
             stats = _get_json(f"{model_url}/stats")
             prefect_cpu = (_cpu_seconds(prefect_proc.pid) - prefect_cpu0) if prefect_proc else None
             fake_cpu = _cpu_seconds(fake.pid)
+            floor = _floor(args, api, model_url, 1 + 2 * args.turns, _ideal(args), result["wall_s"]) if args.floor else None
         finally:
             fake.terminate()
             if prefect_proc is not None:
                 prefect_proc.terminate()
                 prefect_proc.wait(timeout=30)
             fake.wait(timeout=30)
-    calls = 1 + 2 * args.turns
-    ideal = calls * args.latency * math.ceil(args.conversations / args.concurrency)
+    calls, ideal = 1 + 2 * args.turns, _ideal(args)
     n = args.conversations
     report = {
         "conversations": n, "concurrency": args.concurrency, "latency_s": args.latency,
@@ -192,6 +232,7 @@ def main() -> None:
         "conversations_stored": result["run"]["conversations"], "verdicts": result["run"]["verdicts"],
         "prefect_server_startup_s": round(prefect_start, 2) if not args.prefect_api else "already running",
         "database": args.database or "sqlite (temporary home)",
+        "stack_floor": floor,
         "machine": {"cores": os.cpu_count(), "busy_fraction_during_run": round(result["machine_busy"], 3),
                     "loadavg_before": [round(x, 2) for x in result["load"][0]],
                     "loadavg_after": [round(x, 2) for x in result["load"][1]]},
