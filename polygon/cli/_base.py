@@ -5,9 +5,10 @@ Command modules import from here (never from `_app`, which imports them to regis
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
 import typer
@@ -82,3 +83,34 @@ def quiet_prefect() -> None:
     # (its client backs off exponentially) before a run is given up.
     os.environ.setdefault("PREFECT_CLIENT_MAX_RETRIES", "10")
     choose_api(err)
+
+
+@contextlib.contextmanager
+def foreground_flows() -> Iterator[None]:
+    """Around a flow run the command runs in this process: no flow-run heartbeats, unless asked for.
+
+    Prefect's default (a heartbeat every 180 s) costs a foreground command about a second at exit:
+    a sync flow run joins its heartbeat thread, which sleeps in 1 s steps. Heartbeats only serve
+    a zombie-detection automation, and a command in the foreground is watched (an interrupt
+    still ends its run). `PREFECT_FLOWS_HEARTBEAT_FREQUENCY`, set in the environment or the
+    Prefect profile, keeps them; deployment runs (a worker's) keep Prefect's default.
+    """
+    from prefect.settings import temporary_settings
+
+    if _heartbeats_asked_for():
+        yield
+        return
+    with temporary_settings(updates={"flows.heartbeat_frequency": None}):
+        yield
+
+
+_HEARTBEAT_VARIABLES = ("PREFECT_FLOWS_HEARTBEAT_FREQUENCY", "PREFECT_RUNNER_HEARTBEAT_FREQUENCY")  # the second: legacy
+
+
+def _heartbeats_asked_for() -> bool:
+    """Whether the heartbeat frequency is set in the environment or the active Prefect profile."""
+    from prefect.context import get_settings_context
+
+    profile = get_settings_context().profile.settings
+    return any(os.environ.get(name) for name in _HEARTBEAT_VARIABLES) or any(
+        setting.name in _HEARTBEAT_VARIABLES for setting in profile)

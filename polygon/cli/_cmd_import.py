@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from ._base import console, err, friendly, quiet_prefect
+from ._base import console, err, foreground_flows, friendly, quiet_prefect
 
 
 @friendly
@@ -89,11 +89,12 @@ def grade_calls(source: Annotated[str, typer.Argument(
     quiet_prefect()
     from polygon.flows._production import grade_production_calls
 
-    result = grade_production_calls(
-        source=source, since=since, until=until, fmt=fmt,
-        agent_path=str(agent.resolve()) if agent else None,
-        suite_path=str(suite.resolve()) if suite else None, rubric_version=rubric,
-        judge_model=judge_model, probe_model=probe_model, batch_judging=batch_judging)
+    with foreground_flows():
+        result = grade_production_calls(
+            source=source, since=since, until=until, fmt=fmt,
+            agent_path=str(agent.resolve()) if agent else None,
+            suite_path=str(suite.resolve()) if suite else None, rubric_version=rubric,
+            judge_model=judge_model, probe_model=probe_model, batch_judging=batch_judging)
     from polygon_core.compare import Scorecard
 
     from ._failures import stop_on_failures

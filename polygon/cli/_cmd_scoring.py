@@ -8,7 +8,7 @@ from typing import Annotated, Any
 
 import typer
 
-from ._base import JSON_HELP, console, err, friendly, quiet_prefect
+from ._base import JSON_HELP, console, err, foreground_flows, friendly, quiet_prefect
 from ._fit import fit
 
 _BATCH_HELP = ("send the pass through the provider's batch API (OpenAI Batch, Anthropic Message Batches): "
@@ -28,8 +28,9 @@ def _run_batch(spec: Any) -> Any:
     from polygon.flows import batch_judge
 
     every = usecases.open_stores().settings.batch_poll_seconds
-    with err.status(f"batch {spec.kind} pass of {spec.run_id} with {spec.model}: waiting for the "
-                    f"provider (polling every {every:g} s; interrupt and re-run to resume)"):
+    status = err.status(f"batch {spec.kind} pass of {spec.run_id} with {spec.model}: waiting for the "
+                        f"provider (polling every {every:g} s; interrupt and re-run to resume)")
+    with status, foreground_flows():
         return batch_judge(spec)
 
 

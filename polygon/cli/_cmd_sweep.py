@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from ._base import JSON_HELP, console, friendly, quiet_prefect
+from ._base import JSON_HELP, console, foreground_flows, friendly, quiet_prefect
 from ._fit import fit
 from ._running import select_scenarios
 
@@ -60,7 +60,8 @@ def sweep(spec: Annotated[Path, typer.Argument(help="sweep spec YAML")],
     quiet_prefect()
     from polygon.flows import run_sweep
 
-    report = run_sweep(spec_path=str(loaded.path))
+    with foreground_flows():
+        report = run_sweep(spec_path=str(loaded.path))
     if json_out:
         print(json.dumps(report, indent=2, default=str))
         return

@@ -14,7 +14,7 @@ from typing import Any
 from polygon_core.models import Run
 
 from . import _progress
-from ._base import err, quiet_prefect
+from ._base import err, foreground_flows, quiet_prefect
 
 
 def select_scenarios(suite: Path, patterns: Sequence[str]) -> list[str] | None:
@@ -112,9 +112,10 @@ def execute(suite: Path, agents: list[Path], seeds: int | None, rubric: str | No
     with _progress.watch(err, total, stored, enabled=show_progress):
         # Concurrency is a setting (POLYGON_CONCURRENCY), read here at the edge.
         flow = evaluate_suite.with_options(task_runner=task_runner(stores.settings.concurrency))  # POLYGON_TASK_RUNNER
-        flow(suite_path=str(suite.resolve()), runs=runs, agent_paths=[str(a.resolve()) for a in agents],
-             batch_judging=batch_judging or None,  # the runs carry their seeds and rubric
-             probes_path=str(probes.resolve()) if probes else None, scenarios=chosen, concurrency=limit)
+        with foreground_flows():
+            flow(suite_path=str(suite.resolve()), runs=runs, agent_paths=[str(a.resolve()) for a in agents],
+                 batch_judging=batch_judging or None,  # the runs carry their seeds and rubric
+                 probes_path=str(probes.resolve()) if probes else None, scenarios=chosen, concurrency=limit)
     if show_progress:
         _execution_lines(stores, runs)
     return runs
