@@ -29,7 +29,8 @@ Order
 Helpers
     `count(name, condition?)`, `happened(name, condition?)`, `ever(name, condition?)` (same as
     `happened`), `called(tool, condition?)` (any attempt, valid or not), `said(phrase)` (the agent
-    said it; case- and Unicode-insensitive), `same_set(a, b)` (lists equal ignoring order; dicts
+    said it: whole words, as forbidden phrases match, so "80" is not in "180"; case- and
+    Unicode-insensitive), `same_set(a, b)` (lists equal ignoring order; dicts
     compared by canonical JSON, 49 == 49.0), `cites_only(knowledge_base)` (an offline heuristic,
     see `policy_findings`: results carry `answered_by="offline-heuristic"`), and the built-ins
     `len min max sum abs round any all sorted str int float bool list tuple dict set`.

@@ -15,6 +15,7 @@ from simpleeval import (
 )
 
 from ..models import Conversation, ToolDef
+from ..scoring import normalise_speech, phrase_pattern
 from ..stubs import SafeEvaluator
 from ._helpers import normalize_text, same_set
 from ._language import (
@@ -251,12 +252,18 @@ class AssertionEvaluator(SafeEvaluator):
     # -- plain helpers ---------------------------------------------------------------------------
 
     def _said(self, phrase: str) -> bool:
-        """True when the agent said `phrase` (case- and Unicode-insensitive)."""
+        """True when the agent said `phrase`: whole words, case- and Unicode-insensitive.
+
+        The forbidden-phrase gate's rule (`phrase_pattern`), so `said("80")` does not hold for
+        "180 dollars" and a phrase a gate forbids is exactly one `said()` finds; "ё" is read as "е".
+        """
         if not isinstance(phrase, str):
             raise TypeError("said() takes a phrase")
-        wanted = normalize_text(phrase)
+        wanted = phrase_pattern(normalize_text(phrase))
+        if wanted is None:
+            raise ValueError(f"said() needs a phrase with a letter or digit, got {phrase!r}")
         for turn in self._context.conversation.turns:
-            if turn.speaker == "agent" and wanted in normalize_text(turn.text):
+            if turn.speaker == "agent" and wanted.search(normalise_speech(normalize_text(turn.text))):
                 message = f"agent said {phrase!r} at turn {turn.index}"
                 self.notes.append(Note(True, message, turn.index))
                 return True

@@ -18,6 +18,7 @@ from ._gates import (
     forbidden_phrase_hits,
     invalid_tool_call_hits,
     normalise_speech,
+    phrase_pattern,
     safety_gate,
 )
 from ._rubric import (
@@ -55,6 +56,7 @@ __all__ = [
     "get_rubric",
     "invalid_tool_call_hits",
     "normalise_speech",
+    "phrase_pattern",
     "read_score",
     "safety_gate",
 ]

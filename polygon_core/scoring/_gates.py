@@ -39,7 +39,7 @@ def forbidden_phrase_hits(turns: Iterable[TurnLike], phrases: Iterable[str]) -> 
     ignored ("guaranteed!" forbids "guaranteed"). Phrases with no word characters are ignored, as
     they cannot be matched on word boundaries. Only the agent's text as said is checked.
     """
-    patterns = [(phrase, _phrase_pattern(phrase)) for phrase in phrases]
+    patterns = [(phrase, phrase_pattern(phrase)) for phrase in phrases]
     compiled = [(phrase, pattern) for phrase, pattern in patterns if pattern is not None]
     hits: list[GateHit] = []
     for position, turn in enumerate(turns):
@@ -128,7 +128,14 @@ def _assertion_gate(given: GateInput) -> list[GateHit]:
     return assertion_gate_hits(given.assertions)
 
 
-def _phrase_pattern(phrase: str) -> re.Pattern[str] | None:
+def phrase_pattern(phrase: str) -> re.Pattern[str] | None:
+    """The whole-word pattern `phrase` matches by, searched in `normalise_speech(text)`.
+
+    The one rule for "the agent said this phrase", shared by the forbidden-phrase gate and the
+    `said()` assertion: whole words only ("80" is not in "180"), the words of a multi-word phrase
+    across any run of whitespace, punctuation at the phrase's edges ignored. None when the phrase
+    has no word characters (nothing to put word boundaries on).
+    """
     # Edge punctuation is stripped so the (?<!\w) / (?!\w) word boundaries sit on word characters;
     # inner punctuation ("we'll", "24/7") stays literal.
     core = re.sub(r"^\W+|\W+$", "", " ".join(normalise_speech(phrase).split()))
