@@ -3,13 +3,20 @@
 from __future__ import annotations
 
 import json
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.table import Table
 
 from ._base import JSON_HELP, console, friendly
 from ._fit import fit
+
+
+def _against(result: Any) -> str:
+    """Which agent and which caller the replay ran, so a diff is read against the right ones."""
+    caller = ("offline caller run again from its seed" if result.caller == "offline"
+              else f"caller {result.caller}: its stored lines said again")
+    return f"agent version {result.agent_version[:12]}, {caller}"
 
 
 @friendly
@@ -38,11 +45,12 @@ def replay(conversation: Annotated[str, typer.Argument(help="conversation id (se
         if not result.identical:
             raise typer.Exit(1)
         return
+    against = _against(result)
     if result.identical:
         console.print(f"replayed {conversation} from run {run_id}: no differences "
-                      f"(end reason {result.end_reason[0]})")
+                      f"(end reason {result.end_reason[0]}; {against})")
         return
-    table = Table(title=f"Replay of {conversation} (run {run_id}): differences")
+    table = Table(title=f"Replay of {conversation} (run {run_id}; {against}): differences")
     for col in ("turn", "field", "stored", "replayed"):
         table.add_column(col, overflow="fold")
     for d in result.differences:

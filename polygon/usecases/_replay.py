@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from pydantic import BaseModel, Field
 
+from polygon_core.conversation import CallerUtterance, CallerView, SimulatorFailure
 from polygon_core.models import Conversation
 
 from ._common import Stores, load_conversation
@@ -26,6 +29,9 @@ class ReplayDiff(BaseModel):
     conversation_id: str
     differences: list[TurnDiff] = Field(default_factory=list)
     end_reason: tuple[str, str]
+    agent_version: str = ""
+    caller: str = Field("offline", description="the run's caller: `offline` (run again from its seed) "
+                        "or a model name (its stored lines said again; the model is not called)")
 
     @property
     def identical(self) -> bool:
@@ -53,8 +59,50 @@ def diff_conversations(stored: Conversation, replayed: Conversation) -> list[Tur
     return out
 
 
+class StoredCaller:
+    """A model caller's stored lines, said again in order.
+
+    A model caller samples (temperature 0.7), so calling it again would put its own differences
+    into the diff and blame the agent for them; a replay asks whether the agent, hearing the same
+    caller, answers the same. Noise is applied again by the engine from the same seeds.
+    """
+
+    def __init__(self, stored: Conversation, model: str) -> None:
+        self._lines = [t for t in stored.turns if t.speaker == "caller"]
+        self._model = model
+        # A hang-up with nothing said is not stored as a turn: the end reason keeps it.
+        self._silent_hangup = stored.end_reason.value == "caller_hangup" and not (
+            self._lines and self._lines[-1].end == "hangup")
+
+    async def speak(self, view: CallerView) -> CallerUtterance:
+        """The next stored line (with its hang-up); past the last one, the stored silent hang-up,
+        else a simulator failure: the replayed agent went on where the stored caller had no line."""
+        if self._lines:
+            turn = self._lines.pop(0)
+            return CallerUtterance(text=turn.text, end="hangup" if turn.end == "hangup" else None)
+        if self._silent_hangup:
+            self._silent_hangup = False
+            return CallerUtterance(text="", end="hangup")
+        raise SimulatorFailure(f"turn {view.turn}: the stored conversation has no caller line left to "
+                               f"replay (caller {self._model})")
+
+
+def _check_version(run_id: str, agent_path: str, stored_version: str, version: str) -> None:
+    # As `rescore` does: replaying a changed agent against the stored transcript would report its
+    # changes as non-determinism (or, worse, "no differences" for a different agent).
+    if version != stored_version:
+        raise ValueError(f"run {run_id!r} was made by agent version {stored_version[:12]}, but "
+                         f"{agent_path} is now version {version[:12]}; a replay would run a different "
+                         "agent (restore the file as it was, or `polygon run` the new version)")
+
+
 def replay_conversation(stores: Stores, run_id: str, conversation_id: str) -> ReplayDiff:
-    """Re-run one stored conversation from its run's manifest and seeds; nothing is stored."""
+    """Re-run one stored conversation from its run's manifest, models and seeds; nothing is stored.
+
+    The agent is the run's (its file must still be the version the run was made by; the model is
+    the run's agent model). An offline caller is run again from its seed; a model caller's stored
+    lines are said again (`StoredCaller`).
+    """
     import asyncio
 
     from polygon_core.adapters.agents import agent_factory
@@ -67,12 +115,18 @@ def replay_conversation(stores: Stores, run_id: str, conversation_id: str) -> Re
     manifest = run_manifest(stores, run_id)
     if not manifest.get("suite_path") or not manifest.get("agent_path"):
         raise ValueError(f"run {run_id!r} has no manifest with its suite and agent; it cannot be replayed")
+    run = stores.repo.get_run(run_id, exact=True)
     stored = load_conversation(stores, run_id, conversation_id)
     suite = stores.caches.suite(manifest["suite_path"])
     scenario = suite.scenario(stored.scenario_id)
     config, prompt, version = agent_identity(manifest["agent_path"], manifest["suite_path"], caches=stores.caches)
-    caller = OfflineCaller(scenario.persona, conversation_id=stored.id, seed=stored.seed)
-    agent = agent_factory(config)()
+    _check_version(run_id, manifest["agent_path"], run.agent_version if run else stored.agent_version, version)
+    models = dict(run.models) if run is not None else {}
+    caller_model = models.get("caller", "offline")
+    caller: Any = (OfflineCaller(scenario.persona, conversation_id=stored.id, seed=stored.seed)
+                   if caller_model == "offline" else StoredCaller(stored, caller_model))
+    agent_model = models.get("agent") if config.kind == "model" else None
+    agent = agent_factory(config, model_name=agent_model, settings=stores.settings)()
 
     async def go() -> Conversation:
         try:
@@ -86,4 +140,5 @@ def replay_conversation(stores: Stores, run_id: str, conversation_id: str) -> Re
     replayed = asyncio.run(go())
     return ReplayDiff(run_id=run_id, conversation_id=conversation_id,
                       differences=diff_conversations(stored, replayed),
-                      end_reason=(stored.end_reason.value, replayed.end_reason.value))
+                      end_reason=(stored.end_reason.value, replayed.end_reason.value),
+                      agent_version=version, caller=caller_model)
