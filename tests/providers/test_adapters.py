@@ -52,6 +52,10 @@ def test_parse_model_names() -> None:
     for bad in ("gpt-4o", "mistral:x", "openai:", "openai:m@ftp://x"):
         with pytest.raises(ModelNameError):
             parse_model_name(bad)
+    # A base URL without a host was once stored as 'http:' and refused only inside the flow.
+    for hostless in ("openai:x@http://", "openai:x@https://", "anthropic:x@http://:8000/v1"):
+        with pytest.raises(ModelNameError, match=r"names no host \(e\.g\. '@http://127\.0\.0\.1:8000/v1'\)"):
+            parse_model_name(hostless)
 
 
 def test_missing_key_names_the_variable(tmp_path: Path) -> None:

@@ -65,5 +65,9 @@ def parse_model_name(name: str) -> ModelSpec:
     if at:
         if not base.startswith(("http://", "https://")):
             raise ModelNameError(f"model {name!r}: the base URL after '@' must start with http:// or https://")
+        if not urlsplit(base).hostname:
+            # `http://` alone would be stored as `http:` and refused only when a task reads it back.
+            raise ModelNameError(f"model {name!r}: the base URL after '@' names no host "
+                                 "(e.g. '@http://127.0.0.1:8000/v1')")
         return ModelSpec(provider, model, base.rstrip("/"))
     return ModelSpec(provider, model)
