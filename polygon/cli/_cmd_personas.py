@@ -9,6 +9,7 @@ import typer
 from rich.table import Table
 
 from ._base import console, err, friendly
+from ._fit import fit
 
 
 def _store():  # type: ignore[no-untyped-def]
@@ -80,7 +81,10 @@ def list_personas(agent: Annotated[str | None, typer.Option(
         table.add_row(r.id, r.agent, r.prompt_hash, r.status, p.type if p else "—",
                       p.intended_outcome if p else "—", str(p.difficulty) if p else "—",
                       p.goal if p else (r.error or ""))
-    console.print(table)
+    # The id is long and never wrapped: at 80 columns the other columns were squeezed to a letter
+    # a line. Narrow terminals lose the agent column (one agent, when --agent is given), then
+    # print one block per persona.
+    console.print(fit(console, table, drop=("agent",)))
 
 
 @friendly

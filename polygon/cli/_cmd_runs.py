@@ -41,14 +41,17 @@ def list_runs(limit: Annotated[int, typer.Option(help="how many, newest first")]
     table = Table(title="Runs")
     table.add_column("run", no_wrap=True)
     for col in ("created", "suite", "agent", "version", "rubric", "status", "mean", "pass/warn/fail"):
-        table.add_column(col, overflow="fold")
+        # A version is 8 characters and tells runs of one agent apart: never folded.
+        table.add_column(col, overflow="fold", no_wrap=col == "version")
     for r, summary in found:
         v = summary.get("verdicts", {})
         mean = summary.get("mean_composite")
         table.add_row(r.id, (r.created_at or "")[:19], r.suite, r.agent_name, r.agent_version[:8],
                       r.rubric_version, r.status, "—" if mean is None else f"{mean:.1f}",
                       f"{v.get('pass', 0)}/{v.get('warn', 0)}/{v.get('fail', 0)}")
-    console.print(fit(console, table, drop=("created", "version", "rubric")))
+    # The version tells a v1 run from a v2 run of one agent: a narrow terminal loses the columns the
+    # run id already says (created: its timestamp) or that rarely differ (rubric, suite, status) first.
+    console.print(fit(console, table, drop=("created", "rubric", "suite", "status")))
 
 
 PAGE = 50  # conversations `polygon show` lists without --all
