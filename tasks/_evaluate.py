@@ -90,7 +90,7 @@ def finish_run_task(run_id: str) -> Scorecard:
 @task(name="publish-artifacts")
 def publish_artifacts_task(card: Scorecard) -> None:
     """The scorecard as a table and a markdown artifact on the flow run, for the Prefect UI."""
-    key = "scorecard-" + "".join(ch if ch.isalnum() else "-" for ch in card.run_id.lower())
+    key = "scorecard-" + "".join(ch if ch.isascii() and ch.isalnum() else "-" for ch in card.run_id.lower())
     create_table_artifact(key=key, table=scorecard_table(card),
                           description=f"Scorecard of run {card.run_id}")
     create_markdown_artifact(key=key + "-md", markdown=scorecard_markdown(card),

@@ -117,8 +117,13 @@ def report(runs: list[Run], json_out: bool, outputs: list[Path] | None = None) -
     _stop_on_failures(stores, runs, comparison.cards)  # the comparison's own scorecards, not new ones
 
 
+#: `--seeds` at most: a run's parameters go to the Prefect API, which refuses a body of millions of seeds.
+MAX_SEEDS = 100_000
+
+
 @friendly
-def demo(seeds: Annotated[int | None, typer.Option(help="seeds per scenario (default: the suite's)")] = None,
+def demo(seeds: Annotated[int | None, typer.Option(min=1, max=MAX_SEEDS,
+                                                   help="seeds per scenario (default: the suite's)")] = None,
          json_out: Annotated[bool, typer.Option("--json", help=JSON_HELP)] = False,
          caller_model: Annotated[str | None, typer.Option(help=_MODEL_HELP.format("simulated caller"))] = None,
          judge_model: Annotated[str | None, typer.Option(help=_MODEL_HELP.format("judge"))] = None,
@@ -140,7 +145,7 @@ def demo(seeds: Annotated[int | None, typer.Option(help="seeds per scenario (def
 @friendly
 def run(suite: Annotated[Path, typer.Argument(help="suite folder")],
         agent: Annotated[list[Path], typer.Option("--agent", "-a", help="agent YAML (repeat to compare)")],
-        seeds: Annotated[int | None, typer.Option(help="seeds 0..N-1 per scenario")] = None,
+        seeds: Annotated[int | None, typer.Option(min=1, max=MAX_SEEDS, help="seeds 0..N-1 per scenario")] = None,
         rubric: Annotated[str | None, typer.Option(help="rubric version (default: the suite's)")] = None,
         run_id: Annotated[str | None, typer.Option(help="resume or name the run")] = None,
         json_out: Annotated[bool, typer.Option("--json", help=JSON_HELP)] = False,

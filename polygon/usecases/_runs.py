@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -197,6 +198,17 @@ def _fitted_role(role: str, name: str, settings: Any) -> str:
     return name
 
 
+_RUN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,199}")
+
+
+def check_run_id(run_id: str) -> None:
+    """A run id names a folder in the artifact store and a Prefect artifact: ASCII letters, digits,
+    `.`, `_` and `-`, starting with a letter or digit, at most 200 characters; else a ValueError."""
+    if not _RUN_ID.fullmatch(run_id):
+        raise ValueError(f"run id {run_id!r}: expected ASCII letters, digits, '.', '_' and '-' (starting with a "
+                         "letter or digit, at most 200 characters)")
+
+
 def new_run(agent_path: str, suite_path: str, *, seeds: Sequence[int] | None = None,
             rubric: str | None = None, run_id: str | None = None, roles: Mapping[str, str] | None = None,
             settings: Any = None, caches: FileCaches | None = None) -> Run:
@@ -212,6 +224,8 @@ def new_run(agent_path: str, suite_path: str, *, seeds: Sequence[int] | None = N
 
     if seeds is not None and (not seeds or len(set(seeds)) != len(seeds)):  # as suite.yaml's are checked
         raise ValueError(f"a run's seeds must be one or more, each once; got {list(seeds)}")
+    if run_id is not None:
+        check_run_id(run_id)
     caches = caches or FileCaches()
     config, _prompt, version = agent_identity(agent_path, suite_path, caches=caches)
     suite = caches.suite(suite_path)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -94,3 +95,29 @@ def test_agent_model_for_a_callable_agent_is_refused(suite: Path) -> None:
     assert out.returncode == 2 and "Traceback" not in out.stderr
     assert "--agent-model applies to model-backed agents; agent 'northwind-billing' is a callable agent" in \
         " ".join(out.stderr.split())
+
+
+@pytest.mark.parametrize("run_id", ["Ünï2", "x/y", "../../escape", "-leading-dash", "a" * 201])
+def test_a_run_id_that_cannot_name_a_folder_is_exit_2_before_anything_is_stored(tmp_path: Path, run_id: str) -> None:
+    # "Ünï2" was run and stored, then refused by Prefect's artifact key with two tracebacks; "x/y"
+    # made nested folders; "../../escape" was refused through a Prefect error.
+    home = tmp_path / "home"
+    out = subprocess.run(
+        [str(Path(sys.executable).with_name("polygon")), "run", str(demo_dir() / "suite"),
+         "--agent", str(demo_dir() / "agents" / "agent_v1.yaml"), "--seeds", "1", "--run-id", run_id],
+        cwd=tmp_path, capture_output=True, text=True, check=False, timeout=120,
+        env={**os.environ, "POLYGON_HOME": str(home)})
+    assert out.returncode == 2, out.stderr
+    assert out.stderr.strip().splitlines() == [
+        f"error: run id {run_id!r}: expected ASCII letters, digits, '.', '_' and '-' (starting with a letter or "
+        "digit, at most 200 characters)"]
+    assert not (home / "artifacts" / "runs").exists()
+
+
+@pytest.mark.parametrize("seeds", ["0", "-1", "100001"])
+def test_seeds_out_of_range_name_the_option(tmp_path: Path, seeds: str) -> None:
+    # `--seeds 0` used to run the suite's own seeds; a million seeds reached the Prefect API as a 16 MB body.
+    out = polygon("run", str(demo_dir() / "suite"), "--agent", str(demo_dir() / "agents" / "agent_v1.yaml"),
+                  "--seeds", seeds, cwd=tmp_path)
+    assert out.returncode == 2
+    assert "Invalid value for '--seeds'" in out.stderr and "Traceback" not in out.stderr
