@@ -24,11 +24,14 @@ OUTPUT_HELP = "write the comparison to FILE: .json, .html, .xml (JUnit) or .md, 
 
 
 def check_outputs(paths: Sequence[Path]) -> None:
-    """Bad input (exit 2) naming the first path whose extension picks no format."""
+    """Bad input (exit 2), before anything runs, naming the first path that cannot be written: an
+    extension that picks no format, or a folder (missing parent folders are made when writing)."""
     for path in paths:
         if path.suffix.lower() not in FORMATS:
             raise ValueError(f"-o {path}: unknown extension {path.suffix or '(none)'!r}; expected one of "
                              f"{', '.join(sorted(FORMATS))} (JSON, HTML, JUnit XML, Markdown)")
+        if path.is_dir():
+            raise ValueError(f"-o {path}: is a folder; expected a file path")
 
 
 def needs_transcripts(paths: Sequence[Path], *kinds: str) -> bool:

@@ -74,6 +74,18 @@ def test_run_refuses_an_unknown_output_extension_before_anything_runs(polygon_ho
         in " ".join(result.stderr.split())
 
 
+def test_run_refuses_an_output_path_that_is_a_folder_before_anything_runs(polygon_home: Path,
+                                                                          tmp_path: Path) -> None:
+    # It used to run and store the run, then end in an IsADirectoryError traceback.
+    folder = tmp_path / "adir.html"
+    folder.mkdir()
+    agent = demo_dir() / "agents" / "agent_v1.yaml"
+    result = runner.invoke(app, ["run", str(SUITE), "--agent", str(agent), "-o", str(folder)])
+    assert result.exit_code == 2 and "Traceback" not in result.stderr
+    assert " ".join(result.stderr.split()) == f"error: -o {folder}: is a folder; expected a file path"
+    assert json.loads(runner.invoke(app, ["runs", "--json"]).stdout) == {"runs": []}
+
+
 def test_personas_list_stale_compares_against_the_agent_file(polygon_home: Path, tmp_path: Path,
                                                              monkeypatch: pytest.MonkeyPatch) -> None:
     from polygon.cli import _app
