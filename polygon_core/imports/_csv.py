@@ -8,9 +8,11 @@ conversation rows are ordered by ``turn``. A row with a ``tool_name`` records a 
 before that row's text; with an empty text the call goes with the agent's next words.
 
 Any bad row (a missing or unknown speaker, a short or truncated row, a turn that is not a number,
-a line that is not UTF-8, a field longer than Python's CSV limit of 128 KiB) rejects its whole
-conversation, reported at that row's line: grading a conversation with a hole in it would mislead.
-The other conversations of the file are imported.
+a line that is not UTF-8, a field longer than Python's CSV limit of 128 KiB, a quote that does not
+close) rejects its whole conversation, reported at that row's line: grading a conversation with a
+hole in it would mislead. The other conversations of the file are imported. A quote still open at
+the end of the file (or closed by something other than a comma or the end of a line) is reported at
+the line it opened on, and the lines after that one are read again as rows of their own.
 """
 
 from __future__ import annotations
@@ -98,17 +100,33 @@ class _Source:
     """The file's lines for `csv.reader`, remembering which of them could not be read, and why."""
 
     def __init__(self, stream: TextIO) -> None:
-        self._lines = numbered_lines(stream)
+        self._lines: Iterator[Line] = numbered_lines(stream)
         self.errors: dict[int, str] = {}
         self.texts: dict[int, str] = {}  # the lines of the row being read, for a row csv rejects
+        self._again: list[str] = []  # lines to give csv a second time (reversed), see `reread_after`
 
     def __iter__(self) -> Iterator[str]:
-        line: Line
-        for line in self._lines:
-            if line.error is not None:
-                self.errors[line.number] = line.error
-            self.texts[line.number] = line.text
-            yield line.text
+        return self
+
+    def __next__(self) -> str:
+        if self._again:
+            return self._again.pop()
+        line = next(self._lines)
+        if line.error is not None:
+            self.errors[line.number] = line.error
+        self.texts[line.number] = line.text
+        return line.text
+
+    def reread_after(self, first: int) -> int:
+        """Give csv the kept lines after line `first` again; returns how many.
+
+        A quote left open on line `first` swallowed the lines after it into one field; once that
+        row is rejected, those lines are rows of their own and are read again (they are kept, as
+        the lines of the row being read, so memory stays bounded by the CSV field limit).
+        """
+        later = sorted(n for n in self.texts if n > first)
+        self._again = [self.texts[n] for n in reversed(later)]
+        return len(later)
 
     def row_error(self, first: int, last: int) -> str | None:
         """The first problem of lines `first`..`last` (one row may span lines), if any."""
@@ -140,7 +158,9 @@ def parse_csv(stream: TextIO, speaker_map: Mapping[str, Speaker] | None = None, 
     """CSV rows grouped into conversations, one conversation in memory at a time (`lines`: unused)."""
     speakers = SpeakerMap(DEFAULT_SPEAKERS, speaker_map)
     source = _Source(stream)
-    reader = csv.reader(source)
+    # strict: a file that ends inside a quoted field is an error, not one field holding the rest
+    # of the file (a quoted field may still span lines: only an unclosed or misused quote fails).
+    reader = csv.reader(source, strict=True)
     try:
         header = [h.strip().lower() for h in next(reader)]
     except StopIteration:
@@ -158,6 +178,7 @@ def parse_csv(stream: TextIO, speaker_map: Mapping[str, Speaker] | None = None, 
         return
     group: _Group | None = None
     last_line = reader.line_num
+    reread = 0  # lines csv counted twice (read again after a runaway quote)
     while True:
         line = last_line + 1  # where this row starts (quoted fields can span lines)
         try:
@@ -167,7 +188,11 @@ def parse_csv(stream: TextIO, speaker_map: Mapping[str, Speaker] | None = None, 
             break
         except csv.Error as exc:
             values, problem = [], _csv_reason(exc)
-        last_line = reader.line_num
+        last_line = reader.line_num - reread
+        if problem is not None and last_line > line and _runaway_quote(problem):
+            problem = _runaway_reason(problem, last_line)
+            reread += source.reread_after(line)
+            last_line = line
         problem = problem or source.row_error(line, last_line)
         if problem is not None:
             ident = (dict(zip(header, values, strict=False)).get("conversation_id") or "").strip() \
@@ -215,6 +240,17 @@ def parse_csv(stream: TextIO, speaker_map: Mapping[str, Speaker] | None = None, 
         group.rows.append((number, line, row))
     if group is not None:
         yield _finish(group, speakers)
+
+
+def _runaway_quote(reason: str) -> bool:
+    """Whether csv's error means a quote did not close where it should have (not a field limit)."""
+    return "(the CSV field limit)" not in reason
+
+
+def _runaway_reason(reason: str, last: int) -> str:
+    where = "the file ends inside it" if "unexpected end of data" in reason else f"line {last}: {reason}"
+    return (f"a quoted field opened on this line does not close ({where}); "
+            f"the lines after it are read as rows of their own")
 
 
 def _csv_reason(exc: csv.Error) -> str:
