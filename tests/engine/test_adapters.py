@@ -38,5 +38,6 @@ def test_http_and_callable_adapters_give_the_same_transcript(scenario_id: str) -
 def test_http_agent_failure_is_an_agent_error() -> None:
     conv = _run(AgentConfig(name="a", endpoint="http://127.0.0.1:9/nothing-listens-here"), "address-change")
     assert conv.end_reason.value == "agent_error"
-    assert "agent endpoint http://127.0.0.1:9/nothing-listens-here failed" in (conv.end_detail or "")
+    assert conv.end_detail == ("HttpAgentError: cannot connect to http://127.0.0.1:9/nothing-listens-here "
+                               "(ConnectError: All connection attempts failed): is the agent running?")
     assert [t.speaker for t in conv.turns] == []

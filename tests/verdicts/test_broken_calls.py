@@ -46,7 +46,8 @@ def _files(tmp_path: Path, agent_line: str) -> tuple[Path, Path]:
 @pytest.mark.usefixtures("prefect_harness")
 @pytest.mark.parametrize(("agent_line", "reason"), [
     ("endpoint: http://127.0.0.1:{port}/agent",
-     "agent_error: HttpAgentError: agent endpoint http://127.0.0.1:{port}/agent failed: ConnectError"),
+     "agent_error: HttpAgentError: cannot connect to http://127.0.0.1:{port}/agent (ConnectError: All "
+     "connection attempts failed): is the agent running?"),
     ("callable: tests.verdicts.test_broken_calls:raising", "agent_error: RuntimeError: database connection pool exhausted"),
     ("callable: tests.verdicts.test_broken_calls:silent", "the agent never spoke"),
     ("callable: tests.verdicts.test_broken_calls:hangs_up", "the agent ended the call before the caller spoke"),

@@ -19,6 +19,16 @@ class HttpAgentError(RuntimeError):
     """The agent's endpoint failed or answered something that is not an AgentAction."""
 
 
+def _failed(endpoint: str, exc: httpx.HTTPError, timeout_s: float) -> str:
+    """One line saying what went wrong with the endpoint and what to check, with httpx's reason."""
+    reason = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+    if isinstance(exc, httpx.ConnectError):
+        return f"cannot connect to {endpoint} ({reason}): is the agent running?"
+    if isinstance(exc, httpx.TimeoutException):
+        return f"agent endpoint {endpoint} did not answer within {timeout_s:g} s ({reason})"
+    return f"agent endpoint {endpoint} failed: {reason}"
+
+
 class HttpAgent:
     """One conversation with an HTTP agent (one client, closed when the conversation object goes)."""
 
@@ -33,7 +43,7 @@ class HttpAgent:
                 response = await client.post(self.endpoint, content=request.model_dump_json(),
                                              headers={"content-type": "application/json"})
             except httpx.HTTPError as exc:
-                raise HttpAgentError(f"agent endpoint {self.endpoint} failed: {type(exc).__name__}: {exc}") from exc
+                raise HttpAgentError(_failed(self.endpoint, exc, self.timeout_s)) from exc
         if response.status_code != 200:
             raise HttpAgentError(f"agent endpoint {self.endpoint} answered HTTP {response.status_code}")
         try:
