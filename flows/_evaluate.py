@@ -71,8 +71,21 @@ def _run_name() -> str:
     return f"evaluate {Path(str(params.get('suite_path', ''))).name}: {agents}"
 
 
+def _unfinished(status: str) -> Any:  # a Prefect FlowStateHook
+    """A flow-run hook: the runs the flow run was evaluating and did not finish are marked `status`
+    (`polygon runs` would otherwise list them as running for ever); they resume with their id."""
+
+    def hook(_flow: Any, run: Any, _state: Any) -> None:
+        ids = [r["id"] if isinstance(r, dict) else r.id for r in run.parameters.get("runs") or []]
+        usecases.mark_unfinished(usecases.shared_stores(), ids, status)
+
+    return hook
+
+
 @flow(name="evaluate-suite", flow_run_name=_run_name,
-      task_runner=ThreadPoolTaskRunner(max_workers=8))  # type: ignore[arg-type]
+      task_runner=ThreadPoolTaskRunner(max_workers=8),  # type: ignore[arg-type]
+      on_failure=[_unfinished("failed")], on_crashed=[_unfinished("interrupted")],
+      on_cancellation=[_unfinished("interrupted")])
 def evaluate_suite(suite_path: str, runs: list[Run], agent_paths: list[str], repeats: int = 1, probes_path: str | None = None,
                    batch_judging: bool | None = None, scenarios: list[str] | None = None,
                    concurrency: int | None = None) -> list[dict]:

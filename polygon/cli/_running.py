@@ -112,13 +112,26 @@ def execute(suite: Path, agents: list[Path], seeds: int | None, rubric: str | No
     with _progress.watch(err, total, stored, enabled=show_progress):
         # Concurrency is a setting (POLYGON_CONCURRENCY), read here at the edge.
         flow = evaluate_suite.with_options(task_runner=task_runner(stores.settings.concurrency))  # POLYGON_TASK_RUNNER
-        with foreground_flows():
-            flow(suite_path=str(suite.resolve()), runs=runs, agent_paths=[str(a.resolve()) for a in agents],
-                 batch_judging=batch_judging or None,  # the runs carry their seeds and rubric
-                 probes_path=str(probes.resolve()) if probes else None, scenarios=chosen, concurrency=limit)
+        try:
+            with foreground_flows():
+                flow(suite_path=str(suite.resolve()), runs=runs, agent_paths=[str(a.resolve()) for a in agents],
+                     batch_judging=batch_judging or None,  # the runs carry their seeds and rubric
+                     probes_path=str(probes.resolve()) if probes else None, scenarios=chosen, concurrency=limit)
+        except KeyboardInterrupt:
+            _interrupted(stores, runs)
+            raise
     if show_progress:
         _execution_lines(stores, runs)
     return runs
+
+
+def _interrupted(stores: Any, runs: list[Run]) -> None:
+    """After an interrupt: what each run kept, and how to resume it (a generated id is printed
+    nowhere else)."""
+    for run in runs:
+        kept = len(stores.repo.conversation_ids(run.id))
+        err.print(f"interrupted: run {run.id} keeps its {kept} stored conversation(s); resume it with the "
+                  f"same command and --run-id {run.id}", highlight=False, soft_wrap=True)
 
 
 def _execution_lines(stores: Any, runs: list[Run]) -> None:

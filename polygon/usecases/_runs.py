@@ -37,6 +37,9 @@ def create_run(stores: Stores, run: Run, *, suite_path: str | None = None,
         sweep()
     existing = stores.repo.get_run(run.id, exact=True)
     if existing is not None:
+        if existing.status in ("failed", "interrupted"):  # resumed: running again
+            stores.repo.set_run_status(existing.id, "running")
+            existing = existing.model_copy(update={"status": "running"})
         return existing
     if repeats < 1:
         raise ValueError(f"--repeats must be at least 1, got {repeats}")
@@ -196,6 +199,19 @@ def _fitted_role(role: str, name: str, settings: Any) -> str:
 
     load_fitted_judge(open_stores(settings), name)
     return name
+
+
+def mark_unfinished(stores: Stores, run_ids: Iterable[str], status: str) -> list[str]:
+    """Mark each of `run_ids` still `running` as `status` (`interrupted` or `failed`): its flow run
+    ended without finishing it. Complete runs are left alone; `create_run` sets a resumed one
+    running again. Returns the ids marked."""
+    marked = []
+    for run_id in run_ids:
+        run = stores.repo.get_run(run_id, exact=True)
+        if run is not None and run.status == "running":
+            stores.repo.set_run_status(run_id, status)
+            marked.append(run_id)
+    return marked
 
 
 _RUN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,199}")

@@ -94,6 +94,8 @@ class Run(DomainModel):
     rubric_version: str
     seeds: list[int]
     models: dict[str, str] = Field(default_factory=dict, description="role → provider:model")
-    status: Literal["running", "complete", "failed"] = "running"
+    # interrupted: its flow run crashed (an interrupt, a killed process); failed: its flow run failed.
+    # Either keeps what it stored and resumes with its id (`polygon run … --run-id`).
+    status: Literal["running", "complete", "failed", "interrupted"] = "running"
     source: Literal["synthetic", "production"] = "synthetic"
     created_at: str | None = Field(None, description="ISO time, set at the edge (core has no clock)")
