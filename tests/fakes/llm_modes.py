@@ -6,6 +6,8 @@
 - `runaway_reply` / `runaway_message` (Anthropic): a reply of `tokens` words that ignores
   `max_tokens` (a small local model that runs on); a structured request gets the start of a JSON
   object that never closes;
+- `cut_events`: the first half of a reply's events, before its finish_reason and `[DONE]` (a server
+  that crashed or a proxy that hung up mid-reply);
 - `refused_url`: a loopback URL where nothing listens (connection refused);
 - `default_for` (a schema-valid value) and `request_texts` (every text of a request body).
 """
@@ -17,7 +19,7 @@ import socket
 from collections.abc import Iterator
 from typing import Any
 
-__all__ = ["default_for", "refused_url", "request_texts", "results_back", "runaway_events", "runaway_message", "runaway_reply",
+__all__ = ["cut_events", "default_for", "refused_url", "request_texts", "results_back", "runaway_events", "runaway_message", "runaway_reply",
            "sse_events"]
 
 _CHUNK = 4  # characters per streamed event (about one token)
@@ -52,6 +54,17 @@ def sse_events(reply: dict[str, Any], include_usage: bool) -> Iterator[bytes]:
         yield _event({"id": reply["id"], "object": "chat.completion.chunk", "created": 0, "model": reply["model"],
                       "choices": [], "usage": reply["usage"]})
     yield _event("[DONE]")
+
+
+def cut_events(events: Iterator[bytes]) -> Iterator[bytes]:
+    """The first half of the events before the one that carries a finish_reason (never it, its
+    usage event or `[DONE]`): a stream that stops mid-reply."""
+    body = []
+    for event in events:
+        if b'"finish_reason": null' not in event:
+            break
+        body.append(event)
+    yield from body[: max(1, len(body) // 2)]
 
 
 def _runaway_text(tokens: int, structured: bool) -> Iterator[str]:

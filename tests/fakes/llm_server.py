@@ -5,7 +5,10 @@ The real `openai` and `anthropic` SDKs talk to it (base_url = `server.openai_url
 Replies are a pure function of the request (so record/replay can be proven), and faults are scripted:
 429 with Retry-After, 500, a slow reply past the client's timeout, a body that is not JSON, a tool
 call with malformed arguments, a reply that ignores the schema, a connection closed after the request
-without any reply ("drop"). It counts requests in flight.
+without any reply ("drop"), a reply whose connection closes halfway through it ("cut": a stream with
+neither finish_reason nor `[DONE]`, or a JSON body shorter than its content-length), and a server
+without the Files and Batch APIs (`behaviour.batch_api = False`: 404, as llama.cpp answers). It
+counts requests in flight.
 A request with `stream: true` is answered with server-sent events (`behaviour.stream = False`
 ignores the flag, as some servers do); runaway replies that ignore `max_tokens`, tool calls written
 as JSON text, and a refused-connection URL are in `llm_modes`. `behaviour.seen` keeps every body.
@@ -17,6 +20,7 @@ import email.parser
 import email.policy
 import hashlib
 import json
+import re
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -27,7 +31,7 @@ from typing import Any
 from tests.fakes import llm_modes as modes
 from tests.fakes.llm_modes import default_for, request_texts, sse_events
 
-Fault = str | None  # "429" | "500" | "slow" | "nonjson" | "400" | "401" | "drop" | None
+Fault = str | None  # "429" | "500" | "slow" | "nonjson" | "400" | "401" | "drop" | "cut" | None
 
 # No facts of their own: a caller that invents account numbers is flagged as a simulator fault.
 CALLER_LINES = ["Hi, I have a question about my bill.", "Yes, that's right.", "Okay, I see.",
@@ -36,6 +40,19 @@ AGENT_LINES = ["Northwind billing, how can I help you today?", "I can look into 
                "Could you confirm your account number, please?", "Thank you, I have found your account.",
                "The duplicate charge will be reversed within five days.", "Is there anything else?",
                "Have a good day."]
+
+
+_SAID = re.compile(r'"said": "((?:[^"\\]|\\.)*)"')
+
+
+def _quoting(value: Any, texts: str) -> Any:
+    """A judge reply whose every evidence is the first line said in the request's transcript (the
+    schema's default string is in no transcript, and Polygon checks quotes against it)."""
+    said = next((json.loads(f'"{m.group(1)}"') for m in _SAID.finditer(texts) if m.group(1).strip()), None)
+    if said is None or not isinstance(value, dict):
+        return value
+    return {k: ({**v, "evidence": said[:80]} if isinstance(v, dict) and "evidence" in v else v)
+            for k, v in value.items()}
 
 
 @dataclass
@@ -55,6 +72,7 @@ class Behaviour:
     batch_polls: int = 1            # polls of a batch that still say "in progress" before it ends
     batch_outcome: str = "completed"  # or "failed" / "expired": what a whole OpenAI batch ends as
     batch_item_fault: Callable[[str], str | None] = lambda custom_id: None  # "error" | "expired"
+    batch_api: bool = True          # False: /files and /batches answer 404 (llama.cpp, Ollama, vLLM)
     agent_turns: int = 4            # agent lines before it calls `end_call` (when offered)
     stream: bool = True             # answer `stream: true` with server-sent events (False: ignore it)
     runaway_tokens: int = 0         # > 0: every OpenAI reply runs on for this many words, ignoring max_tokens
@@ -181,6 +199,8 @@ class FakeLLMServer:
         if fault == "nonjson":
             return self._send(h, 200, None, raw=b"<html>upstream busy</html>")
         path = h.path.split("?", 1)[0].rstrip("/")
+        if ("/batches" in path or "/files" in path) and not b.batch_api:
+            return self._send(h, 404, {"error": {"code": 404, "message": "File Not Found", "type": "not_found_error"}})
         if "/batches" in path or "/files" in path:
             return self._batch_api(h, path, body)
         anthropic = path.endswith("/messages")
@@ -194,8 +214,25 @@ class FakeLLMServer:
             reply = modes.runaway_reply(reply, b.runaway_tokens, structured)
         if not anthropic and (body or {}).get("stream") and b.stream:
             include_usage = bool(((body or {}).get("stream_options") or {}).get("include_usage"))
-            return self._stream(h, sse_events(reply, include_usage))
+            events = sse_events(reply, include_usage)
+            return self._stream(h, modes.cut_events(events) if fault == "cut" else events)
+        if fault == "cut":
+            return self._send_cut(h, json.dumps(reply).encode())
         return self._send(h, 200, reply)
+
+    def _send_cut(self, h: BaseHTTPRequestHandler, data: bytes) -> None:
+        """A 200 whose body stops halfway: the whole length announced, half sent, the connection closed."""
+        with self.lock:
+            self.statuses[200] = self.statuses.get(200, 0) + 1
+        h.close_connection = True
+        try:
+            h.send_response(200)
+            h.send_header("content-type", "application/json")
+            h.send_header("content-length", str(len(data)))
+            h.end_headers()
+            h.wfile.write(data[: len(data) // 2])
+        except (BrokenPipeError, ConnectionResetError):
+            pass
 
     def _stream(self, h: BaseHTTPRequestHandler, events: Iterator[bytes]) -> None:
         """Server-sent events until they run out or the client hangs up (then the connection closes)."""
@@ -348,6 +385,8 @@ class FakeLLMServer:
             else:
                 salt = int(hashlib.sha256(request_texts(body).encode()).hexdigest()[:8], 16) if b.vary else None
                 value = default_for(schema[0], salt)
+                if schema[1] == "judgment":  # an honest judge quotes the transcript it was shown
+                    value = _quoting(value, request_texts(body))
                 if anthropic:
                     tool = {"id": "toolu_s", "name": schema[1], "input": value}
                 else:

@@ -7,7 +7,8 @@ then closed, which also stops a local server generating. A server that ignores `
 one JSON body is read up to a byte bound, and cut to the cap when it ran past it. Either way at most
 `max_bytes` are read, so a server that ignores `max_tokens` can neither hang Polygon past its
 timeout nor fill its memory. The result is a plain dict in the ChatCompletion shape, and whether
-the reply was cut.
+the reply was cut. A stream whose bytes run out before `[DONE]` or a `finish_reason` came was cut
+by the server or the network, not by the cap: that is `Retryable`, never a (short) reply.
 """
 
 from __future__ import annotations
@@ -141,8 +142,18 @@ async def _lines(chunks: AsyncIterator[bytes], limits: ReadLimits) -> AsyncItera
         yield buffer
 
 
+# A stream whose bytes ran out before it said it was done: the server or the network cut it, and
+# what came is a fragment (an agent turn stopped mid-sentence, a caller line without its `[END:`
+# marker, half a judgment), a transient fault for the retry layer, never a reply.
+_UNFINISHED = "the stream ended before the reply was complete (no [DONE])"
+
+
 async def _read_events(chunks: AsyncIterator[bytes], limits: ReadLimits) -> Completion:
+    """A streamed reply, complete only when the stream says so: `data: [DONE]` (OpenAI, vLLM,
+    Ollama, llama.cpp since 2024) or a chunk with a `finish_reason` (vLLM puts it on the last
+    content chunk; llama.cpp before it sent `[DONE]`, and its forks, end with that chunk alone)."""
     events = _Events(limits)
+    done = False
     async for line in _lines(chunks, limits):
         if line is None:
             return Completion(events.body(cut=True), cut=True)
@@ -150,6 +161,7 @@ async def _read_events(chunks: AsyncIterator[bytes], limits: ReadLimits) -> Comp
             continue
         data = line[5:].strip()
         if data == b"[DONE]":
+            done = True
             await _drain(chunks)
             break
         try:
@@ -161,6 +173,8 @@ async def _read_events(chunks: AsyncIterator[bytes], limits: ReadLimits) -> Comp
         if events.full and _has_output(event):
             return Completion(events.body(cut=True), cut=True)
         events.add(event)
+    if not done and events.finish is None:
+        raise Retryable(_UNFINISHED)
     return Completion(events.body(cut=events.finish == "length"), cut=events.finish == "length")
 
 
