@@ -8,7 +8,8 @@ from typing import Annotated
 
 import typer
 
-from ._base import console, friendly
+from ._base import console, err, friendly
+from ._failures import stop_on_failures
 from ._outputs import OUTPUT_HELP, check_outputs, needs_transcripts, write_outputs
 
 
@@ -23,11 +24,19 @@ def compare(
     html: Annotated[Path | None, typer.Option(help="write a self-contained HTML report; as -o FILE.html")] = None,
     every: Annotated[bool, typer.Option("--all", help="print every scenario, difference and pair (default: "
                                         "a page of each long table)")] = False,
+    rubric: Annotated[str | None, typer.Option(
+        help="compare the judgments stored under this rubric version (default: the runs' own, which must "
+             "be one; `polygon rescore RUN --rubric V` adds another's)")] = None,
+    judge: Annotated[str | None, typer.Option(
+        help="compare this judge's judgments in every run (default: each run's own judge, else its latest)")]
+        = None,
 ) -> None:
     """Compare runs against a baseline; exit 1 when a candidate is worse beyond noise or a gate fires.
 
     Exit codes: 0 no candidate is worse beyond noise and no gate fired in a candidate; 1 the
-    change should be blocked (reasons are printed); 2 bad input (unknown run, mixed rubric versions).
+    change should be blocked (reasons are printed; a failing judge is also one `error:` line on
+    stderr); 2 bad input (unknown run, mixed rubric versions without --rubric, a run with no
+    judgments under --rubric or by --judge).
     """
     from polygon import usecases
 
@@ -41,7 +50,8 @@ def compare(
         raise ValueError("compare needs at least two run ids (a baseline and a candidate)")
     stores = usecases.open_stores()
     kinds = [*(["JUnit"] if junit else []), *(["HTML"] if html else [])]
-    comp = usecases.compare_runs(stores, run_ids, baseline=baseline, transcripts=needs_transcripts(outputs, *kinds))
+    comp = usecases.compare_runs(stores, run_ids, baseline=baseline, transcripts=needs_transcripts(outputs, *kinds),
+                                 rubric_version=rubric, judge=judge)
     # --junit and --html name their format whatever the file is called; -o goes by extension.
     written = [*(write_outputs(stores, comp, [junit], kind="JUnit") if junit else []),
                *(write_outputs(stores, comp, [html], kind="HTML") if html else []),
@@ -57,5 +67,9 @@ def compare(
             console.print(f"[dim]{note}[/]", highlight=False)
         for kind, path in written:
             console.print(f"{kind} report: {path}", highlight=False)
+    # A judge that failed on a compared run blocks the change (exit 1) with one line on stderr, as
+    # `run` and `rescore` say it; the other reasons to block are the verdict's, printed above.
+    # `stop_on_failures` counts over the runs it is given: those the failing judges judged.
+    stop_on_failures(err, [card for card in comp.cards if card.judge_errors], kinds=("judge",))
     if comp.ci.exit_code:
         raise typer.Exit(comp.ci.exit_code)

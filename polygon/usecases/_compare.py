@@ -31,7 +31,7 @@ from polygon_core.compare import (
 from polygon_core.models import Conversation, GateHit, Run
 
 from ._common import Stores, load_conversation, transcript_key
-from ._scorecards import judge_for, probe_answer_tally, row_from_facts, scorecard_of
+from ._scorecards import judge_for, judges_of, probe_answer_tally, row_from_facts, scorecard_of
 
 __all__ = ["EMBEDDED_TRANSCRIPTS", "Comparison", "ComparisonError", "compare_runs", "run_labels"]
 
@@ -41,20 +41,25 @@ EMBEDDED_TRANSCRIPTS = 50
 
 
 class ComparisonError(ComparisonRefused):
-    """Runs that cannot be compared (mixed rubric versions, unknown runs)."""
+    """Runs that cannot be compared (mixed rubric versions, no judgments under the one asked for, unknown runs)."""
 
 
 def compare_runs(stores: Stores, run_ids: Sequence[str], baseline: str | None = None,
-                 *, seed: int = 0, transcripts: bool = False) -> Comparison:
-    """Compare stored runs under their shared rubric version; mixing versions is an error.
+                 *, seed: int = 0, transcripts: bool = False, rubric_version: str | None = None,
+                 judge: str | None = None) -> Comparison:
+    """Compare stored runs under one rubric version: `rubric_version` (the judgments stored under
+    it, e.g. by `polygon rescore`), else the runs' shared own version (mixing them is an error).
 
-    `baseline` is a run id (or unique prefix) among `run_ids`; by default the first run.
+    Each run's judgments are one judge's: `judge` when given, else as `show` picks (`judge_for`).
+    A run with no judgments under the version (or by `judge`) is refused, naming the rescore that
+    makes them. `baseline` is a run id (or unique prefix) among `run_ids`; by default the first run.
     Transcripts are streamed and only what the comparison and its reports read is kept;
     `transcripts=True` also keeps the transcripts and judgments of up to `EMBEDDED_TRANSCRIPTS`
     conversations per run (for reports that show them): those of divergent pairs and failing
     conversations first, every one of a run no larger than that.
     """
     runs = _runs(stores, run_ids)
+    version = _version(stores, runs, rubric_version, judge)
     labels = run_labels(runs)
     base_run = runs[0]
     if baseline is not None:
@@ -67,7 +72,7 @@ def compare_runs(stores: Stores, run_ids: Sequence[str], baseline: str | None = 
                    for run in runs if run.id != base_run.id}
     for run in runs:  # conversations no pair covered (a single run, unpaired seeds)
         _fill_facts(stores, run.id, gathered[run.id])
-    configs = [_streamed(stores, run, labels[run.id], gathered.pop(run.id)) for run in runs]
+    configs = [_streamed(stores, run, labels[run.id], gathered.pop(run.id), version, judge) for run in runs]
     if transcripts:
         chosen = _embedded(configs, divergences, labels[base_run.id])
         configs = [_with_transcripts(stores, c, chosen[c.label]) for c in configs]
@@ -86,13 +91,42 @@ def _runs(stores: Stores, run_ids: Sequence[str]) -> list[Run]:
             raise ComparisonError(f"no run {rid!r} is stored (see `polygon runs`)")
         if all(r.id != run.id for r in runs):  # the same run named twice is compared once
             runs.append(run)
-    versions = sorted({r.rubric_version for r in runs})
-    if len(versions) > 1:
-        # Refuse before loading anything: the message names both versions and every run.
-        detail = ", ".join(f"{r.id}: {r.rubric_version}" for r in runs)
-        raise ComparisonError(f"cannot compare runs judged under different rubric versions "
-                              f"({' and '.join(versions)}): {detail}; re-score them under one version first")
     return runs
+
+
+def _version(stores: Stores, runs: Sequence[Run], asked: str | None, judge: str | None) -> str:
+    """The one rubric version the runs are compared under, checked before anything is loaded:
+    `asked`, which every run must have judgments under (by `judge`, when named), else the runs'
+    own version, which must be shared. A refusal names the run and the command that fixes it."""
+    if asked is None:
+        versions = sorted({r.rubric_version for r in runs})
+        if len(versions) > 1:
+            detail = ", ".join(f"{r.id}: {r.rubric_version}" for r in runs)
+            raise ComparisonError(f"cannot compare runs judged under different rubric versions "
+                                  f"({' and '.join(versions)}): {detail}; --rubric {versions[-1]} compares "
+                                  f"the judgments stored under {versions[-1]} (`polygon rescore RUN --rubric "
+                                  f"{versions[-1]}` adds them to a run that has none)")
+        if judge is None:  # each run's own judgments, as before: nothing more to check
+            return versions[0]
+        asked = versions[0]
+    else:
+        from polygon_core.scoring import get_rubric
+
+        try:
+            get_rubric(asked)
+        except ValueError as exc:
+            raise ComparisonError(f"--rubric: {exc}") from None
+    for run in runs:
+        judges = judges_of(stores, run.id, asked)
+        if not judges:
+            have = ", ".join(sorted(stores.repo.rubric_versions(run.id))) or "none yet"
+            raise ComparisonError(f"run {run.id} has no judgments under rubric {asked} (it has: {have}); "
+                                  f"`polygon rescore {run.id} --rubric {asked}` makes them")
+        if judge is not None and judge not in judges:
+            raise ComparisonError(f"run {run.id} has no judgments by {judge} under rubric {asked} (judged by: "
+                                  f"{', '.join(sorted(judges))}); `polygon rescore {run.id} --rubric {asked} "
+                                  f"--judge {judge}` makes them")
+    return asked
 
 
 @dataclass
@@ -114,9 +148,9 @@ class _Gathered:
             self.end_details[conversation_id] = transcript["end_detail"]
 
 
-def _streamed(stores: Stores, run: Run, label: str, gathered: _Gathered) -> ConfigurationResults:
-    version = run.rubric_version
-    judge = judge_for(stores, run, version, None)
+def _streamed(stores: Stores, run: Run, label: str, gathered: _Gathered, version: str,
+              asked_judge: str | None) -> ConfigurationResults:
+    judge = judge_for(stores, run, version, asked_judge)
     rows: list[ResultRow] = []
     gates: dict[str, list[GateHit]] = {}
     for facts in reads.result_facts(stores.repo.engine, run.id, version, judge):  # as `rows_of`, plus gates
@@ -124,7 +158,7 @@ def _streamed(stores: Stores, run: Run, label: str, gathered: _Gathered) -> Conf
         rows.append(row)
         if row.gates:  # a fired gate's turn and detail, for the report's case: a few of the rows
             gates[row.conversation_id] = [GateHit.model_validate(g) for g in facts["gates"]]
-    card = scorecard_of(stores, run, label=label, rows=rows)
+    card = scorecard_of(stores, run, label=label, rubric_version=version, judge=judge, rows=rows)
     # Constructed, not validated: 100,000 floats validated again would be copied once more.
     kept = ConversationFacts.model_construct(seconds=gathered.seconds, end_details=gathered.end_details, gates=gates)
     return ConfigurationResults(label=label, run=run, card=card, rows=rows, answers=probe_answer_tally(stores, run.id),
@@ -170,10 +204,12 @@ def _embedded(configs: Sequence[ConfigurationResults], divergences: dict[str, li
 
 
 def _with_transcripts(stores: Stores, config: ConfigurationResults, ids: list[str]) -> ConfigurationResults:
-    run = config.run
+    run, card = config.run, config.card
+    # The compared version's judgments by the card's judge: a report shows the judgment it scored.
+    judgments = [j for j in stores.repo.judgments(run.id, card.rubric_version, conversation_ids=ids)
+                 if j.judge_model == card.judge_model]
     return config.model_copy(update={
-        "conversations": [load_conversation(stores, run.id, cid) for cid in ids],
-        "judgments": stores.repo.judgments(run.id, run.rubric_version, conversation_ids=ids)})
+        "conversations": [load_conversation(stores, run.id, cid) for cid in ids], "judgments": judgments})
 
 
 def _pairs(stores: Stores, base: Run, cand: Run) -> Iterator[tuple[str, str]]:

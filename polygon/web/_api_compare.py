@@ -45,17 +45,19 @@ def _holdings(stores: Stores, run_id: str) -> tuple[str, int, int]:
     return run.status, len(stores.repo.conversation_ids(run.id)), judged
 
 
-def _comparison(ctx: WebContext, runs: list[str], baseline: str | None) -> dict[str, Any]:
-    """The comparison as JSON (every divergence kept), from the cache when the runs are unchanged."""
+def _comparison(ctx: WebContext, runs: list[str], baseline: str | None, rubric: str | None = None,
+                judge: str | None = None) -> dict[str, Any]:
+    """The comparison as JSON (every divergence kept), from the cache when the runs are unchanged.
+    `rubric` and `judge` choose the judgments compared, as `polygon compare --rubric --judge` does."""
     stores = ctx.stores()
     ids = [_run(stores, rid).id for rid in _run_ids(runs)]
     base = _run(stores, baseline).id if baseline else None
-    key = (tuple(ids), base, tuple(_holdings(stores, i) for i in ids))
+    key = (tuple(ids), base, rubric, judge, tuple(_holdings(stores, i) for i in ids))
     cached = ctx.comparisons.get(key)
     if cached is not None:
         return cached
     try:
-        comparison = compare_runs(stores, ids, base)
+        comparison = compare_runs(stores, ids, base, rubric_version=rubric, judge=judge)
     except ComparisonError as exc:
         raise HTTPException(422, str(exc)) from None
     out = comparison.report_json()
@@ -71,15 +73,17 @@ def _comparison(ctx: WebContext, runs: list[str], baseline: str | None) -> dict[
 
 @router.get("/compare", **documented(ComparisonOut))
 def compare(ctx: Ctx, runs: Annotated[list[str], Query()], baseline: str | None = None,
-            divergences: Limit = 200) -> dict[str, Any]:
+            divergences: Limit = 200, rubric: str | None = None, judge: str | None = None) -> dict[str, Any]:
     """Compare runs (`runs=A&runs=B` or `runs=A,B`): scorecards, the matrix ordered by spread
     (incomparable rows last), the first `divergences` divergences of each candidate (all of them
     page by page at `/api/compare/divergences`), noise-aware differences (overall, per criterion
     and per scenario, with intervals and the noise floor), probe comparison and the written analysis.
 
-    Runs judged under different rubric versions are refused with 422 and the reason.
+    `rubric` compares the judgments stored under that version (a rescore's), `judge` one judge's;
+    runs judged under different rubric versions without `rubric`, or a run with no judgments under
+    it (or by `judge`), are refused with 422 and the reason.
     """
-    out = dict(_comparison(ctx, runs, baseline))
+    out = dict(_comparison(ctx, runs, baseline, rubric, judge))
     out["divergence_sets"] = [{**s, "total": len(s["items"]), "items": s["items"][:divergences]}
                               for s in out["divergence_sets"]]
     return out
@@ -88,10 +92,11 @@ def compare(ctx: Ctx, runs: Annotated[list[str], Query()], baseline: str | None 
 @router.get("/compare/divergences", **documented(DivergencesOut))
 def compare_divergences(ctx: Ctx, runs: Annotated[list[str], Query()], baseline: str | None = None,
                         candidate: str | None = None, offset: Offset = 0, limit: Limit = 50,
-                        diverged: bool = False, scenario: str | None = None) -> dict[str, Any]:
+                        diverged: bool = False, scenario: str | None = None, rubric: str | None = None,
+                        judge: str | None = None) -> dict[str, Any]:
     """One page of the divergences between the baseline and a candidate (a label; by default the
     first candidate), in (scenario, seed) order; `diverged=true` keeps only pairs that part."""
-    sets = _comparison(ctx, runs, baseline)["divergence_sets"]
+    sets = _comparison(ctx, runs, baseline, rubric, judge)["divergence_sets"]
     chosen = next((s for s in sets if candidate in (None, s["b"])), None)
     if chosen is None:
         raise HTTPException(404, f"no candidate labelled {candidate!r} in this comparison "
@@ -103,17 +108,18 @@ def compare_divergences(ctx: Ctx, runs: Annotated[list[str], Query()], baseline:
 
 
 @router.get("/compare/pair", **documented(PairView))
-def compare_pair(ctx: Ctx, a: str, b: str, scenario: str, seed: int | None = None) -> dict[str, Any]:
+def compare_pair(ctx: Ctx, a: str, b: str, scenario: str, seed: int | None = None,
+                 rubric: str | None = None) -> dict[str, Any]:
     """One scenario's conversations of two runs side by side, aligned by turn, with the divergence
-    turn and its reasons (the lowest seed both ran, unless `seed` is given)."""
+    turn and its reasons (the lowest seed both ran, unless `seed` is given); `rubric` as `/api/compare`'s."""
     stores = ctx.stores()
     run_a, run_b = _run(stores, a), _run(stores, b)
-    if run_a.rubric_version != run_b.rubric_version:
+    if rubric is None and run_a.rubric_version != run_b.rubric_version:
         raise HTTPException(422, f"cannot compare runs judged under different rubric versions "
-                                 f"({run_a.rubric_version} and {run_b.rubric_version})")
+                                 f"({run_a.rubric_version} and {run_b.rubric_version}); `rubric` names the one to compare")
     found: list[dict[int, str]] = []
     for run in (run_a, run_b):
-        _total, items = pages.conversation_page(stores.repo.engine, run.id, rubric_version=run.rubric_version,
+        _total, items = pages.conversation_page(stores.repo.engine, run.id, rubric_version=rubric or run.rubric_version,
                                                 scenario=scenario, limit=MAX_LIMIT, sort="scenario_id")
         found.append({i["seed"]: i["conversation_id"] for i in items})
     shared = sorted(set(found[0]) & set(found[1]))

@@ -132,9 +132,10 @@ def compare_configurations(configs: Sequence[ConfigurationResults], baseline: st
     """
     if not configs:
         raise ComparisonRefused("nothing to compare")
-    versions = sorted({c.run.rubric_version for c in configs})
+    # The version each configuration's results were judged under (a rescored run's may not be its own).
+    versions = sorted({c.card.rubric_version for c in configs})
     if len(versions) > 1:
-        detail = ", ".join(f"{c.run.id}: {c.run.rubric_version}" for c in configs)
+        detail = ", ".join(f"{c.run.id}: {c.card.rubric_version}" for c in configs)
         raise ComparisonRefused(
             f"cannot compare runs judged under different rubric versions ({' and '.join(versions)}): "
             f"{detail}; re-score them under one version first")
