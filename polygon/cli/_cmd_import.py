@@ -60,7 +60,8 @@ def grade_calls(source: Annotated[str, typer.Argument(
                                                         help="format of the files")] = None,
                 agent: Annotated[Path | None, typer.Option(help="agent YAML")] = None,
                 suite: Annotated[Path | None, typer.Option(help="suite, for the agent version")] = None,
-                rubric: Annotated[str | None, typer.Option(help="rubric version")] = None,
+                rubric: Annotated[str | None, typer.Option(
+                    help="rubric version (default: POLYGON_RUBRIC, else v1; a graded window keeps its own)")] = None,
                 judge_model: Annotated[str | None, typer.Option(
                     help="judge: offline | openai:<model> | anthropic:<model>[@<base URL>] "
                          "(default: POLYGON_JUDGE_MODEL)")] = None,
@@ -84,8 +85,9 @@ def grade_calls(source: Annotated[str, typer.Argument(
     if batch_judging and all(m in usecases.OFFLINE_NAMES for m in models):
         raise ValueError("--batch-judging needs a model judge or probe answerer (--judge-model / "
                          "--probe-model openai:… or anthropic:…); the offline ones have nothing to batch")
-    # A graded window resumes with its own models: another one named is refused here, in one line.
-    usecases.check_regrade(stores, source, since, until, judge_model=judge_model, probe_model=probe_model)
+    # A graded window resumes with its own rubric and models: another one named is refused here, in one line.
+    usecases.check_regrade(stores, source, since, until, judge_model=judge_model, probe_model=probe_model,
+                           rubric_version=rubric)
     quiet_prefect()
     from polygon.flows._production import grade_production_calls
 
@@ -113,7 +115,9 @@ def grade_calls(source: Annotated[str, typer.Argument(
     for card in result["runs"]:
         v = card["verdicts"]
         mean = card["mean_composite"]
+        # Every number says how it was made: the rubric and the judge behind the mean and verdicts.
         console.print(f"{card['run_id']}: {card['conversations']} calls, mean "
                       f"{'—' if mean is None else f'{mean:.1f}'}, pass/warn/fail "
-                      f"{v['pass']}/{v['warn']}/{v['fail']}")
+                      f"{v['pass']}/{v['warn']}/{v['fail']} (rubric {card['rubric_version']}, "
+                      f"judge {card['judge_model']})", highlight=False, soft_wrap=True)
     stop_on_failures(err, cards)

@@ -89,18 +89,20 @@ def plan_production_runs(stores: Stores, source: str, since: str | date | None =
 
 def check_regrade(stores: Stores, source: str, since: str | date | None = None,
                   until: str | date | None = None, *, judge_model: str | None = None,
-                  probe_model: str | None = None) -> None:
+                  probe_model: str | None = None, rubric_version: str | None = None) -> None:
     """Refuse (ValueError) before anything runs when a window already graded would be graded again
-    with another judge or probe model named (`plan_production_runs` resumes a run with its own)."""
-    if not (judge_model or probe_model):
+    with another judge or probe model or rubric version named (`plan_production_runs` resumes a run
+    with its own)."""
+    if not (judge_model or probe_model or rubric_version):
         return
     low, high = parse_window(since, until)
     judge, probe = (_grader(judge_model) if judge_model else None), (_grader(probe_model) if probe_model else None)
+    rubric = resolve_rubric(rubric_version, None, stores.settings) if rubric_version else None
     versions = {rec.agent_version for rec in ImportLedger(stores.repo.engine).select(source, low, high)}
     for version in sorted(versions):
         run = stores.repo.get_run(production_run_id(source, low, high, version), exact=True)
         if run is not None:
-            _check_models(run, judge, probe)
+            _check_models(run, judge, probe, rubric)
 
 
 def arrival_run_id(source: str, batch: str, version: str) -> str:
@@ -137,7 +139,8 @@ def _plan(stores: Stores, source: str, records: Sequence[ImportedRecord], run_id
         run_id = run_id_for(version)
         existing = stores.repo.get_run(run_id, exact=True)
         if existing is not None:
-            _check_models(existing, judge if judge_model else None, probe if probe_model else None)
+            _check_models(existing, judge if judge_model else None, probe if probe_model else None,
+                          rubric if rubric_version else None)
         run = existing or stores.repo.save_run(Run(
             id=run_id, suite=f"production:{source}", agent_name=name, agent_version=version,
             rubric_version=rubric, seeds=[], source="production",
@@ -166,9 +169,13 @@ def _store_calls(stores: Stores, run_id: str, records: Sequence[ImportedRecord],
                                       metrics=checks.metrics.model_dump(mode="json"))
 
 
-def _check_models(run: Run, judge: str | None, probe: str | None) -> None:
-    """A re-run resumes a graded window with the models it was graded by: a judge or probe model
-    asked for by name that differs is refused, not silently replaced by the stored one."""
+def _check_models(run: Run, judge: str | None, probe: str | None, rubric: str | None = None) -> None:
+    """A re-run resumes a graded window with the settings it was graded with: a rubric version, judge
+    or probe model asked for by name that differs is refused, not silently replaced by the stored one."""
+    if rubric is not None and rubric != run.rubric_version:
+        raise ValueError(f"{run.id} was already graded under rubric {run.rubric_version}, not {rubric}: a resumed "
+                         f"run keeps its own settings; `polygon rescore {run.id} --rubric {rubric}` adds "
+                         f"{rubric} judgments to it")
     for role, asked, fix in (("judge", judge, f"polygon rescore {run.id} --rubric {run.rubric_version} --judge"),
                              ("probe", probe, f"polygon probe {run.id} --model")):
         stored = run.models.get(role)
