@@ -26,7 +26,13 @@ class ConversationFacts(DomainModel):
 
 
 def agent_seconds(conversation: Conversation) -> float:
-    """The agent's reply time over a conversation, in seconds (the simulated call clock is not time spent)."""
+    """The agent's reply time over a conversation, in seconds: the sum of its turns' `latency_ms`.
+
+    An agent turn's latency is the agent's own reply time at each step (its model calls as the
+    provider adapter measured them, the HTTP round trip, or what a Python agent declares) plus the
+    latency of the tool calls it waited on (simulated on the conversation clock unless the stub
+    sleeps for real); the conversation clock as a whole (`clock_ms`) is not read.
+    """
     return sum(t.latency_ms for t in conversation.turns if t.speaker == "agent") / 1000.0
 
 

@@ -93,12 +93,17 @@ class _Loop:
         self.usage[role] = self.usage[role].add(used)
 
     async def agent_turn(self, heard: str | None) -> Turn:
-        """Let the agent act: tool steps until it speaks, bounded by max_tool_steps."""
+        """Let the agent act: tool steps until it speaks, bounded by max_tool_steps.
+
+        The turn's latency is what the caller waited for it: the agent's own reply time at every
+        step (`AgentAction.latency_ms`) plus the latency of the tool calls it made.
+        """
         index = len(self.turns)
         calls: list[ToolCall] = []
         spoken: list[str] = []
         results: list[ToolCall] = []
         action = AgentAction()
+        replying_ms = 0.0
         for step in range(self.limits.max_tool_steps + 1):
             request = AgentRequest(
                 conversation_id=self.cid, turn=index, step=step, heard=heard if step == 0 else None,
@@ -106,6 +111,7 @@ class _Loop:
                 prompt=self.prompt, language=self.scenario.language,
             )
             action = await self.agent.act(request)
+            replying_ms += action.latency_ms
             self._add_usage("agent", action.usage, action.say)
             if action.say:
                 spoken.append(action.say.strip())
@@ -127,7 +133,7 @@ class _Loop:
             if call.valid and not call.error and (kind := self.env.ends_call(call.name)):
                 end = end or kind  # type: ignore[assignment]
         turn = Turn(index=index, speaker="agent", text=text, tool_calls=calls, end=end,
-                    latency_ms=sum(c.latency_ms for c in calls))
+                    latency_ms=replying_ms + sum(c.latency_ms for c in calls))
         self.turns.append(turn)
         self.history.append(HistoryItem(role="agent", text=text))
         return turn

@@ -48,6 +48,8 @@ class AgentAction(DomainModel):
     tool_calls: list[ToolRequest] = Field(default_factory=list)
     end: AgentEnd | None = None
     usage: Usage | None = None
+    latency_ms: float = Field(0.0, ge=0, description="the agent's own reply time for this step: its "
+                              "model call, the HTTP round trip, or what a Python agent declares")
 
 
 @runtime_checkable

@@ -66,7 +66,10 @@ def _run(config: AgentConfig, scenario_id: str, seed: int, **factory: Any) -> Co
 
 
 def _transcript(conv: Conversation) -> str:
-    return json.dumps({"turns": [t.model_dump(mode="json") for t in conv.turns], "end": conv.end_reason.value,
+    # A turn's latency holds the agent's measured reply time (the HTTP round trip, the model call),
+    # which differs between adapters and runs by nature; everything else must be the same.
+    return json.dumps({"turns": [t.model_dump(mode="json", exclude={"latency_ms"}) for t in conv.turns],
+                       "end": conv.end_reason.value,
                        "events": [e.model_dump(mode="json") for e in conv.events],
                        "state": conv.final_state}, sort_keys=True)
 

@@ -9,6 +9,8 @@ results come back in the next request's `tool_results`, with `step` counting up 
 
 from __future__ import annotations
 
+import time
+
 import httpx
 from pydantic import ValidationError
 
@@ -37,17 +39,24 @@ class HttpAgent:
         self.timeout_s = timeout_s
 
     async def act(self, request: AgentRequest) -> AgentAction:
-        """POST the request; a failure is the agent's failure (end reason agent_error)."""
+        """POST the request; a failure is the agent's failure (end reason agent_error).
+
+        The action's `latency_ms` is the measured round trip (request sent to reply read); one the
+        endpoint puts in its reply is replaced by it.
+        """
         async with httpx.AsyncClient(timeout=self.timeout_s) as client:
+            started = time.perf_counter()
             try:
                 response = await client.post(self.endpoint, content=request.model_dump_json(),
                                              headers={"content-type": "application/json"})
             except httpx.HTTPError as exc:
                 raise HttpAgentError(_failed(self.endpoint, exc, self.timeout_s)) from exc
+            round_trip_ms = round((time.perf_counter() - started) * 1000, 1)
         if response.status_code != 200:
             raise HttpAgentError(f"agent endpoint {self.endpoint} answered HTTP {response.status_code}")
         try:
-            return AgentAction.model_validate_json(response.content)
+            action = AgentAction.model_validate_json(response.content)
+            return action.model_copy(update={"latency_ms": round_trip_ms})
         except ValidationError as exc:
             first = exc.errors()[0]
             where = ".".join(str(p) for p in first["loc"]) or "body"

@@ -139,7 +139,10 @@ class ModelAgent:
             messages=messages, tools=[] if text_mode else tools, temperature=s.temperature, top_p=s.top_p,
             max_tokens=s.max_tokens, seed=s.seed, role="agent"))
         say, calls, end = _read_reply(reply, tools if text_mode else None)
-        return AgentAction(say=say, tool_calls=calls, end=end if not calls else None, usage=reply.usage)
+        # The reply time is the provider adapter's measure of the call that answered (a cached reply
+        # keeps the time recorded with it, the offline provider's is 0), so replays stay deterministic.
+        return AgentAction(say=say, tool_calls=calls, end=end if not calls else None, usage=reply.usage,
+                           latency_ms=reply.latency_ms)
 
     async def aclose(self) -> None:
         """Close the model's client."""
