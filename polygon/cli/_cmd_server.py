@@ -48,11 +48,41 @@ def stop() -> None:
     _out.print(f"stopped the Prefect server (pid {pid})", highlight=False)
 
 
+def _configured_api() -> tuple[str, str] | None:
+    """(url, where it is set) of a configured Prefect API, which every command uses as it is."""
+    import os
+
+    from prefect.settings import get_current_settings
+
+    url = get_current_settings().api.url
+    if not url:
+        return None
+    return url, "PREFECT_API_URL" if os.environ.get("PREFECT_API_URL") == url else "the Prefect settings"
+
+
+def _configured_status(url: str, where: str) -> None:
+    from ._prefect import _healthy
+
+    # Commands use a configured API as it is (`choose_api`): no local or temporary server is involved.
+    if _healthy(url, timeout=2.0):
+        _out.print(f"commands use the Prefect API at {url} (set by {where}): it answers", highlight=False,
+                   soft_wrap=True)
+        return
+    _out.print(f"commands use the Prefect API at {url} (set by {where}): it does not answer, so commands "
+               "that run flows fail until it does", highlight=False, soft_wrap=True)
+    raise typer.Exit(1)
+
+
 def status() -> None:
-    """Say whether a Prefect server answers at 127.0.0.1:4200 and whether Polygon started it;
-    exit 0 when one answers, 1 when commands would start a temporary one."""
+    """Say which Prefect API commands use: a configured one (PREFECT_API_URL, a Prefect profile) and
+    whether it answers, else whether a server answers at 127.0.0.1:4200 and whether Polygon started
+    it; exit 0 when the API commands use answers, 1 when it does not or they would start a temporary one."""
     from . import _server
 
+    configured = _configured_api()
+    if configured is not None:
+        _configured_status(*configured)
+        return
     found = _server.state()
     if found.answering:
         whose = f"started by `polygon server start`, pid {found.pid}" if found.ours else "not started by Polygon"
