@@ -104,6 +104,8 @@ def show(run_id: Annotated[str, typer.Argument(help="run id (or a unique prefix)
          rubric: Annotated[str | None, typer.Option(help="rubric version to show (default: the run's)")] = None,
          judge: Annotated[str | None, typer.Option(
              help="whose judgments to show (default: the run's own judge, else the latest)")] = None,
+         probe_model: Annotated[str | None, typer.Option(
+             help="whose probe answers to count (default: the run's own answerer, else the latest)")] = None,
          json_out: Annotated[bool, typer.Option("--json", help=JSON_HELP)] = False,
          every: Annotated[bool, typer.Option("--all", help=f"list every conversation (default: the first {PAGE})")]
          = False,
@@ -119,7 +121,7 @@ def show(run_id: Annotated[str, typer.Argument(help="run id (or a unique prefix)
         from polygon_core.scoring import get_rubric
 
         get_rubric(rubric)  # an unknown version is a user error naming the known ones
-    view = usecases.run_view(stores, run_id, rubric_version=rubric, judge=judge,
+    view = usecases.run_view(stores, run_id, rubric_version=rubric, judge=judge, probe_model=probe_model,
                              limit=None if every or json_out else PAGE)
     card = view.card
     if json_out:
@@ -131,4 +133,7 @@ def show(run_id: Annotated[str, typer.Argument(help="run id (or a unique prefix)
         console.print(f"(also judged under {card.rubric_version} by {others}: see --judge)", highlight=False)
     _print_rows(view.rows, view.total, every)
     console.print(fit(console, _render.probes_table([card])))
+    if len(view.answerers) > 1:
+        others = ", ".join(sorted(set(view.answerers) - {card.models["probe"]}))
+        console.print(f"(probes also answered by {others}: see --probe-model)", highlight=False)
     _render.print_provenance(console, [card])

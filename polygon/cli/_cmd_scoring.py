@@ -121,7 +121,7 @@ def probe(
     else:
         result = usecases.probe_run(stores, run_id, probes_path=probes_path, probe_model=probe_model,
                                     suite_path=suite_path, agent_path=agent_path)
-    card = usecases.scorecard(stores, result.run_id)
+    card = usecases.scorecard(stores, result.run_id, probe_model=result.judge_model)  # the answers just made
     total = len(stores.repo.list_conversations(result.run_id))
     if json_out:
         print(json.dumps({"run_id": result.run_id, "probe_model": result.judge_model, "added": result.added,

@@ -62,7 +62,9 @@ def _rate(rate: float | None, ci: tuple[float, float] | None) -> str:
 def probes_table(cards: Sequence[Scorecard], comparisons: Sequence[ProbeComparison] = ()) -> Table:
     """Probe conformance with Wilson intervals, per configuration; changed wording is not comparable."""
     stale = {p.probe_id for p in comparisons if not p.comparable}
-    table = Table(title="Behaviour probes (conformance, Wilson 95%)")
+    # Each card counts one answerer's answers (its `models["probe"]`): the title says whose.
+    answerers = ", ".join(dict.fromkeys(c.models.get("probe") or "offline-heuristic" for c in cards))
+    table = Table(title=f"Behaviour probes (conformance, Wilson 95%; answered by {answerers})")
     table.add_column("probe")
     for card in cards:
         table.add_column(card.label, justify="right")

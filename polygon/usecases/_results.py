@@ -56,13 +56,14 @@ def latencies(conversations: Sequence[Conversation] | None) -> dict[str, float |
 
 def scorecard(stores: Stores, run_id: str, label: str | None = None,
               rubric_version: str | None = None,
-              conversations: Sequence[Conversation] | None = None, judge: str | None = None) -> Scorecard:
-    """The scorecard of one stored run, under one rubric version and one judge (by default the
-    run's own; see `chosen_judge`), labelled with both."""
+              conversations: Sequence[Conversation] | None = None, judge: str | None = None,
+              probe_model: str | None = None) -> Scorecard:
+    """The scorecard of one stored run, under one rubric version, one judge and one probe answerer
+    (by default the run's own; see `chosen_judge`, `answerer_for`), labelled with them."""
     run = stores.repo.get_run(run_id)
     assert run is not None, f"run {run_id} is not stored"
     return scorecard_of(stores, run, label=label, rubric_version=rubric_version, judge=judge,
-                        latencies=latencies(conversations))
+                        latencies=latencies(conversations), probe_model=probe_model)
 
 
 def finish_run(stores: Stores, run_id: str, *, report_uri: str | None = None) -> Scorecard:

@@ -3,7 +3,8 @@
 A result row needs a conversation's headline facts and one judge's composite, verdict, gates and
 criterion scores; it never needs the judge's evidence or raw replies. So rows are built from the
 columns `storage.scorecard_reads` selects (one joined query, streamed), probe conformance from
-GROUP BY counts, and the judge a scorecard shows from `max(seq)` per judge: a 100,000-conversation
+GROUP BY counts of one answerer's answers, and the judge (and probe answerer) a scorecard shows from
+`max(seq)` per judge (`max(id)` per answerer): a 100,000-conversation
 run is summarised without validating a single stored judgment into a domain model.
 """
 
@@ -21,8 +22,8 @@ from polygon_core.models import ProbeAnswer, Run
 
 from ._common import Stores
 
-__all__ = ["RunView", "failed_text", "judge_for", "judges_of", "probe_answer_tally", "row_from_facts", "rows_of",
-           "run_view", "scorecard_of"]
+__all__ = ["RunView", "answerer_for", "answerers_of", "failed_text", "judge_for", "judges_of", "probe_answer_tally",
+           "row_from_facts", "rows_of", "run_view", "scorecard_of"]
 
 
 def judges_of(stores: Stores, run_id: str, rubric_version: str) -> list[str]:
@@ -30,14 +31,31 @@ def judges_of(stores: Stores, run_id: str, rubric_version: str) -> list[str]:
     return reads.judges_by_recency(stores.repo.engine, run_id, rubric_version)
 
 
+def _shown(own: str, by_recency: list[str]) -> str:
+    # One rule for whose results a scorecard shows (none given), judgments and probe answers alike.
+    return own if own in by_recency or not by_recency else by_recency[-1]
+
+
 def judge_for(stores: Stores, run: Run, version: str, judge: str | None) -> str:
     """The judge a scorecard shows: `judge` when given; else the run's own judge when it judged
     under this rubric; else the judge that judged last (a later `polygon rescore`)."""
     if judge is not None:
         return judge
-    judges = judges_of(stores, run.id, version)
-    own = run.models.get("judge") or HEURISTIC_JUDGE
-    return own if own in judges or not judges else judges[-1]
+    return _shown(run.models.get("judge") or HEURISTIC_JUDGE, judges_of(stores, run.id, version))
+
+
+def answerers_of(stores: Stores, run_id: str) -> list[str]:
+    """The probe answerers with answers of the run, the latest last."""
+    return reads.probe_answerers_by_recency(stores.repo.engine, run_id)
+
+
+def answerer_for(stores: Stores, run: Run, answerer: str | None) -> str:
+    """The probe answerer whose answers a scorecard counts, by `judge_for`'s rule: `answerer` when
+    given; else the run's own when it answered; else the one that answered last (a later
+    `polygon probe --model M`). One scorecard never adds two answerers' answers up."""
+    if answerer is not None:
+        return answerer
+    return _shown(run.models.get("probe") or HEURISTIC_JUDGE, answerers_of(stores, run.id))
 
 
 def _tokens(usage: Mapping[str, Any]) -> tuple[int, bool]:
@@ -70,7 +88,8 @@ def row_from_facts(f: Mapping[str, Any], latency_ms: float | None = None) -> Res
         caller_type=sys.intern(f["caller_type"]), difficulty=int(f["difficulty"]),
         end_reason=sys.intern(f["end_reason"]),
         composite=_num(f["composite"]) if judged else None, verdict=f["verdict"] if judged else None,
-        partial=bool(f["partial"]) if judged else False,
+        # A judge error (nothing readable) has no composite to be partial about: counted as an error only.
+        partial=bool(f["partial"]) and f["status"] == "judged",
         gates=[g["gate"] for g in f["gates"] or ()] if judged else [],
         criteria={sys.intern(c["criterion"]): _num(c.get("score")) for c in f["criteria"] or ()} if judged else {},
         assertions_passed=(all(s == "pass" for s in statuses) if statuses and "error" not in statuses else None),
@@ -107,43 +126,55 @@ def rows_of(stores: Stores, run_id: str, version: str, judge: str, *,
         yield row_from_facts(facts, known.get(facts["conversation_id"]))
 
 
-def probe_answer_tally(stores: Stores, run_id: str) -> list[ProbeAnswer]:
-    """The run's probe answers as a scorecard counts them, from GROUP BY counts.
+def probe_answer_tally(stores: Stores, run_id: str, answered_by: str | None = None) -> list[ProbeAnswer]:
+    """The run's probe answers by one answerer (`answered_by`, by default `answerer_for`'s) as a
+    scorecard counts them, from GROUP BY counts.
 
     Each (probe, wording, polarity, answer) group is one shared answer repeated `count` times (a
     list of references, not of rows); failed answers ("error") come one by one, in the order saved,
     because the scorecard counts them per conversation and quotes the first one's reason.
     """
     engine = stores.repo.engine
-    out = [_answer(conversation_id, probe_id, wording, polarity, "error", evidence)
-           for conversation_id, probe_id, wording, polarity, evidence in reads.probe_errors(engine, run_id)]
-    for probe_id, wording, polarity, answer, count in reads.probe_answer_counts(engine, run_id):
+    if answered_by is None:
+        run = stores.repo.get_run(run_id)
+        if run is None:
+            raise ValueError(f"no run {run_id!r} is stored (see `polygon runs`)")
+        answered_by = answerer_for(stores, run, None)
+    out = [_answer(conversation_id, probe_id, wording, polarity, "error", evidence, answered_by)
+           for conversation_id, probe_id, wording, polarity, evidence
+           in reads.probe_errors(engine, run_id, answered_by)]
+    for probe_id, wording, polarity, answer, count in reads.probe_answer_counts(engine, run_id, answered_by):
         if answer != "error":
-            out.extend([_answer("", probe_id, wording, polarity, answer, None)] * count)
+            out.extend([_answer("", probe_id, wording, polarity, answer, None, answered_by)] * count)
     return out
 
 
 def _answer(conversation_id: str, probe_id: str, wording: str, polarity: str, answer: str,
-            evidence: str | None) -> ProbeAnswer:
+            evidence: str | None, answered_by: str) -> ProbeAnswer:
     # Stored answers were validated when saved; reading them back needs no second validation.
     fields: dict[str, Any] = dict(conversation_id=conversation_id, probe_id=probe_id, wording_hash=wording,
-                                  polarity=polarity, answer=answer, evidence=evidence, answered_by="")
+                                  polarity=polarity, answer=answer, evidence=evidence, answered_by=answered_by)
     return ProbeAnswer.model_construct(**fields)
 
 
 def scorecard_of(stores: Stores, run: Run, *, label: str | None = None, rubric_version: str | None = None,
                  judge: str | None = None, latencies: Mapping[str, float | None] | None = None,
-                 rows: list[ResultRow] | None = None) -> Scorecard:
-    """One run's scorecard under one rubric version and one judge (see `judge_for`), from SQL reads.
+                 rows: list[ResultRow] | None = None, probe_model: str | None = None) -> Scorecard:
+    """One run's scorecard under one rubric version, one judge (see `judge_for`) and one probe
+    answerer (see `answerer_for`), from SQL reads.
 
     `rows` when the caller already holds them (for the same version and judge), else they are read.
+    The card's `models` are the run's with `judge` and `probe` set to the two it shows, so its
+    provenance names whose numbers they are (a `--judge M` card says judge=M, not the run's own).
     """
     version = rubric_version or run.rubric_version
     chosen = judge_for(stores, run, version, judge)
+    answerer = answerer_for(stores, run, probe_model)
     if rows is None:
         rows = list(rows_of(stores, run.id, version, chosen, latencies=latencies))
+    models = {**run.models, "judge": chosen, "probe": answerer}
     return build_scorecard(label or f"{run.agent_name}@{run.agent_version}", run.id, run.agent_version,
-                           version, chosen, rows, probe_answer_tally(stores, run.id), models=run.models)
+                           version, chosen, rows, probe_answer_tally(stores, run.id, answerer), models=models)
 
 
 @dataclass(frozen=True)
@@ -158,16 +189,18 @@ class RunView:
     card: Scorecard
     judges: list[str]
     total: int
+    answerers: list[str]
     offset: int
     rows: Iterator[ResultRow]
 
 
 def run_view(stores: Stores, run_id: str, *, rubric_version: str | None = None, judge: str | None = None,
-             offset: int = 0, limit: int | None = 50) -> RunView:
+             offset: int = 0, limit: int | None = 50, probe_model: str | None = None) -> RunView:
     """One run's scorecard (computed once, from SQL reads) and the rows `offset`..`offset + limit`
     by conversation id (`limit=None`: every row, streamed).
 
-    Raises ValueError for an unknown run, or a `judge` that has no judgments under the version.
+    Raises ValueError for an unknown run, a `judge` that has no judgments under the version, or a
+    `probe_model` that answered no probe of the run.
     """
     run = stores.repo.get_run(run_id)
     if run is None:
@@ -177,9 +210,14 @@ def run_view(stores: Stores, run_id: str, *, rubric_version: str | None = None, 
     if judge is not None and judge not in judges:
         raise ValueError(f"run {run.id} has no judgments by {judge!r} under rubric {version}; "
                          f"judged by: {', '.join(sorted(judges)) or 'nobody yet'}")
-    card = scorecard_of(stores, run, rubric_version=version, judge=judge)
+    answerers = answerers_of(stores, run.id)
+    if probe_model is not None and probe_model not in answerers:
+        raise ValueError(f"run {run.id} has no probe answers by {probe_model!r}; "
+                         f"answered by: {', '.join(sorted(answerers)) or 'nobody yet'}")
+    card = scorecard_of(stores, run, rubric_version=version, judge=judge, probe_model=probe_model)
     rows = rows_of(stores, run.id, version, card.judge_model, offset=offset, limit=limit)
-    return RunView(run=run, card=card, judges=judges, total=card.conversations, offset=offset, rows=rows)
+    return RunView(run=run, card=card, judges=judges, total=card.conversations, offset=offset, rows=rows,
+                   answerers=answerers)
 
 
 def failed_text(row: ResultRow) -> str:

@@ -28,7 +28,7 @@ from polygon.usecases import (
 from polygon_core.adapters.artifacts import ArtifactNotFoundError
 from polygon_core.adapters.settings import PolygonSettings
 from polygon_core.adapters.storage import pages
-from polygon_core.compare import ProbeRate, probe_rates
+from polygon_core.compare import ProbeRate
 from polygon_core.models import Run
 
 from ._auth import ApiToken, Scope, authorize, tokens_from_settings
@@ -115,11 +115,11 @@ def _run(stores: Stores, run_id: str) -> Run:
 
 
 def _summary(stores: Stores, run: Run) -> dict[str, Any]:
+    # Computed now, by the code `polygon show` uses (one judge, one probe answerer), not the summary
+    # stored when the run finished: a later `polygon probe` or `rescore` would leave that one behind.
     stored = stores.repo.get_run_summary(run.id)
-    if stored is not None:
-        return stored
-    # A run still in progress has no stored scorecard yet: compute it from the database alone.
-    return scorecard(stores, run.id, label=run_labels([run])[run.id]).model_dump(mode="json")
+    label = stored["label"] if stored and "label" in stored else run_labels([run])[run.id]
+    return scorecard(stores, run.id, label=label).model_dump(mode="json")
 
 
 # -- runs ----------------------------------------------------------------------------------------
@@ -229,15 +229,16 @@ def list_judgments(run_id: str, ctx: Ctx, offset: Offset = 0, limit: Limit = 50,
 def _rates(stores: Stores, run: Run, summary: dict[str, Any] | None) -> list[ProbeRate]:
     if summary is not None and "probes" in summary:
         return [ProbeRate.model_validate(p) for p in summary["probes"]]
-    return probe_rates(stores.repo.probe_answers(run.id))
+    return scorecard(stores, run.id).probes  # one answerer's answers, as a scorecard counts them
 
 
 @router.get("/runs/{run_id}/probes", **documented(RunProbes))
 def run_probes(run_id: str, ctx: Ctx) -> dict[str, Any]:
-    """A run's probe conformance, per probe and wording hash, with Wilson 95% intervals."""
+    """A run's probe conformance by the answerer its scorecard shows (the run's own, else the latest),
+    per probe and wording hash, with Wilson 95% intervals."""
     stores = ctx.stores()
     run = _run(stores, run_id)
-    rates = _rates(stores, run, stores.repo.get_run_summary(run.id))
+    rates = _rates(stores, run, None)
     return {"run_id": run.id, "items": [r.model_dump(mode="json") for r in rates]}
 
 

@@ -72,7 +72,29 @@ def test_judges_counts_and_pairing_keys(repo: Repository) -> None:
     _store(repo)
     assert scorecard_reads.judges_by_recency(repo.engine, "r1", "v1") == ["judge-b", "judge-a"]  # c2 by a was last
     assert scorecard_reads.conversation_count(repo.engine, "r1") == 2
-    assert scorecard_reads.probe_answer_counts(repo.engine, "r1") == [
+    assert scorecard_reads.probe_answer_counts(repo.engine, "r1", "offline-heuristic") == [
         ("asks", "w", "wanted", "yes", 2), ("pii", "w", "guardrail", "error", 1)]
-    assert scorecard_reads.probe_errors(repo.engine, "r1") == [("c2", "pii", "w", "guardrail", "timed out")]
+    assert scorecard_reads.probe_errors(repo.engine, "r1", "offline-heuristic") == [
+        ("c2", "pii", "w", "guardrail", "timed out")]
     assert list(scorecard_reads.pairing_keys(repo.engine, "r1")) == [("alpha", 0, "c1"), ("beta", 0, "c2")]
+
+
+def test_probe_answers_are_counted_per_answerer_and_answerers_ordered_by_their_last_answer(
+        repo: Repository) -> None:
+    _store(repo)  # offline-heuristic: asks yes on c1 and c2, pii error on c2
+    repo.save_probe_answers("r1", [
+        ProbeAnswer(conversation_id=c, probe_id="asks", wording_hash="w", polarity="wanted", answer="no",
+                    answered_by="openai:good") for c in ("c1", "c2")])
+    repo.save_probe_answers("r1", [
+        ProbeAnswer(conversation_id="c1", probe_id="pii", wording_hash="w", polarity="guardrail", answer="error",
+                    evidence="unreadable reply", answered_by="openai:bad")])
+    assert scorecard_reads.probe_answerers_by_recency(repo.engine, "r1") == [
+        "offline-heuristic", "openai:good", "openai:bad"]
+    # Two answerers on one conversation are not two conversations.
+    assert scorecard_reads.probe_answer_counts(repo.engine, "r1", "offline-heuristic") == [
+        ("asks", "w", "wanted", "yes", 2), ("pii", "w", "guardrail", "error", 1)]
+    assert scorecard_reads.probe_answer_counts(repo.engine, "r1", "openai:good") == [("asks", "w", "wanted", "no", 2)]
+    assert scorecard_reads.probe_errors(repo.engine, "r1", "openai:good") == []
+    assert scorecard_reads.probe_errors(repo.engine, "r1", "openai:bad") == [
+        ("c1", "pii", "w", "guardrail", "unreadable reply")]
+    assert scorecard_reads.probe_answerers_by_recency(repo.engine, "nope") == []

@@ -3,7 +3,7 @@
 `Repository.list_conversations` and `judgments` validate every stored row into a domain model
 (every criterion's evidence, every raw judge reply), which at 100,000 conversations costs seconds
 and gigabytes. These functions select only the columns a result row needs, join each
-conversation to one judge's judgment in SQL, count probe answers with GROUP BY, and yield rows as
+conversation to one judge's judgment in SQL, count one answerer's probe answers with GROUP BY, and yield rows as
 the cursor gives them, so a caller holds one row (or one page) at a time.
 """
 
@@ -18,7 +18,7 @@ from pydantic_core import from_json
 from ._tables import ConversationRow, JudgmentRow, ProbeAnswerRow
 
 __all__ = ["conversation_count", "judges_by_recency", "pairing_keys", "probe_answer_counts",
-           "probe_errors", "result_facts"]
+           "probe_answerers_by_recency", "probe_errors", "result_facts"]
 
 _C = ConversationRow.__table__  # type: ignore[attr-defined]
 _J = JudgmentRow.__table__  # type: ignore[attr-defined]
@@ -87,20 +87,32 @@ def pairing_keys(engine: sa.Engine, run_id: str) -> Iterator[tuple[str, int, str
             yield str(scenario_id), int(seed), str(conversation_id)
 
 
-def probe_answer_counts(engine: sa.Engine, run_id: str) -> list[tuple[str, str, str, str, int]]:
-    """(probe id, wording hash, polarity, answer, how many) over the run's probe answers."""
-    query = (sa.select(_P.c.probe_id, _P.c.wording_hash, _P.c.polarity, _P.c.answer, sa.func.count())
+def probe_answerers_by_recency(engine: sa.Engine, run_id: str) -> list[str]:
+    """The answerers with probe answers of the run, the one whose newest answer was first saved last
+    last (the probe side of `judges_by_recency`)."""
+    query = (sa.select(_P.c.answered_by, sa.func.max(_P.c.id).label("last"))
              .where(_P.c.run_id == run_id)
+             .group_by(_P.c.answered_by).order_by(sa.literal_column("last"), _P.c.answered_by))
+    with engine.connect() as conn:
+        return [str(r[0]) for r in conn.execute(query)]
+
+
+def probe_answer_counts(engine: sa.Engine, run_id: str, answered_by: str) -> list[tuple[str, str, str, str, int]]:
+    """(probe id, wording hash, polarity, answer, how many) over the run's probe answers by
+    `answered_by` (one answerer: two answerers' answers on one conversation are not two conversations)."""
+    query = (sa.select(_P.c.probe_id, _P.c.wording_hash, _P.c.polarity, _P.c.answer, sa.func.count())
+             .where(_P.c.run_id == run_id, _P.c.answered_by == answered_by)
              .group_by(_P.c.probe_id, _P.c.wording_hash, _P.c.polarity, _P.c.answer)
              .order_by(_P.c.probe_id, _P.c.wording_hash, _P.c.polarity, _P.c.answer))
     with engine.connect() as conn:
         return [(str(p), str(w), str(pol), str(a), int(n)) for p, w, pol, a, n in conn.execute(query)]
 
 
-def probe_errors(engine: sa.Engine, run_id: str) -> list[tuple[str, str, str, str, str | None]]:
+def probe_errors(engine: sa.Engine, run_id: str, answered_by: str) -> list[tuple[str, str, str, str, str | None]]:
     """(conversation id, probe id, wording hash, polarity, evidence) of each failed probe answer
-    ("error"), in the order first saved."""
+    ("error") by `answered_by`, in the order first saved."""
     query = (sa.select(_P.c.conversation_id, _P.c.probe_id, _P.c.wording_hash, _P.c.polarity, _P.c.evidence)
-             .where(_P.c.run_id == run_id, _P.c.answer == "error").order_by(_P.c.id))
+             .where(_P.c.run_id == run_id, _P.c.answered_by == answered_by, _P.c.answer == "error")
+             .order_by(_P.c.id))
     with engine.connect() as conn:
         return [(str(c), str(p), str(w), str(pol), e) for c, p, w, pol, e in conn.execute(query)]
