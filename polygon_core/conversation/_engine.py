@@ -84,7 +84,7 @@ class _Loop:
         self.tool_schemas = self.env.schemas(names)
         self.turns: list[Turn] = []
         self.history: list[HistoryItem] = []
-        self.usage: dict[str, Usage] = {"agent": Usage(estimated=True), "caller": Usage(estimated=True)}
+        self.usage: dict[str, Usage] = {"agent": Usage(), "caller": Usage()}  # estimated once one count is
         self.end_reason: EndReason | None = None
         self.end_detail: str | None = None
 
