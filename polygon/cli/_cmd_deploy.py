@@ -43,6 +43,15 @@ def deploy(
     production_source: Annotated[str | None, typer.Option(
         "--production-source", help="folder or s3:// prefix of production call exports (weekly grading is "
                                     "declared only with one)")] = None,
+    production_format: Annotated[str | None, typer.Option(
+        "--production-format", help="import format of the production exports, e.g. vapi (default: each "
+                                    "file's name says, else polygon)")] = None,
+    production_agent: Annotated[str | None, typer.Option(
+        "--production-agent", help="agent file the production calls are graded against (its forbidden "
+                                   "phrases, tools), relative to --working-dir")] = None,
+    production_suite: Annotated[str | None, typer.Option(
+        "--production-suite", help="suite of the production grading (its rubric), relative to --working-dir")]
+        = None,
     cron: Annotated[str, typer.Option("--cron", help="weekly grading schedule")] = "0 6 * * 1",
     pull_cron: Annotated[str, typer.Option("--pull-cron", help="schedule of pull-calls (S3 prefixes listed)")]
         = "*/15 * * * *",
@@ -55,9 +64,11 @@ def deploy(
         = None,
     json_out: Annotated[bool, typer.Option("--json", help=JSON_HELP)] = False,
 ) -> None:
-    """Create (or update) Polygon's deployments and their work pool on the Prefect server."""
-    from polygon.deployments import declared, ensure_work_pool
+    """Create (or update) Polygon's deployments and their work pool on the Prefect server, and remove
+    Polygon's own deployments it no longer declares."""
+    from polygon.deployments import declared, ensure_work_pool, remove_undeclared
     from polygon.deployments import deploy as apply_deployments
+    from polygon_core.imports import get_format
 
     try:
         seed_list = [int(s) for s in seeds.split(",")] if seeds else None
@@ -67,6 +78,16 @@ def deploy(
     if not isinstance(variables, dict):
         raise ValueError(f"--job-variables {job_variables}: expected a JSON object such as '{{\"image\": \"…\"}}'")
     _check_schedules({"--cron": cron, "--pull-cron": pull_cron}, timezone)  # before the server is changed
+    production = {"production_format": production_format, "production_agent": production_agent,
+                  "production_suite": production_suite}
+    given = [f"--{key.replace('_', '-')}" for key, value in production.items() if value]
+    if given and not production_source:
+        raise ValueError(f"{', '.join(given)}: only with --production-source (they configure its weekly grading)")
+    if production_format:
+        try:
+            get_format(production_format)
+        except ValueError as exc:
+            raise ValueError(f"--production-format: {exc}") from None
     # Not checked here: the folder is on the workers (a pod's image, another machine), maybe not on this one.
     start_in = (working_dir or Path.cwd()).absolute()
     if suite is None:
@@ -77,18 +98,24 @@ def deploy(
     created = ensure_work_pool(pool, pool_type)
     ids = apply_deployments(source, work_pool=pool, suite_path=suite, cron=cron, timezone=timezone,
                             production_source=production_source, seeds=seed_list, working_dir=start_in,
-                            job_variables=variables, pull_cron=pull_cron)
+                            job_variables=variables, pull_cron=pull_cron, **production)
+    # What an earlier deploy declared and this one does not (the weekly grading without
+    # --production-source) must not keep its schedule: Polygon's own deployments only.
+    removed = remove_undeclared(ids)
     entry = {d.name: (d.entrypoint if source else d.module_entrypoint)
              for d in declared(source, suite_path=suite, production_source=production_source)}
     if json_out:
         print(json.dumps({"api": api, "work_pool": pool, "work_pool_created": created,
                           "working_dir": None if source else str(start_in), "suite_path": suite,
-                          "deployments": [{"name": n, "id": i, "entrypoint": entry[n]} for n, i in ids.items()]},
-                         indent=2))
+                          "deployments": [{"name": n, "id": i, "entrypoint": entry[n]} for n, i in ids.items()],
+                          "removed": removed}, indent=2))
         return
     console.print(f"{'created' if created else 'using'} work pool {pool!r} on {api}", highlight=False)
     for name, dep_id in ids.items():
         console.print(f"{name}\t{dep_id}\t{entry[name]}", highlight=False)
+    for full_name in removed:
+        console.print(f"removed {full_name}: no longer declared (its schedule and triggers with it)",
+                      highlight=False, soft_wrap=True)
     where = f"from {source}" if source else f"from the installed package, starting in {start_in}"
     console.print(f"{len(ids)} deployments, flows {where}; start workers with "
                   f"`prefect worker start --pool {pool}`", highlight=False)

@@ -4,10 +4,11 @@ checkout or git URL (`flow.from_source`)."""
 from __future__ import annotations
 
 import importlib
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, cast
 
-from ._declared import PULL_CRON, WEEKLY_CRON, Declared, declared
+from ._declared import POLYGON_DEPLOYMENTS, POLYGON_TAG, PULL_CRON, WEEKLY_CRON, Declared, declared
 
 DEFAULT_POOL = "polygon"
 
@@ -66,8 +67,11 @@ def ensure_work_pool(name: str, pool_type: str = "process") -> bool:
 def deploy(source: str | Path | None = None, *, work_pool: str = DEFAULT_POOL, suite_path: str,
            cron: str = WEEKLY_CRON, timezone: str = "UTC", production_source: str | None = None,
            seeds: list[int] | None = None, job_variables: dict[str, Any] | None = None,
-           working_dir: str | Path | None = None, pull_cron: str = PULL_CRON) -> dict[str, str]:
+           working_dir: str | Path | None = None, pull_cron: str = PULL_CRON,
+           production_format: str | None = None, production_agent: str | None = None,
+           production_suite: str | None = None) -> dict[str, str]:
     """Create or update every declared deployment on `work_pool`; returns name → deployment id.
+    (`remove_undeclared` then removes the ones Polygon declared before and no longer does.)
 
     `source` None: the flows of the installed package (entrypoints such as
     `polygon.flows._sweep.run_sweep`; workers need Polygon installed, nothing else), and flow runs
@@ -82,7 +86,9 @@ def deploy(source: str | Path | None = None, *, work_pool: str = DEFAULT_POOL, s
     start_in = Path(working_dir or Path.cwd()).absolute()
     ids: dict[str, str] = {}
     for d in declared(src, suite_path=suite_path, cron=cron, timezone=timezone,
-                      production_source=production_source, seeds=seeds, pull_cron=pull_cron):
+                      production_source=production_source, seeds=seeds, pull_cron=pull_cron,
+                      production_format=production_format, production_agent=production_agent,
+                      production_suite=production_suite):
         options: dict[str, Any] = {
             "name": d.name, "description": d.description, "parameters": d.parameters, "triggers": d.triggers,
             "schedules": [CronSchedule(cron=d.cron, timezone=d.timezone)] if d.cron else None,
@@ -97,3 +103,30 @@ def deploy(source: str | Path | None = None, *, work_pool: str = DEFAULT_POOL, s
             deployment = cast(RunnerDeployment, loaded.to_deployment(**options))
         ids[d.name] = str(deployment.apply(work_pool_name=work_pool))
     return ids
+
+
+def remove_undeclared(kept: Iterable[str]) -> list[str]:
+    """Delete Polygon's own deployments on the server that are not in `kept` (deployment names):
+    the weekly grading of a re-deploy without a production source keeps no schedule running.
+    Polygon's own: a name Polygon declares (`POLYGON_DEPLOYMENTS`), of the flow it declares it
+    with, tagged `polygon`; any other deployment on the server is left alone. Returns the full
+    names (`<flow>/<deployment>`) removed."""
+    from prefect.client.orchestration import get_client
+    from prefect.client.schemas.filters import DeploymentFilter, DeploymentFilterTags, FlowFilter, FlowFilterName
+
+    stale = {name: flow for name, flow in POLYGON_DEPLOYMENTS.items() if name not in set(kept)}
+    if not stale:
+        return []
+    removed = []
+    with get_client(sync_client=True) as client:
+        flows = {f.id: f.name for f in client.read_flows(flow_filter=FlowFilter(
+            name=FlowFilterName(any_=sorted(set(stale.values())))))}
+        found = client.read_deployments(
+            flow_filter=FlowFilter(name=FlowFilterName(any_=sorted(set(stale.values())))),
+            deployment_filter=DeploymentFilter(tags=DeploymentFilterTags(all_=[POLYGON_TAG])))
+        for dep in found:
+            flow = flows.get(dep.flow_id)
+            if stale.get(dep.name) == flow:
+                client.delete_deployment(dep.id)
+                removed.append(f"{flow}/{dep.name}")
+    return sorted(removed)

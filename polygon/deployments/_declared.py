@@ -6,7 +6,9 @@ from a checkout (`python deployments/deploy.py`); `deployments/prefect.yaml` is 
   payload names the agent, the prompt hash and (optionally) the suite and the run to compare with.
 - `weekly-production-grading`: a cron schedule (Monday 06:00 UTC by default) that grades the last
   seven days of production calls from `production_source` (a folder or s3:// prefix of call
-  exports; declared only when a source is given).
+  exports; declared only when a source is given), read in `production_format` (default: each
+  file's name says), graded against `production_agent` (its forbidden phrases, its tools) and
+  `production_suite` when given.
 - `sweep`: runs when `polygon.sweep.requested` arrives, with the sweep spec's path in the payload.
 - `import-calls`: runs when `polygon.calls.arrived` arrives (a voice platform's call-ended webhook,
   or S3 objects an event notification named), at most once per source per `ARRIVAL_WINDOW`
@@ -31,6 +33,18 @@ from polygon_core.events import CALLS_ARRIVED, PROMPT_COMMITTED, SWEEP_REQUESTED
 WEEKLY_CRON = "0 6 * * 1"  # Monday 06:00
 PULL_CRON = "*/15 * * * *"  # every 15 minutes
 ARRIVAL_WINDOW = 60  # seconds: arrivals of a source within it are imported by one flow run
+#: Every deployment Polygon can declare, by name, with the name of its flow (the deployment's full
+#: name is `<flow>/<deployment>`): what a re-deploy may remove when it no longer declares it. A
+#: deployment of another name or flow is never Polygon's to remove.
+POLYGON_DEPLOYMENTS: dict[str, str] = {
+    "reevaluate-on-prompt-commit": "reevaluate-on-prompt-commit",
+    "weekly-production-grading": "weekly-production-grading",
+    "sweep": "run-sweep",
+    "import-calls": "import-calls",
+    "pull-calls": "pull-calls",
+}
+#: The tag every deployment Polygon declares carries.
+POLYGON_TAG = "polygon"
 
 
 @dataclass(frozen=True)
@@ -67,9 +81,11 @@ def flow_exists(source: str | None, entrypoint: str) -> bool:
 
 def declared(source: str | None, *, suite_path: str, cron: str = WEEKLY_CRON, timezone: str = "UTC",
              production_source: str | None = None, seeds: list[int] | None = None,
-             pull_cron: str = PULL_CRON) -> list[Declared]:
+             pull_cron: str = PULL_CRON, production_format: str | None = None,
+             production_agent: str | None = None, production_suite: str | None = None) -> list[Declared]:
     """The deployments Polygon declares, each once; flows that do not exist in `source` (None: the
-    installed package) are left out."""
+    installed package) are left out. `production_format`, `_agent` and `_suite` are the weekly
+    grading's `fmt`, `agent_path` and `suite_path` parameters (left out when not given)."""
     out = [Declared(
         name="reevaluate-on-prompt-commit",
         entrypoint="flows/_reevaluate.py:reevaluate_on_prompt_commit",
@@ -93,7 +109,9 @@ def declared(source: str | None, *, suite_path: str, cron: str = WEEKLY_CRON, ti
         out.append(Declared(
             name="weekly-production-grading", entrypoint=grading,
             description="Grade the last seven days of production calls.",
-            parameters={"source": production_source, "days": 7}, cron=cron, timezone=timezone,
+            parameters={"source": production_source, "days": 7, **{key: value for key, value in (
+                ("fmt", production_format), ("agent_path", production_agent),
+                ("suite_path", production_suite)) if value}}, cron=cron, timezone=timezone,
             tags=["polygon", "production"]))
     sweep = "flows/_sweep.py:run_sweep"
     if flow_exists(source, sweep):
