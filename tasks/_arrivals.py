@@ -10,10 +10,11 @@ from prefect import task
 from polygon import usecases
 from polygon_core.models import Run
 
+from ._retry import retry_unless_bad_input
 from ._stores import task_stores
 
 
-@task(name="configured-sources", retries=1, retry_delay_seconds=2)
+@task(name="configured-sources", retries=1, retry_delay_seconds=2, retry_condition_fn=retry_unless_bad_input)
 def configured_sources_task(sources_file: str | None = None, *, required: bool = True) -> dict[str, dict[str, Any]]:
     """The sources file (`sources_file`, else POLYGON_SOURCES) as name → source fields; with
     `required` False, none configured is no source rather than an error."""

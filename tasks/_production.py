@@ -7,6 +7,7 @@ from prefect import task
 from polygon import usecases
 from polygon_core.models import Run
 
+from ._retry import retry_unless_bad_input
 from ._stores import task_stores
 
 
@@ -17,7 +18,8 @@ def list_call_files_task(location: str) -> list[str]:
     return usecases.list_source_files(location, stores.settings.s3_endpoint_url)
 
 
-@task(name="import-calls", retries=2, retry_delay_seconds=2, task_run_name="import {location}")
+@task(name="import-calls", retries=2, retry_delay_seconds=2, retry_condition_fn=retry_unless_bad_input,
+      task_run_name="import {location}")
 def import_file_task(location: str, fmt: str | None, source: str, agent_path: str | None = None,
                      suite_path: str | None = None) -> dict:
     """Import one file; idempotent (a retry finds what it stored as duplicates)."""
@@ -26,7 +28,7 @@ def import_file_task(location: str, fmt: str | None, source: str, agent_path: st
     return summary.model_dump()
 
 
-@task(name="plan-production-runs", retries=2, retry_delay_seconds=1)
+@task(name="plan-production-runs", retries=2, retry_delay_seconds=1, retry_condition_fn=retry_unless_bad_input)
 def plan_production_runs_task(source: str, since: str | None, until: str | None,
                               rubric_version: str | None = None, agent_path: str | None = None,
                               judge_model: str | None = None,

@@ -24,10 +24,11 @@ from polygon_core.sweeps import (
     summarise_point,
 )
 
+from ._retry import retry_unless_bad_input
 from ._stores import task_stores
 
 
-@task(name="plan-sweep", retries=1)
+@task(name="plan-sweep", retries=1, retry_condition_fn=retry_unless_bad_input)
 def plan_sweep_task(spec_path: str) -> dict[str, Any]:
     """The sweep's name, floor and points (base first for one_at_a_time), one per configuration:
     a point whose profile an earlier point has is listed under `same_configuration`, not run."""
@@ -57,7 +58,8 @@ def budget_point_task(spec_path: str, index: int, used: int, measured_tokens: in
                                                                     cap=sweep.spec.token_cap)}
 
 
-@task(name="materialise-point", retries=1, task_run_name="materialise point {point.index}")
+@task(name="materialise-point", retries=1, retry_condition_fn=retry_unless_bad_input,
+      task_run_name="materialise point {point.index}")
 def materialise_point_task(spec_path: str, point: SweepPoint) -> dict[str, Any]:
     """Write the point's immutable agent config and suite; return paths, profile and run."""
     stores = task_stores()

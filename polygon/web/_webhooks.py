@@ -10,6 +10,7 @@ check emits nothing:
 4. a delivery id (``X-GitHub-Delivery`` or ``X-Polygon-Delivery``) never seen before → 409
    (kept in Polygon's database, so across restarts and replicas; 503 when it is unreachable)
 5. the payload validates, and every path it names resolves inside the webhook roots → 422
+   (a sweep's spec must also load as a sweep spec: the 422 names its file, line and field)
 
 A valid request emits the event(s) and answers 202 with their ids. The secret, the signature and the
 body never reach a log line. Configuration and payload models: `_webhook_models`; delivery stores:
@@ -33,7 +34,9 @@ from fastapi.responses import JSONResponse
 from prefect.events import emit_event
 from pydantic import ValidationError
 
+from polygon import usecases
 from polygon_core.events import PROMPT_COMMITTED, SWEEP_REQUESTED
+from polygon_core.files import FileErrors, PolygonFileError
 
 from ._schema import webhook_responses
 from ._webhook_deliveries import DeliveryStore, DeliveryStoreUnavailableError, MemoryDeliveryStore
@@ -207,6 +210,7 @@ def webhook_router(config: WebhookConfig, deliveries: DeliveryStore | None = Non
     def sweep_events(_request: Request, data: Any, delivery: str) -> list[dict[str, Any]]:
         payload = SweepPayload.model_validate(data)
         check_inside([("spec_path", payload.spec_path)], roots)
+        _check_sweep_spec(payload.spec_path, roots)
         return [{"event": SWEEP_REQUESTED,
                  "resource": {"prefect.resource.id": f"polygon.sweep.{delivery}"},
                  "payload": {**payload.model_dump(), "delivery": delivery}}]
@@ -222,6 +226,20 @@ def webhook_router(config: WebhookConfig, deliveries: DeliveryStore | None = Non
         return await receive(request, sweep_events)
 
     return router
+
+
+def _check_sweep_spec(spec_path: str, roots: list[Path]) -> None:
+    """Load the spec as the sweep flow will (relative to the first root that has it): a missing
+    file or one that is not a sweep spec is refused now (422, its file, line and field), not by a
+    flow run that fails later. Paths in the reason are the payload's, not the server's."""
+    found = next((root / spec_path for root in roots if (root / spec_path).is_file()), None)
+    if found is None:
+        raise _Refused(422, f"invalid payload: spec_path: {spec_path}: no such file under the webhook roots")
+    try:
+        usecases.load_sweep(found)
+    except (FileErrors, PolygonFileError) as exc:
+        reason = "; ".join(str(exc).splitlines()).replace(str(found.resolve()), spec_path)
+        raise _Refused(422, f"invalid payload: spec_path: {reason}") from None
 
 
 def _release(store: DeliveryStore, delivery: str) -> None:

@@ -188,10 +188,11 @@ def test_github_push_without_prompt_changes_and_ping_emit_nothing(client: TestCl
 
 
 def test_sweep_request_emits_sweep_event(client: TestClient, emitted: list[dict[str, Any]]) -> None:
-    response = _post(client, "/webhooks/sweep", {"spec_path": "sweeps/temperature.yaml"}, delivery="sw-1")
+    # The spec must load (the roots are the working folder, the repository): the bundled one does.
+    response = _post(client, "/webhooks/sweep", {"spec_path": "polygon_core/demo/sweeps/noise.yaml"}, delivery="sw-1")
     assert response.status_code == 202
     assert [(e["event"], e["payload"]) for e in emitted] == [
-        ("polygon.sweep.requested", {"spec_path": "sweeps/temperature.yaml", "delivery": "sw-1"})]
+        ("polygon.sweep.requested", {"spec_path": "polygon_core/demo/sweeps/noise.yaml", "delivery": "sw-1"})]
     assert _post(client, "/webhooks/sweep", {"spec_path": ""}).status_code == 422
     assert _post(client, "/webhooks/sweep", {}).status_code == 422
     assert len(emitted) == 1
