@@ -6,9 +6,10 @@ its routers in `create_app` below, on the same app.
 
 from __future__ import annotations
 
+import logging
 from typing import TYPE_CHECKING, Any
 
-from fastapi import Depends, FastAPI
+from fastapi import Depends, FastAPI, Request
 from fastapi.responses import JSONResponse
 
 from polygon_core.adapters.settings import PolygonSettings, load_settings
@@ -23,6 +24,8 @@ if TYPE_CHECKING:
     import uvicorn
 
 __all__ = ["access_token_configured", "build_server", "create_app"]
+
+log = logging.getLogger("polygon.web")
 
 
 def access_token_configured(settings: PolygonSettings) -> bool:
@@ -64,7 +67,31 @@ def create_app(settings: PolygonSettings | None = None, *,
 
     install_web(app, settings)
     _install_schema(app)
+    _install_unavailable(app)
     return app
+
+
+def _install_unavailable(app: FastAPI) -> None:
+    """An artifact store or database that cannot be reached answers 503 with the reason, as the
+    webhooks' unreachable delivery ledger does, not a 500 with a traceback. What is one is the
+    CLI's rule (`polygon.cli._infra`); any other error of these types stays a 500."""
+    from botocore.exceptions import BotoCoreError, ClientError
+    from sqlalchemy.exc import OperationalError
+
+    from polygon.cli._infra import infrastructure_error
+    from polygon_core.adapters.artifacts import ArtifactStoreError
+    from polygon_core.adapters.storage import DatabaseNotReadyError
+
+    async def unavailable(request: Request, exc: Exception) -> JSONResponse:
+        line = infrastructure_error(exc)
+        if line is None:
+            raise exc
+        log.error("%s %s: 503: %s", request.method, request.url.path, line)
+        # The answer says which store, not its address or keys (those stay in the server log).
+        return JSONResponse({"detail": f"{line.split(':', 1)[0]}; see the server log"}, status_code=503)
+
+    for kind in (BotoCoreError, ClientError, ArtifactStoreError, OperationalError, DatabaseNotReadyError):
+        app.add_exception_handler(kind, unavailable)
 
 
 def _install_schema(app: FastAPI) -> None:

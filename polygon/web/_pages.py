@@ -131,8 +131,16 @@ def runs_page(request: Request) -> Response:
 
 @router.get("/runs/{run_id}")
 def run_page(request: Request, run_id: str) -> Response:
-    """One run: scorecard, probes and its conversations, paginated."""
-    return _render(request, "run", f"Run {run_id}", {"run_id": run_id})
+    """One run: scorecard, probes and its conversations, paginated; 404 (the same page, which
+    shows the API's reason) when no run has this id or prefix."""
+    refused = _page_access(request)
+    if refused is not None:
+        return refused
+    try:
+        missing = context(request).stores().repo.get_run(run_id) is None
+    except ValueError:  # an ambiguous prefix: the page shows the candidates the API names
+        missing = False
+    return _shell("run", f"Run {run_id}", {"run_id": run_id}, status=404 if missing else 200)
 
 
 @router.get("/runs/{run_id}/conversations/{conversation_id}")
