@@ -1,7 +1,8 @@
 """Checks of a tool library's stubs that need more than its schema: what a run would trip over.
 
 Every rule condition must parse and use only `args`, `state` and the built-in functions; every
-template must compile and hold no constant already beyond the sandbox's limits. Each problem points
+template must compile, hold no constant already beyond the sandbox's limits, and read only the
+arguments the tool's schema declares (where it lists them). Each problem points
 at the line of the offending `when`, `response` or `record` value.
 """
 
@@ -12,7 +13,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..models import ToolDef
-from ..stubs import TemplateRenderer, check_rule_expression, has_template
+from ..stubs import TemplateRenderer, check_rule_expression, declared_arguments, has_template, unknown_argument
 from ._errors import PathPart, PolygonFileError
 from ._yaml import YamlDocument
 
@@ -27,8 +28,9 @@ def stub_errors(doc: YamlDocument, name: str, tool: ToolDef) -> list[PolygonFile
         problem = check_rule_expression(condition)
         if problem:
             errors.append(doc.error((*base, *where), f"rule condition: {problem}"))
+    known = declared_arguments(tool.parameters)
     for path, text in _templates(base, tool):
-        problem = _template_problem(text)
+        problem = _template_problem(text) or (unknown_argument(text, known) if known else None)
         if problem:
             errors.append(doc.error(path, problem))
     return errors

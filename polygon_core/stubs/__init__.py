@@ -28,10 +28,15 @@ Templates render in a size-bounded sandbox (`_sandbox`): an operation, call or t
 `MAX_TEMPLATE_OUTPUT` characters, or more than `MAX_TEMPLATE_STEPS` loop iterations and calls in
 one rendering, is a `StubError` naming the tool.
 
+An undefined name in a template is an error (Jinja's StrictUndefined), never an empty value; the
+`args.<name>` a template reads are checked against the tool's schema when the suite loads
+(`unknown_argument`).
+
 Templates that are exactly one `{{ expression }}` keep the expression's native type (a float stays
 a float); any other template renders to text.
 """
 
+from ._arguments import declared_arguments, did_you_mean, template_argument_names, unknown_argument
 from ._environment import ToolEnvironment, check_tool
 from ._errors import StubError
 from ._expressions import (
@@ -58,8 +63,12 @@ __all__ = [
     "UnsupportedPatternError",
     "check_rule_expression",
     "check_tool",
+    "declared_arguments",
+    "did_you_mean",
     "has_template",
     "parse_expression",
     "pattern_problems",
+    "template_argument_names",
     "tool_validator",
+    "unknown_argument",
 ]

@@ -9,7 +9,7 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from jinja2 import ChainableUndefined, Template, TemplateError
+from jinja2 import StrictUndefined, Template, TemplateError, Undefined, nodes
 
 from ._errors import StubError
 from ._sandbox import BoundedSandbox, bounded_join, constant_problem
@@ -47,8 +47,11 @@ def _sandbox() -> BoundedSandbox:
     """The process's one sandbox, built at the first template compiled (never for a scenario
     without templates). Sharing it is safe: it holds only configuration (filters, globals, the
     operator table); a rendering's state (step count, variables, namespaces) lives on the render
-    Context, new for every `generate` or expression call."""
-    return BoundedSandbox(undefined=ChainableUndefined, autoescape=False, keep_trailing_newline=True)
+    Context, new for every `generate` or expression call.
+
+    StrictUndefined: a name that is not there (`args.amout` for `args.amount`) is an error, not
+    an empty value stored as the answer or the state; `| default(...)` and `is defined` still work."""
+    return BoundedSandbox(undefined=StrictUndefined, autoescape=False, keep_trailing_newline=True)
 
 
 @functools.lru_cache(maxsize=_COMPILED_CACHE_SIZE)
@@ -61,7 +64,14 @@ def _compiled_template(text: str) -> Template:
 @functools.lru_cache(maxsize=_COMPILED_CACHE_SIZE)
 def _compiled_expression(expression: str) -> Callable[..., Any]:
     # As `_compiled_template`: each call of a TemplateExpression renders in a new Context.
-    return _sandbox().compile_expression(expression, undefined_to_none=True)
+    # undefined_to_none=False: `{{ args.amout }}` gives an Undefined, refused in `render_value`
+    # (with True it would quietly become None).
+    return _sandbox().compile_expression(expression, undefined_to_none=False)
+
+
+def parse_template(text: str) -> nodes.Template:
+    """The syntax tree of `text` as the sandbox reads it (raises `TemplateError` when it is broken)."""
+    return _sandbox().parse(text)
 
 
 def has_template(text: str) -> bool:
@@ -73,8 +83,9 @@ class TemplateRenderer:
     """Renders stub templates against a context (`args`, `state`) in a Jinja2 immutable sandbox.
 
     Templates cannot call mutating methods (`state.ledger.append(...)` is a `SecurityError`),
-    cannot reach private attributes, and an undefined name renders as empty (`None` natively),
-    so an optional argument the agent left out does not crash the stub. Sizes are bounded (see
+    cannot reach private attributes, and an undefined name is an error (StrictUndefined): an
+    optional argument the agent may leave out needs `| default(...)` or `is defined`, and a
+    misspelled name fails the stub instead of storing None. Sizes are bounded (see
     `_sandbox`): an operation, call or rendered text beyond `MAX_TEMPLATE_OUTPUT` is a StubError.
 
     Holds no state: the sandbox and the compiled templates are shared by every renderer in the
@@ -117,7 +128,10 @@ class TemplateRenderer:
             return self.render_text(text, context)
         compiled = self._expression(expression, text)
         try:
-            return copy.deepcopy(compiled(**context))
+            value = compiled(**context)
+            if isinstance(value, Undefined):
+                value._fail_with_undefined_error()  # StrictUndefined's own "has no attribute" error
+            return copy.deepcopy(value)
         except RecursionError:  # a macro calling itself without end
             raise StubError(f"template {_short(text)} failed: recursion too deep") from None
         except Exception as exc:  # any failure of a user's template is the stub's

@@ -52,7 +52,8 @@ def test_template_sandbox_cannot_mutate_state_or_reach_private_attributes() -> N
         env.call("m", {}, turn=0)
     assert len(env.state["ledger"]) == 2
     escape = tool_def(name="e", kind="template", response="<{{ ().__class__.__mro__ }}>")
-    assert env_of(escape).call("e", {}, turn=0).result == "<>"
+    with pytest.raises(StubError, match="access to attribute '__class__' of 'tuple' object is unsafe"):
+        env_of(escape).call("e", {}, turn=0)  # refused (StrictUndefined), never rendered as empty
 
 
 def test_rules_first_match_wins_and_responses_are_templated() -> None:
