@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import ast
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Mapping
 
 from simpleeval import DEFAULT_OPERATORS
 
-from ..stubs import SAFE_FUNCTIONS, SafeEvaluator, parse_expression
+from ..stubs import SAFE_FUNCTIONS, SafeEvaluator, did_you_mean, parse_expression
 from ._timeline import RESERVED_NAMES
 
 NAME_FORMS: frozenset[str] = frozenset({"before", "count", "happened", "ever", "called"})
@@ -88,20 +88,35 @@ def _bound_names(tree: ast.AST) -> set[str]:
 
 
 class _Checker:
-    def __init__(self, known: Collection[str], strict: bool, bound: set[str]) -> None:
+    def __init__(self, known: Collection[str], strict: bool, bound: set[str],
+                 arguments: Mapping[str, Collection[str]] | None = None) -> None:
         self.known = set(known)
         self.strict = strict
         self.names = self.known | set(RESERVED_NAMES) | bound | PLAIN_FUNCTIONS | NAME_FORMS
+        self.arguments = arguments or {}
+        self.scope: tuple[str, Collection[str]] | None = None  # (tool or event, its arguments)
+
+    def _unknown_argument(self, name: str) -> str | None:
+        # Inside the condition of a tool or event whose schema lists its arguments, a name that is
+        # neither one of them nor conversation data would be an error (or never match) at run time.
+        if self.scope is None or name in self.names or name in self.scope[1] or name in ("args", "turn"):
+            return None
+        label, arguments = self.scope
+        return (f"{name!r} is not an argument of {label} (its arguments: {', '.join(sorted(arguments))})"
+                f"{did_you_mean(name, arguments)}")
 
     def visit(self, node: ast.AST, predicate: bool = False) -> str | None:
         if type(node) not in _ALLOWED_NODES:
             return f"{type(node).__name__} is not allowed in an assertion"
         if isinstance(node, ast.Attribute) and node.attr.startswith("_"):
             return f"private attribute {node.attr!r} is not allowed"
+        if predicate and isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \
+                and node.value.id == "args":
+            return self._unknown_argument(node.attr)
         if isinstance(node, ast.Name):
             if self.strict and not predicate and node.id not in self.names:
                 return f"unknown name {node.id!r}"
-            return None
+            return self._unknown_argument(node.id) if predicate else None
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
             return self._call(node, predicate)
         return self._children(ast.iter_child_nodes(node), predicate)
@@ -142,13 +157,21 @@ class _Checker:
                 return f"{name}() needs a tool or event name"
             problem = self._name_arg(node.args[0], predicate)
             rest = node.args[1:]
+            subject = _subject_name(node.args[0])
         else:
-            problem, rest = None, list(node.args)
+            problem, rest, subject = None, list(node.args), name
         if problem:
             return problem
         if len(rest) > 1:
             return f"{name}(): give at most one condition (join conditions with `and`)"
-        return self._children(rest, True) or self._children(keywords, predicate)
+        outer, arguments = self.scope, self.arguments.get(subject or "")
+        self.scope = (subject, arguments) if subject and arguments is not None else None
+        try:
+            return (self._children(rest, True)
+                    or next(filter(None, (self._unknown_argument(k.arg) for k in node.keywords if k.arg)), None)
+                    or self._children(keywords, predicate))
+        finally:
+            self.scope = outer
 
     def _children_names(self, nodes: Iterable[ast.AST], predicate: bool) -> str | None:
         for child in nodes:
@@ -158,21 +181,35 @@ class _Checker:
         return None
 
 
-def static_problem(tree: ast.expr, known: Collection[str], *, strict: bool) -> str | None:
+def _subject_name(node: ast.AST) -> str | None:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    return None
+
+
+def static_problem(tree: ast.expr, known: Collection[str], *, strict: bool,
+                   arguments: Mapping[str, Collection[str]] | None = None) -> str | None:
     """The first static problem of a parsed expression, or None.
 
     Always checks that only supported constructs and no private attributes are used; with
     `strict`, also that every bare name is known (conversation data, helpers, `known` tool and
-    event names). Names inside a tool's or event's condition are its arguments and are not checked.
+    event names). Names inside a tool's or event's condition (and its keyword filters) are its
+    arguments: checked against `arguments` (tool or event name → the argument names its schema
+    declares) where it lists that tool or event, unchecked elsewhere.
     """
-    return _Checker(known, strict, _bound_names(tree)).visit(tree)
+    return _Checker(known, strict, _bound_names(tree), arguments).visit(tree)
 
 
-def check_expression(expression: str, *, known_names: Collection[str]) -> str | None:
+def check_expression(expression: str, *, known_names: Collection[str],
+                     arguments: Mapping[str, Collection[str]] | None = None) -> str | None:
     """Check an assertion without running it; return an error message, or None when it is sound.
 
     `known_names` are the tool and event names of the scenario (see `assertion_names`); the
     conversation's data names (`state`, `events`, ...) and the helpers are always known.
+    `arguments` maps a tool or event to the argument names its schema declares: a condition's
+    names are checked against them (`refund_issued(amont == 49)` → did you mean 'amount'?).
     """
     try:
         tree = parse_expression(expression)
@@ -180,7 +217,7 @@ def check_expression(expression: str, *, known_names: Collection[str]) -> str | 
         return syntax_message(exc)
     except Exception as exc:
         return f"cannot parse: {type(exc).__name__}: {exc}"
-    return static_problem(tree, known_names, strict=True)
+    return static_problem(tree, known_names, strict=True, arguments=arguments)
 
 
 def syntax_message(exc: SyntaxError) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..models import Scenario
+from ..stubs import declared_arguments
 from ._errors import PolygonFileError
 from ._loaders import ToolCatalog
 from ._yaml import YamlDocument
@@ -28,9 +29,10 @@ def assertion_errors(
         # would be reported as unknown, so a scenario checked outside its suite skips this check.
         return []
     known = known_assertion_names(scenario, catalog)
+    arguments = assertion_arguments(scenario, catalog)
     errors = []
     for name, expression in scenario.assertions.items():
-        problem = check(expression, known_names=known)
+        problem = check(expression, known_names=known, arguments=arguments)
         if problem:
             errors.append(doc.error(("assertions", name), problem))
     return errors
@@ -44,6 +46,29 @@ def assertion_checker() -> ExpressionChecker | None:
         return None
     checker: ExpressionChecker = check_expression
     return checker
+
+
+def assertion_arguments(scenario: Scenario, catalog: ToolCatalog | None) -> dict[str, frozenset[str]]:
+    """Tool or event name → the argument names a condition on it may use, where the schema lists them.
+
+    An event carries the arguments of the call that emitted it: its names are the union over the
+    scenario's tools that emit it, and it is left unchecked when any of them has an open schema.
+    """
+    if catalog is None:
+        return {}
+    arguments: dict[str, frozenset[str]] = {}
+    open_names: set[str] = set()
+    for tool_name in scenario.tools:
+        tool = catalog.tools.get(tool_name)
+        if tool is None:
+            continue
+        declared = declared_arguments(tool.parameters)
+        for name in {tool_name, *tool.event_names()}:
+            if declared is None:
+                open_names.add(name)
+            else:
+                arguments[name] = arguments.get(name, frozenset()) | declared
+    return {name: names for name, names in arguments.items() if name not in open_names}
 
 
 def known_assertion_names(scenario: Scenario, catalog: ToolCatalog | None) -> frozenset[str]:
