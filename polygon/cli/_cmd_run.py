@@ -26,7 +26,7 @@ def _summary_json(stores: Any, runs: list[Run], cards: list[Any]) -> dict[str, A
                             "rubric_version": run.rubric_version, "conversations": card.conversations,
                             "verdicts": card.verdicts, "mean_composite": card.mean_composite,
                             "gates": card.gates, "models": run.models,
-                            "provider_errors": card.provider_errors,
+                            "provider_errors": card.provider_errors, "simulator_errors": card.simulator_errors,
                             "agent_failures": card.agent_failures, "agent_failure_reason": card.agent_failure_reason,
                             "judge_errors": card.judge_errors, "judge_error_reason": card.judge_error_reason,
                             "probe_errors": card.probe_errors, "probe_error_reason": card.probe_error_reason,
@@ -79,10 +79,16 @@ def _stop_on_failures(stores: Any, runs: list[Run], cards: list[Any]) -> None:
 
     from ._failures import stop_on_failures
 
-    lost = next(((r.id, c) for r in runs for c in stores.repo.list_conversations(r.id)
-                 if c.end_reason == "provider_error"), None) if any(c.provider_errors for c in cards) else None
-    detail = usecases.load_conversation(stores, lost[0], lost[1].conversation_id).end_detail if lost else None
-    stop_on_failures(err, cards, first_provider_detail=detail, agents=[r.agent_name for r in runs])
+    def first_detail(reason: str, count: int) -> str | None:
+        # The first such conversation's end_detail (kept in its transcript artifact).
+        lost = next(((r.id, c) for r in runs for c in stores.repo.list_conversations(r.id)
+                     if c.end_reason == reason), None) if count else None
+        return usecases.load_conversation(stores, lost[0], lost[1].conversation_id).end_detail if lost else None
+
+    stop_on_failures(err, cards,
+                     first_provider_detail=first_detail("provider_error", sum(c.provider_errors for c in cards)),
+                     first_simulator_detail=first_detail("simulator_error", sum(c.simulator_errors for c in cards)),
+                     agents=[r.agent_name for r in runs])
 
 
 def _where(stores: Any) -> str:

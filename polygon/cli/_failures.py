@@ -20,14 +20,16 @@ def _kind(what: str, who: str, n: int, total: int, reason: str | None) -> str:
 
 
 #: The kinds of failure a line names, most fundamental first.
-KINDS = ("provider", "agent", "judge", "probe")
+KINDS = ("provider", "simulator", "agent", "judge", "probe")
 
 
 def failure_line(cards: Sequence[Scorecard], *, first_provider_detail: str | None = None,
+                 first_simulator_detail: str | None = None,
                  agents: Sequence[str] = (), kinds: Collection[str] = KINDS) -> str | None:
     """One line naming every kind of failure in `cards` (count and first cause), or None.
 
-    Kinds, most fundamental first: conversations lost to provider errors, broken calls (the
+    Kinds, most fundamental first: conversations lost to provider errors, to simulator errors (a
+    stub, template or simulated caller of the suite failed: nothing was scored), broken calls (the
     agent's failure), judge errors, probe errors; `kinds` keeps some of them (`compare` stops on
     judge errors only). `agents` are the cards' agent names.
     """
@@ -37,6 +39,10 @@ def failure_line(cards: Sequence[Scorecard], *, first_provider_detail: str | Non
     if lost:
         parts.append(f"{lost} of {total} conversations ended with provider_error (not scored); "
                      f"first: {first_provider_detail or 'no detail recorded'}")
+    spoiled = sum(c.simulator_errors for c in cards) if "simulator" in kinds else 0
+    if spoiled:
+        parts.append(f"{spoiled} of {total} conversations ended with simulator_error (not scored); "
+                     f"first: {first_simulator_detail or 'no detail recorded'}")
     broken = [(c, name) for c, name in zip(cards, list(agents) or [c.label for c in cards], strict=False)
               if c.agent_failures and "agent" in kinds]
     if broken:
