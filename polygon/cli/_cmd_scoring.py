@@ -123,17 +123,18 @@ def probe(
                                     suite_path=suite_path, agent_path=agent_path)
     card = usecases.scorecard(stores, result.run_id, probe_model=result.judge_model)  # the answers just made
     total = len(stores.repo.list_conversations(result.run_id))
+    failed = result.failed or sorted(result.errors)  # a batch pass stores its failures as `errors` only
     if json_out:
         print(json.dumps({"run_id": result.run_id, "probe_model": result.judge_model, "added": result.added,
-                          "failed": result.failed, "probe_errors": result.errors, "conversations": total,
+                          "failed": failed, "probe_errors": result.errors, "conversations": total,
                           "probes": [p.model_dump(mode="json") for p in card.probes],
-                          "exit_code": 1 if result.failed else 0}, indent=2))
+                          "exit_code": 1 if failed else 0}, indent=2))
     else:
         console.print(f"{result.run_id}: {result.added} probe answer(s) by {result.judge_model}",
                       highlight=False)
         console.print(fit(console, _render.probes_table([card])))
-    if result.failed:
-        first = result.errors.get(result.failed[0], "no reason recorded")
-        err.print(f"[red]error:[/] probe answerer {result.judge_model} failed on {len(result.failed)} of "
+    if failed:
+        first = result.errors.get(failed[0], "no reason recorded")
+        err.print(f"[red]error:[/] probe answerer {result.judge_model} failed on {len(failed)} of "
                   f"{total} conversations: {first}", markup=True, highlight=False, soft_wrap=True)
         raise typer.Exit(1)

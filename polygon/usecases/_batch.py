@@ -11,6 +11,12 @@ Three steps, each a Prefect task in `flows/_batch.py`, each re-runnable:
    answers exactly as the live pass would, and write the usage ledger (batch tokens are discounted).
 
 Conversations whose batch items failed are returned in `failed`; the evaluate flow judges those live.
+A server with no batch API at all (a local llama.cpp, Ollama or vLLM: 404 on `/files`) is found by
+the submission's first request, before anything is paid for: the job records why (`error`), and
+collecting it stores every pending conversation as the live pass stores a failed judge (a
+`judge_error` judgment, or `error` probe answers) with that reason, so the run ends, the CLI says
+so in one line and exits 1, and a live `rescore` retries them. Polygon does not switch to live
+judging by itself: batch judging was asked for at its price.
 """
 
 from __future__ import annotations
@@ -25,11 +31,13 @@ from typing import Any, Literal
 from pydantic import Field
 
 from polygon_core._hashing import content_hash
-from polygon_core.adapters.providers import BatchStatus, UsageMeter, ledger_key, make_chat_model
+from polygon_core.adapters.providers import BatchStatus, NoBatchApi, UsageMeter, ledger_key, make_chat_model
 from polygon_core.judging import (
     agent_failure,
     agent_failure_judgment,
     build_judgment,
+    judge_error_judgment,
+    probe_error_answers,
     probe_request,
     read_judge_reply,
     read_probe_reply,
@@ -91,6 +99,7 @@ class BatchJob(DomainModel):
     submitted_at: str = ""
     state: Literal["submitted", "ended", "collected"] = "submitted"
     statuses: list[BatchStatus] = Field(default_factory=list)
+    error: str | None = Field(None, description="why nothing could be submitted (the server has no batch API)")
 
 
 def job_key(run_id: str, key: str) -> str:
@@ -244,7 +253,12 @@ def submit_batch_pass(stores: Stores, spec: BatchPass) -> BatchJob:
             _save(stores, job)  # after each batch: a crash here loses no batch already paid for
 
     if chunks:
-        _in_loop(model, submit_all)
+        try:
+            _in_loop(model, submit_all)
+        except NoBatchApi as exc:  # found on the first request: nothing was submitted
+            if job.batch_ids:
+                raise
+            job.error, job.state = str(exc), "ended"
     else:
         job.state = "ended"  # nothing to send: every request was cached, or nothing is pending
     _save(stores, job)
@@ -295,6 +309,8 @@ def collect_batch_pass(stores: Stores, run_id: str, key: str) -> RescoreResult:
     if job.state == "submitted":
         raise ValueError(f"run {run_id}: batch pass {key} has not ended yet (wait for it first)")
     requests, works = _requests_of(stores, job)
+    if job.error is not None:
+        return _store_failures(stores, job, works, result)
     meter = UsageMeter()
     model = _model(stores, spec.model, meter)
     replies: dict[str, ChatResponse] = model.cached_replies(
@@ -326,6 +342,25 @@ def collect_batch_pass(stores: Stores, run_id: str, key: str) -> RescoreResult:
     # One ledger per submission (a later pass over the same key adds its own, never overwrites).
     tag = job.batch_ids[0] if job.batch_ids else "cached-" + job.submitted_at.replace(":", "")
     stores.artifacts.put_text(ledger_key(run_id, spec.kind, f"batch-{key}-{tag}"), meter.to_json())
+    _save(stores, job.model_copy(update={"state": "collected"}))
+    return result
+
+
+def _store_failures(stores: Stores, job: BatchJob, works: dict[str, _Work], result: RescoreResult) -> RescoreResult:
+    """A job that could not be submitted: every pending conversation stored as a failed judge (or
+    answerer) with the job's reason, as the live pass stores one; a live pass retries them."""
+    from polygon_core.imports import mark_probes_not_applicable
+    spec, reason = job.spec, str(job.error)
+    for cid, work in works.items():
+        if spec.kind == "judge":
+            stores.repo.save_judgment(spec.run_id, judge_error_judgment(
+                cid, reason, rubric_version=get_rubric(spec.rubric_version).version, judge_model=spec.model))
+        else:
+            answers = probe_error_answers(cid, work.probes, reason, answered_by=spec.model)
+            stores.repo.save_probe_answers(spec.run_id, mark_probes_not_applicable(answers) if work.production
+                                           else answers)
+        result.errors[cid] = reason
+    result.skipped = sorted({cid for cid, _ in job.items.values()} - set(works))
     _save(stores, job.model_copy(update={"state": "collected"}))
     return result
 

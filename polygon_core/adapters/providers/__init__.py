@@ -18,7 +18,7 @@
   read results by custom id (`_batch.py` holds the shared result types).
 """
 
-from ._batch import BatchOutcome, BatchState, BatchStatus
+from ._batch import BatchOutcome, BatchState, BatchStatus, NoBatchApi
 from ._cache import CacheMode, ReplayMiss, ResponseCache, cache_key
 from ._clients import aclose_all, shared_loop_clients
 from ._errors import ProviderConfigError
@@ -44,6 +44,7 @@ __all__ = [
     "ModelNameError",
     "ModelPrice",
     "ModelSpec",
+    "NoBatchApi",
     "OfflineChatModel",
     "PriceTable",
     "ProviderChatModel",

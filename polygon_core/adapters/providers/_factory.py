@@ -11,7 +11,7 @@ from typing import Any
 from ...conversation import ProviderFailure
 from ...providers import ChatModel, ChatRequest, ChatResponse
 from ..settings import PolygonSettings
-from ._batch import BatchOutcome, BatchStatus
+from ._batch import BatchOutcome, BatchStatus, NoBatchApi, missing_batch_api
 from ._cache import ReplayMiss, ResponseCache, cache_key
 from ._clients import SdkAdapter
 from ._errors import ProviderConfigError, redact
@@ -150,10 +150,19 @@ class ProviderChatModel:
         return {cid: self.capped(request) for cid, request in requests.items()}
 
     async def submit_batch(self, requests: dict[str, ChatRequest]) -> str:
-        """Submit requests (custom id → request) as one batch; returns the provider's batch id."""
+        """Submit requests (custom id → request) as one batch; returns the provider's batch id.
+
+        Raises `NoBatchApi` when the server has no batch routes (a local server: llama.cpp, Ollama,
+        vLLM), with the reason and what to do instead."""
         requests = self._all_capped(requests)
         role = next(iter(requests.values())).role if requests else "judge"
-        return await self._with_retries(lambda: self.adapter.submit_batch(requests, self.name), role)
+        try:
+            return await self._with_retries(lambda: self.adapter.submit_batch(requests, self.name), role)
+        except ProviderFailure as exc:
+            reason = missing_batch_api(exc, str(self.adapter.endpoint.url))
+            if reason is None:
+                raise
+            raise NoBatchApi(reason) from None
 
     async def batch_status(self, batch_id: str) -> BatchStatus:
         """One poll of a submitted batch (retried like any request)."""
