@@ -97,6 +97,8 @@ def row_from_facts(f: Mapping[str, Any], latency_ms: float | None = None) -> Res
         tokens=tokens, tokens_estimated=estimated, latency_ms=latency_ms, cost_usd=None,
         assertions={a["name"]: a["status"] for a in assertions},
         assertion_turns={a["name"]: int(a["turn"]) for a in assertions if a.get("turn") is not None},
+        assertion_errors={a["name"]: a.get("message") or "no reason recorded" for a in assertions
+                          if a["status"] == "error"},
         status=f["status"], reason=f["reason"] if judged else None,
     )
     return _constructed(values)
@@ -221,9 +223,15 @@ def run_view(stores: Stores, run_id: str, *, rubric_version: str | None = None, 
 
 
 def failed_text(row: ResultRow) -> str:
-    """A row's failed assertions (with the turn that broke each), after a broken call's or judge's reason."""
-    failed = ", ".join(name + (f" (turn {row.assertion_turns[name]})" if name in row.assertion_turns else "")
-                       for name, status in row.assertions.items() if status in ("fail", "error"))
+    """A row's failed assertions (with the turn that broke each), after a broken call's or judge's reason.
+
+    An assertion that could not be evaluated shows as `name: error (why)`: it did not count, which a
+    plain name (read as a fail) would hide.
+    """
+    failed = ", ".join(
+        f"{name}: error ({row.assertion_errors.get(name) or 'no reason recorded'})" if status == "error"
+        else name + (f" (turn {row.assertion_turns[name]})" if name in row.assertion_turns else "")
+        for name, status in row.assertions.items() if status in ("fail", "error"))
     if row.status in ("agent_failure", "judge_error"):
         failed = f"{row.status}: {row.reason}" + (f"; {failed}" if failed else "")
     return failed

@@ -39,6 +39,8 @@ class ResultRow(DomainModel):
     cost_usd: float | None = Field(None, description="None when no price is known (offline)")
     assertions: dict[str, str] = Field(default_factory=dict, description="name → pass/fail/error/…")
     assertion_turns: dict[str, int] = Field(default_factory=dict, description="name → turn that broke it")
+    assertion_errors: dict[str, str] = Field(default_factory=dict,
+                                             description="name → why it could not be evaluated (status error)")
     status: str | None = Field(None, description="judged | judge_error | agent_failure; None = no judgment")
     reason: str | None = Field(None, description="the judge's or the agent's failure")
 
