@@ -20,7 +20,7 @@ from polygon_core.compare import ResultRow, Scorecard, build_scorecard
 from polygon_core.judging import HEURISTIC_JUDGE
 from polygon_core.models import ProbeAnswer, Run
 
-from ._common import Stores
+from ._common import Stores, load_conversation
 
 __all__ = ["RunView", "answerer_for", "answerers_of", "failed_text", "judge_for", "judges_of", "probe_answer_tally",
            "row_from_facts", "rows_of", "run_view", "scorecard_of"]
@@ -217,9 +217,24 @@ def run_view(stores: Stores, run_id: str, *, rubric_version: str | None = None, 
         raise ValueError(f"run {run.id} has no probe answers by {probe_model!r}; "
                          f"answered by: {', '.join(sorted(answerers)) or 'nobody yet'}")
     card = scorecard_of(stores, run, rubric_version=version, judge=judge, probe_model=probe_model)
-    rows = rows_of(stores, run.id, version, card.judge_model, offset=offset, limit=limit)
+    rows = _with_end_details(stores, run.id, rows_of(stores, run.id, version, card.judge_model,
+                                                     offset=offset, limit=limit))
     return RunView(run=run, card=card, judges=judges, total=card.conversations, offset=offset, rows=rows,
                    answerers=answerers)
+
+
+_UNSCORED = ("provider_error", "simulator_error")
+
+
+def _with_end_details(stores: Stores, run_id: str, rows: Iterator[ResultRow]) -> Iterator[ResultRow]:
+    # An unscored conversation has no judgment to give a reason; its end_detail (what broke: a
+    # stub's template, a provider) is in its transcript artifact, read for those rows only.
+    for row in rows:
+        if row.end_reason in _UNSCORED and row.reason is None:
+            detail = load_conversation(stores, run_id, row.conversation_id).end_detail
+            yield row.model_copy(update={"reason": detail or "no detail recorded"})
+        else:
+            yield row
 
 
 def failed_text(row: ResultRow) -> str:
@@ -234,4 +249,6 @@ def failed_text(row: ResultRow) -> str:
         for name, status in row.assertions.items() if status in ("fail", "error"))
     if row.status in ("agent_failure", "judge_error"):
         failed = f"{row.status}: {row.reason}" + (f"; {failed}" if failed else "")
+    elif row.end_reason in _UNSCORED and row.reason:
+        failed = f"{row.end_reason}: {row.reason}" + (f"; {failed}" if failed else "")
     return failed

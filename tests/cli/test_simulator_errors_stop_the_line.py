@@ -49,3 +49,8 @@ def test_run_exits_1_when_a_stub_breaks_mid_run(polygon_home: Path, tmp_path: Pa
         f"error: 1 of 1 conversations ended with simulator_error (not scored); first: {REASON}"]
     summary = json.loads(result.stdout)
     assert [(r["conversations"], r["simulator_errors"]) for r in summary["runs"]] == [(1, 1)]
+    shown = CliRunner().invoke(app, ["show", summary["runs"][0]["run_id"], "--json"])
+    assert shown.exit_code == 0, shown.output
+    conversation = json.loads(shown.stdout)["conversations"][0]
+    assert (conversation["end_reason"], conversation["reason"]) == ("simulator_error", REASON)
+    assert conversation["why"].startswith(f"simulator_error: {REASON}")
