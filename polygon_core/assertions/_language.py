@@ -220,6 +220,15 @@ def check_expression(expression: str, *, known_names: Collection[str],
     return static_problem(tree, known_names, strict=True, arguments=arguments)
 
 
+def argument_problem(expression: str, *, known_names: Collection[str],
+                     arguments: Mapping[str, Collection[str]]) -> str | None:
+    """Only the problem `arguments` adds to `check_expression`: a condition naming an argument the
+    tool's schema does not declare (None when the expression is otherwise broken: reported apart)."""
+    if check_expression(expression, known_names=known_names) is not None:
+        return None
+    return check_expression(expression, known_names=known_names, arguments=arguments)
+
+
 def syntax_message(exc: SyntaxError) -> str:
     """`syntax error: invalid syntax (column 7)`."""
     where = f" (column {exc.offset})" if exc.offset else ""

@@ -32,7 +32,7 @@ def assertion_errors(
     arguments = assertion_arguments(scenario, catalog)
     errors = []
     for name, expression in scenario.assertions.items():
-        problem = check(expression, known_names=known, arguments=arguments)
+        problem = check(expression, known_names=known) or _argument_problem(expression, known, arguments)
         if problem:
             errors.append(doc.error(("assertions", name), problem))
     return errors
@@ -46,6 +46,17 @@ def assertion_checker() -> ExpressionChecker | None:
         return None
     checker: ExpressionChecker = check_expression
     return checker
+
+
+def _argument_problem(expression: str, known: frozenset[str], arguments: dict[str, frozenset[str]]) -> str | None:
+    # Apart from the pluggable checker (`assertion_checker`): a condition's names against the schema.
+    if not arguments:
+        return None
+    try:
+        from ..assertions._language import argument_problem
+    except ImportError:
+        return None
+    return argument_problem(expression, known_names=known, arguments=arguments)
 
 
 def assertion_arguments(scenario: Scenario, catalog: ToolCatalog | None) -> dict[str, frozenset[str]]:
