@@ -12,7 +12,9 @@ check emits nothing:
 5. the payload validates, and every path it names resolves inside the webhook roots → 422
    (a sweep's spec must also load as a sweep spec: the 422 names its file, line and field)
 
-A valid request emits the event(s) and answers 202 with their ids. The secret, the signature and the
+A valid request sends the event(s) to the Prefect server and answers 202 with their ids once the
+server has taken them; when it cannot (Prefect unreachable or refusing) the answer is 503 with the
+reason and the delivery id is released, so the sender's retry is accepted. The secret, the signature and the
 body never reach a log line. Configuration and payload models: `_webhook_models`; delivery stores:
 `_webhook_deliveries`; path containment: `_webhook_paths`.
 """
@@ -29,10 +31,15 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import httpx
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
-from prefect.events import emit_event
+from prefect.client.orchestration import get_client
+from prefect.events import Event, emit_event  # noqa: F401  (emit_event: `_call_webhooks` calls it here)
+from prefect.events.worker import should_emit_events
+from prefect.settings import PREFECT_API_URL
 from pydantic import ValidationError
+from starlette.concurrency import run_in_threadpool
 
 from polygon import usecases
 from polygon_core.events import PROMPT_COMMITTED, SWEEP_REQUESTED
@@ -147,11 +154,43 @@ def _events(build: Builder, request: Request, body: bytes, delivery: str) -> lis
         raise _Refused(422, f"invalid payload: {exc}") from None
 
 
-def _emit_all(events: list[dict[str, Any]], delivery: str) -> list[str]:
+class EventNotDeliveredError(RuntimeError):
+    """The Prefect server did not take the event (the message names the API URL and the cause)."""
+
+
+def send_event(**spec: Any) -> Event | None:
+    """Send one event to the Prefect server and return it once the server has taken it.
+
+    Prefect's `emit_event` only queues the event for a background worker, which logs and drops it
+    when the server cannot be reached, after the webhook has answered 202. This posts it to the
+    server's events endpoint (``POST /api/events``) and waits for the answer instead. None when
+    Prefect events are disabled; `EventNotDeliveredError` when the server did not take it.
+    """
+    if not should_emit_events():
+        return None
+    event = Event(**spec)
+    try:
+        with get_client(sync_client=True) as client:
+            client.request("POST", "/events", json=[event.model_dump(mode="json")])
+    except httpx.HTTPError as exc:
+        # The cause goes to the server log and the answer; the URL is the operator's own setting.
+        reason = str(exc).splitlines()[0][:200] or type(exc).__name__
+        raise EventNotDeliveredError(f"the Prefect API at {PREFECT_API_URL.value() or '(ephemeral)'} "
+                                     f"did not take the event: {reason}") from None
+    return event
+
+
+async def _emit_all(events: list[dict[str, Any]], delivery: str) -> list[str]:
     ids = []
     for i, spec in enumerate(events):
-        # `emit_event` is looked up on this module at call time, so tests can capture it.
-        emitted = emit_event(id=_event_id(delivery, i), **spec)
+        # `send_event` is looked up on this module at call time, so tests can capture it; it
+        # blocks on the Prefect API, so it runs off the event loop.
+        try:
+            emitted = await run_in_threadpool(send_event, id=_event_id(delivery, i), **spec)
+        except EventNotDeliveredError as exc:
+            # A 503 releases the delivery id, so the sender's retry is accepted. (Events of a push
+            # already sent are sent again under the same ids.)
+            raise _Refused(503, f"{exc}; nothing was recorded: retry the delivery") from None
         if emitted is None:
             raise _Refused(503, "Prefect events are disabled; nothing was emitted")
         ids.append(str(emitted.id))
@@ -184,7 +223,7 @@ def webhook_router(config: WebhookConfig, deliveries: DeliveryStore | None = Non
             if not fresh:  # never release someone else's reservation: `delivery` stays None
                 raise _Refused(409, f"delivery {claimed} was already received")
             delivery = claimed
-            ids = _emit_all(_events(build, request, body, delivery), delivery)
+            ids = await _emit_all(_events(build, request, body, delivery), delivery)
         except _Refused as refusal:
             if delivery is not None:
                 _release(store, delivery)

@@ -77,7 +77,7 @@ def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def no_events() -> Iterator[None]:
     """A webhook that gets through (it cannot: no valid signature is generated) emits nothing real."""
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(_webhooks, "emit_event", lambda **kw: SimpleNamespace(id=kw["id"]))
+        mp.setattr(_webhooks, "send_event", lambda **kw: SimpleNamespace(id=kw["id"]))
         yield
 
 

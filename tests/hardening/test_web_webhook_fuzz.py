@@ -53,7 +53,7 @@ def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def emitted() -> Iterator[list[dict[str, Any]]]:
     captured: list[dict[str, Any]] = []
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(_webhooks, "emit_event", lambda **kw: captured.append(kw) or SimpleNamespace(id=kw["id"]))
+        mp.setattr(_webhooks, "send_event", lambda **kw: captured.append(kw) or SimpleNamespace(id=kw["id"]))
         yield captured
 
 

@@ -31,7 +31,7 @@ def emitted(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
         captured.append(kwargs)
         return SimpleNamespace(id=kwargs["id"])
 
-    monkeypatch.setattr(_webhooks, "emit_event", fake_emit)
+    monkeypatch.setattr(_webhooks, "send_event", fake_emit)
     return captured
 
 
