@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Annotated, Any
 
 import typer
@@ -58,28 +59,55 @@ PAGE = 50  # conversations `polygon show` lists without --all
 _CHUNK = 1_000  # rows per table with --all: one table of 100,000 rows would be held whole to render
 
 
-def _show_json(card: Any, rows: Any) -> dict[str, Any]:
+Origins = Callable[[list[Any]], dict[str, Any]]
+
+
+def _origins_of(stores: Any, run: Any) -> Origins:
+    """Rows → conversation id → origin (a production call's source and platform call id): one
+    ledger lookup per table of rows; a synthetic run has none and costs no query."""
     from polygon import usecases
 
-    return {"scorecard": card.model_dump(mode="json"),
-            "conversations": [{**row.model_dump(mode="json"), "why": usecases.failed_text(row)} for row in rows]}
+    if run.source != "production":
+        return lambda rows: {}
+    return lambda rows: usecases.call_origins(stores, [r.conversation_id for r in rows])
 
 
-def _rows_table(rows: list[Any], title: str) -> Table:
+def _show_json(card: Any, rows: Any, origins: Origins) -> dict[str, Any]:
     from polygon import usecases
 
+    out: list[dict[str, Any]] = []
+    batch: list[Any] = []
+    for row in [*rows, None]:  # None flushes the last batch
+        if row is not None:
+            batch.append(row)
+        if batch and (row is None or len(batch) == _CHUNK):
+            found = origins(batch)
+            out.extend({**r.model_dump(mode="json"), "why": usecases.failed_text(r),
+                        "origin": o.as_dict() if (o := found.get(r.conversation_id)) else None} for r in batch)
+            batch = []
+    return {"scorecard": card.model_dump(mode="json"), "conversations": out}
+
+
+def _rows_table(rows: list[Any], title: str, origins: Origins) -> Table:
+    from polygon import usecases
+
+    found = origins(rows)
     table = Table(title=title)
     table.add_column("conversation", no_wrap=True)
+    if found:  # a production call: the platform's call id finds it where it was made
+        table.add_column("call (source: id)", overflow="fold")
     for col in ("caller", "end", "composite", "verdict", "gates", "failed assertions / why"):
         table.add_column(col, overflow="fold")
     for row in rows:
-        table.add_row(row.conversation_id, row.caller_type, row.end_reason,
+        origin = found.get(row.conversation_id)
+        call = [f"{origin.source}: {origin.external_id}" if origin else "—"] if found else []
+        table.add_row(row.conversation_id, *call, row.caller_type, row.end_reason,
                       "—" if row.composite is None else f"{row.composite:.1f}", row.verdict or "—",
                       ", ".join(row.gates) or "", usecases.failed_text(row))
     return table
 
 
-def _print_rows(rows: Any, total: int, every: bool) -> None:
+def _print_rows(rows: Any, total: int, every: bool, origins: Origins) -> None:
     """A page of conversations, or (`every`) all of them in tables of `_CHUNK`, never all held at once."""
     batch: list[Any] = []
     shown = 0
@@ -87,13 +115,14 @@ def _print_rows(rows: Any, total: int, every: bool) -> None:
         batch.append(row)
         if len(batch) == _CHUNK:
             shown += len(batch)
-            console.print(fit(console, _rows_table(batch, f"Conversations {shown - len(batch) + 1}–{shown}"),
-                              drop=("caller",)))
+            console.print(fit(console, _rows_table(batch, f"Conversations {shown - len(batch) + 1}–{shown}",
+                                                   origins), drop=("caller",)))
             batch = []
     if batch or not shown:
         shown += len(batch)
         console.print(fit(console, _rows_table(batch, "Conversations" if every or shown == total else
-                                               f"Conversations 1–{shown} of {total} (by id)"), drop=("caller",)))
+                                               f"Conversations 1–{shown} of {total} (by id)", origins),
+                          drop=("caller",)))
     if not every and shown < total:
         console.print(f"{total - shown} more conversation(s): --all lists every one, --json prints them all",
                       highlight=False)
@@ -125,13 +154,18 @@ def show(run_id: Annotated[str, typer.Argument(help="run id (or a unique prefix)
                              limit=None if every or json_out else PAGE)
     card = view.card
     if json_out:
-        print(json.dumps(_show_json(card, view.rows), indent=2))
+        print(json.dumps(_show_json(card, view.rows, _origins_of(stores, view.run)), indent=2))
         return
+    if False:  # a part-way run's card looks whole: say so above it
+        stored, planned = usecases.run_progress(stores, view.run)
+        console.print(f"[yellow]run {view.run.id} is {view.run.status}[/]: {stored} of "
+                      f"{'an unknown number of' if planned is None else planned} planned conversations "
+                      "stored; the scorecard covers only those", highlight=False, soft_wrap=True)
     console.print(fit(console, _render.scorecards_table([card])))
     if len(view.judges) > 1:
         others = ", ".join(sorted(set(view.judges) - {card.judge_model}))
         console.print(f"(also judged under {card.rubric_version} by {others}: see --judge)", highlight=False)
-    _print_rows(view.rows, view.total, every)
+    _print_rows(view.rows, view.total, every, _origins_of(stores, view.run))
     console.print(fit(console, _render.probes_table([card])))
     if len(view.answerers) > 1:
         others = ", ".join(sorted(set(view.answerers) - {card.models["probe"]}))

@@ -84,7 +84,15 @@ if TYPE_CHECKING:
         run_inputs,
         scorable,
     )
-    from ._production import AgentIdentity, ImportSummary, import_calls, import_file, list_source_files
+    from ._production import (
+        AgentIdentity,
+        CallOrigin,
+        ImportSummary,
+        call_origins,
+        import_calls,
+        import_file,
+        list_source_files,
+    )
     from ._production_grade import grade_production, judge_production, probe_production
     from ._production_report import (
         AllCallsRejectedError,
@@ -150,6 +158,7 @@ __all__ = [
     "BatchPass",
     "BatchTimeout",
     "CalibrationOutcome",
+    "CallOrigin",
     "CallRejectedError",
     "Comparison",
     "ComparisonError",
@@ -172,6 +181,7 @@ __all__ = [
     "base_values",
     "batch_passes",
     "calibrate_run",
+    "call_origins",
     "check_model_name",
     "check_regrade",
     "chosen_judge",
@@ -277,7 +287,8 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "_evaluate": ("STAGES", "Evaluated", "InFlight", "evaluate_conversation", "run_bounded"),
     "_grade": ("OFFLINE_NAMES", "RescoreResult", "ensure_judged", "judge", "judge_conversation", "probe",
         "probe_conversation", "probe_run", "rescore_run", "run_inputs", "scorable"),
-    "_production": ("AgentIdentity", "ImportSummary", "import_calls", "import_file", "list_source_files"),
+    "_production": ("AgentIdentity", "CallOrigin", "ImportSummary", "call_origins", "import_calls", "import_file",
+        "list_source_files"),
     "_production_grade": ("grade_production", "judge_production", "probe_production"),
     "_production_report": ("AllCallsRejectedError", "all_production_rejected", "production_import_markdown",
         "production_rejections"),

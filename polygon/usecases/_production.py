@@ -43,7 +43,9 @@ from ._identifiers import identifier_redactor
 __all__ = [
     "UNKNOWN_AGENT",
     "AgentIdentity",
+    "CallOrigin",
     "ImportSummary",
+    "call_origins",
     "import_calls",
     "import_file",
     "import_key",
@@ -316,3 +318,25 @@ def import_calls(stores: Stores, locations: Sequence[str], fmt: str | None, *, s
         total.add(import_file(stores, location, format_for(location, fmt), source=source,
                               agent=agent, speaker_map=speaker_map, redaction=redaction, batch=batch))
     return total
+
+
+@dataclass(frozen=True)
+class CallOrigin:
+    """Where a production conversation came from: its source and the platform's own call id (as
+    stored: an id holding personal data is its ``redacted-…`` HMAC), so a bad call can be found in
+    the platform that made it."""
+
+    source: str
+    external_id: str
+
+    def as_dict(self) -> dict[str, str]:
+        """The JSON shape shown with a conversation: ``{"source": …, "external_id": …}``."""
+        return {"source": self.source, "external_id": self.external_id}
+
+
+def call_origins(stores: Stores, conversation_ids: Sequence[str]) -> dict[str, CallOrigin]:
+    """The origin of each imported conversation among `conversation_ids`, from the import ledger
+    (a lookup of these ids only: a page of rows costs one query of ledger rows, no transcript).
+    Synthetic conversations are not in the ledger and are left out."""
+    found = ImportLedger(stores.repo.engine).origins(conversation_ids)
+    return {cid: CallOrigin(source, external) for cid, (source, external) in found.items()}

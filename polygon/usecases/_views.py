@@ -72,13 +72,23 @@ def conversation_list(stores: Stores, run: Run, *, rubric_version: str | None = 
                               scenario=scenario or None, verdict=verdict or None,
                               end_reason=end_reason or None, caller_type=caller_type or None)
     if not (gate or assertion or q):
-        return pages.conversation_page(stores.repo.engine, run.id, offset=offset, limit=limit, **kw)
+        total, page = pages.conversation_page(stores.repo.engine, run.id, offset=offset, limit=limit, **kw)
+        return total, _with_origins(stores, run, page)
     _total, rows = pages.conversation_page(stores.repo.engine, run.id, offset=0, limit=_ALL, **kw)
     needle = (q or "").lower()
     rows = [r for r in rows if (not gate or gate in r["gates"])
             and (not assertion or assertion in r["assertions_failed"])
             and (not needle or needle in f"{r['conversation_id']} {r['scenario_id']}".lower())]
-    return len(rows), rows[offset:offset + limit]
+    return len(rows), _with_origins(stores, run, rows[offset:offset + limit])
+
+
+def _with_origins(stores: Stores, run: Run, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each row with its `origin` (a production call's source and platform call id, else None):
+    one ledger lookup of the page's ids, so a bad call can be found on the platform."""
+    from ._production import call_origins
+
+    found = call_origins(stores, [r["conversation_id"] for r in rows]) if run.source == "production" else {}
+    return [{**r, "origin": o.as_dict() if (o := found.get(r["conversation_id"])) else None} for r in rows]
 
 
 def conversation_facets(stores: Stores, run: Run, rubric_version: str | None = None) -> dict[str, Any]:

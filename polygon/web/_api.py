@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict
 
 from polygon.usecases import (
     Stores,
+    call_origins,
     conversation_list,
     load_conversation,
     open_stores,
@@ -208,11 +209,13 @@ def get_conversation(run_id: str, conversation_id: str, ctx: Ctx,
         conv = load_conversation(stores, run.id, conversation_id)
     except ArtifactNotFoundError:
         raise HTTPException(404, f"the transcript of {conversation_id!r} is missing from the artifact store") from None
-    return conversation_view(
+    view = conversation_view(
         run, conv, assertions=record.assertions,
         judgments=pages.conversation_judgments(stores.repo.engine, run.id, conversation_id),
         answers=pages.conversation_probe_answers(stores.repo.engine, run.id, conversation_id),
         rubric_version=rubric_version)
+    origin = call_origins(stores, [conversation_id]).get(conversation_id) if run.source == "production" else None
+    return {**view, "origin": origin.as_dict() if origin else None}
 
 
 @router.get("/runs/{run_id}/judgments", **documented(JudgmentPage))

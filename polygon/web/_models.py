@@ -103,8 +103,17 @@ class RunDetail(RunRow):
     calibration: CalibrationStatus
 
 
+class CallOriginOut(BaseModel):
+    """Where a production conversation came from: its source and the platform's call id (as
+    stored: an id holding personal data is its `redacted-…` HMAC)."""
+
+    source: str
+    external_id: str
+
+
 class ConversationRow(Loose):
-    """A conversation's headline facts and its judgment under the rubric version asked for."""
+    """A conversation's headline facts and its judgment under the rubric version asked for;
+    `origin` is a production call's source and platform call id (None for a simulated one)."""
 
     conversation_id: str
     scenario_id: str
@@ -121,6 +130,7 @@ class ConversationRow(Loose):
     assertions_failed: list[str]
     status: str | None
     reason: str | None
+    origin: CallOriginOut | None = None
 
 
 class ConversationPage(Page):
@@ -210,6 +220,7 @@ class ConversationView(Loose):
     rubric_version: str
     judgments: list[dict[str, Any]]
     probes: list[ProbeAnswer]
+    origin: CallOriginOut | None = None  # a production call's source and platform call id
 
 
 class RunProbes(BaseModel):

@@ -211,7 +211,8 @@ async function pageRun() {
     out.dataset.total = page.total;
     out.replaceChildren(page.total ? table(["conversation", "scenario", "seed", "caller", "end", "turns", "composite", "verdict", "gates", "failed assertions"],
       page.items.map((c) => h("tr", { "data-conversation": c.conversation_id },
-        h("td", {}, h("a", { href: `/runs/${enc(run.id)}/conversations/${enc(c.conversation_id)}` }, c.conversation_id)),
+        h("td", {}, h("a", { href: `/runs/${enc(run.id)}/conversations/${enc(c.conversation_id)}` }, c.conversation_id),
+          c.origin ? h("div", { class: "small muted origin" }, `${c.origin.source} call ${c.origin.external_id}`) : null),
         h("td", {}, c.scenario_id), h("td", { class: "num" }, c.seed), h("td", {}, `${c.caller_type} (d${c.difficulty})`),
         h("td", {}, c.end_reason), h("td", { class: "num" }, c.turn_count), h("td", { class: "num" }, fmt(c.composite)),
         h("td", { class: c.verdict || "" }, c.verdict || (c.status === "judge_error" ? "judge error" : "unjudged"), c.partial ? " (partial)" : "",
@@ -267,6 +268,7 @@ async function pageConversation() {
     h("td", {}, k.evidence ? (k.evidence_at ? h("a", { href: `#turn-${k.evidence_at.turn}` }, `turn ${k.evidence_at.turn}: “${k.evidence}”`)
       : h("span", { class: "muted" }, `“${k.evidence}” (not found in the transcript)`)) : "—")))) : h("p", { class: "muted" }, "Not judged under " + v.rubric_version + ".");
   render(h("h1", {}, c.id),
+    v.origin ? h("p", { class: "origin" }, `Production call ${v.origin.external_id} from source ${v.origin.source}`) : null,
     h("p", {}, h("a", { href: `/runs/${enc(v.run.id)}` }, v.run.id), ` · scenario ${c.scenario_id} · seed ${c.seed} · ${c.caller_type} caller (difficulty ${c.difficulty}) · noise ${c.noise} · `,
       h("b", {}, "end: " + c.end_reason), c.end_detail ? ` (${c.end_detail})` : ""),
     primary ? h("p", {}, `rubric ${primary.rubric_version}, judge ${primary.judge_model}: composite ${fmt(primary.composite)} `,

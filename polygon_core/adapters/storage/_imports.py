@@ -72,6 +72,20 @@ class ImportLedger:
         with self.engine.connect() as connection:
             return {row.external_id: _record(row) for row in connection.execute(query)}
 
+    def origins(self, conversation_ids: Sequence[str]) -> dict[str, tuple[str, str]]:
+        """Conversation id → (source, external id) of the imported ones among `conversation_ids`:
+        one query per 500 ids, reading ledger rows only (never a transcript). The ledger has no
+        index on conversation id, so each query scans its rows."""
+        ids = list(dict.fromkeys(conversation_ids))
+        found: dict[str, tuple[str, str]] = {}
+        with self.engine.connect() as connection:
+            for start in range(0, len(ids), 500):  # well under any database's bound-parameter limit
+                query = select(_T.c.conversation_id, _T.c.source, _T.c.external_id).where(
+                    _T.c.conversation_id.in_(ids[start:start + 500]))
+                found.update({row.conversation_id: (row.source, row.external_id)
+                              for row in connection.execute(query)})
+        return found
+
     def add(self, records: Iterable[ImportedRecord], *, imported_at: str) -> int:
         """Insert records imported at `imported_at` (ISO text), in one transaction; a (source,
         external id) already there is skipped.
@@ -126,6 +140,12 @@ class ImportLedger:
             query = query.where(_T.c.source == source)
         with self.engine.connect() as connection:
             return int(connection.execute(query).scalar_one())
+
+    def sources(self) -> list[str]:
+        """Every source name calls were imported under, sorted."""
+        query = select(_T.c.source).distinct().order_by(_T.c.source)
+        with self.engine.connect() as connection:
+            return [str(name) for name in connection.execute(query).scalars()]
 
     def save_production_run(self, info: ProductionRunInfo) -> None:
         """Record (or replace) what a production run graded; its run must be saved first."""
