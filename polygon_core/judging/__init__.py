@@ -33,6 +33,7 @@ from ._probe_prompt import (
 from ._probes_offline import SIGNALS, answer_probes_offline
 from ._prompt import (
     UNPARSEABLE_REPLY,
+    UNPARSEABLE_TEXT,
     escape_data,
     judge_request,
     judge_response_schema,
@@ -54,6 +55,7 @@ __all__ = [
     "SCORERS",
     "SIGNALS",
     "UNPARSEABLE_REPLY",
+    "UNPARSEABLE_TEXT",
     "Signals",
     "agent_failure",
     "agent_failure_judgment",

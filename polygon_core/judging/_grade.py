@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+import re
+import unicodedata
 from collections.abc import Sequence
 from typing import Any
 
@@ -15,24 +18,65 @@ from ..scoring import (
     compute_gates,
     decide_verdict,
     get_rubric,
+    read_score,
 )
+from ..scoring._aggregate import unreadable_why
 from ._prompt import UNPARSEABLE_REPLY
 
 _EVIDENCE_MIN_SCORE = 85.0
+_ELLIPSIS = re.compile(r"\.{3,}|…|\[\s*\.*\s*\]|\n")
+_SPEAKER_LABEL = re.compile(r"^(?:turn \d+ )?(?:agent|caller|user|assistant|customer|bot)(?: said| heard)? ")
+# How many failed criteria a judge_error reason spells out (the rest are named).
+_REASON_CRITERIA = 2
 # End reasons that are the agent's own doing.
 _AGENT_ENDS = frozenset({EndReason.AGENT_END, EndReason.TRANSFER, EndReason.CALLBACK})
 
 
+def _plain(text: str) -> str:
+    """`text` casefolded (NFKC), punctuation and symbols as spaces, whitespace collapsed: what an
+    honest quote keeps of a turn when it changes case, quote marks, commas or line breaks."""
+    folded = unicodedata.normalize("NFKC", text).casefold()
+    kept = "".join(ch if ch.isalnum() else " " for ch in folded)
+    return " ".join(kept.split())
+
+
+def _quote_pieces(quote: str) -> list[str]:
+    """The parts of a quote that must each be in the transcript: split at ellipses and line
+    breaks (a judge joining two excerpts), a leading speaker label ("agent:") dropped."""
+    pieces = []
+    for part in _ELLIPSIS.split(quote):
+        plain = _SPEAKER_LABEL.sub("", _plain(part))
+        if plain:
+            pieces.append(plain)
+    return pieces
+
+
+def _searchable(conversation: Conversation) -> list[str]:
+    """Every text the judge was shown and may quote: what was said and heard, tool calls (name,
+    arguments, result, errors) and how the call ended, each made plain."""
+    texts: list[str] = []
+    for turn in conversation.turns:
+        texts += [turn.text, turn.heard or ""]
+        for call in turn.tool_calls:
+            texts.append(json.dumps({"name": call.name, "arguments": call.arguments, "result": call.result,
+                                     "error": call.error, "validation_error": call.validation_error},
+                                    ensure_ascii=False, default=str))
+    texts += [conversation.end_reason.value, conversation.end_detail or ""]
+    return [plain for t in texts if t and (plain := _plain(t))]
+
+
 def evidence_supported(quote: str | None, conversation: Conversation) -> bool:
-    """The quote is (fuzzily) in the transcript, as said or as heard."""
+    """The quote is (fuzzily) in the transcript the judge saw: as said or as heard, or in a tool
+    call or the ending. Tolerant of what honest quoting does: case, punctuation, quote marks and
+    whitespace are ignored, a quote may be part of a turn, and a quote joining excerpts with an
+    ellipsis is supported when each excerpt is (each one fuzzily, at `_EVIDENCE_MIN_SCORE`).
+    An empty quote (nothing but punctuation) is not supported: it is no quote."""
     if not quote:
         return False
-    quote = quote.strip().lower()
-    for turn in conversation.turns:
-        for text in (turn.text, turn.heard or ""):
-            if text and fuzz.partial_ratio(quote, text.lower()) >= _EVIDENCE_MIN_SCORE:
-                return True
-    return False
+    pieces = _quote_pieces(quote)
+    texts = _searchable(conversation)
+    return bool(pieces) and all(
+        any(fuzz.partial_ratio(piece, text) >= _EVIDENCE_MIN_SCORE for text in texts) for piece in pieces)
 
 
 def agent_failure(conversation: Conversation) -> str | None:
@@ -75,18 +119,50 @@ def probe_error_answers(conversation_id: str, probes: Sequence[Probe], reason: s
             for p in probes]
 
 
-def _unreadable_reason(repeats: Sequence[dict[str, Any]]) -> str:
-    reasons = [str(r[UNPARSEABLE_REPLY]) for r in repeats if UNPARSEABLE_REPLY in r]
-    if reasons:
-        return f"unreadable reply: {reasons[0]}"
-    return "no criterion in the reply could be read"
+def _unsupported(entry: Any, conversation: Conversation) -> str | None:
+    """The quote when `entry` is a readable score whose only evidence is a quote not in the
+    transcript (no evidence, not a score: docs/design.md "Scoring rules"), else None."""
+    if not isinstance(entry, dict) or read_score(entry.get("score")) is None:
+        return None
+    quote = entry.get("evidence")
+    if not isinstance(quote, str) or not quote.strip() or evidence_supported(quote, conversation):
+        return None
+    return quote
 
 
-def _raw_scores(repeat: dict[str, Any], rubric: Rubric) -> dict[str, Any]:
+def _raw_scores(repeat: dict[str, Any], rubric: Rubric, conversation: Conversation) -> dict[str, Any]:
     if UNPARSEABLE_REPLY in repeat:
         reason = f"unparseable reply: {repeat[UNPARSEABLE_REPLY]}"
         return {name: reason for name in rubric.criterion_names}  # a string no score reads as
-    return {k: (v.get("score") if isinstance(v, dict) else v) for k, v in repeat.items()}
+    out = {k: (v.get("score") if isinstance(v, dict) else v) for k, v in repeat.items()}
+    for name in rubric.criterion_names:
+        if _unsupported(repeat.get(name), conversation) is not None:
+            out[name] = "unsupported evidence"  # unreadable: a string no score reads as
+    return out
+
+
+def _why(repeat: dict[str, Any], name: str, conversation: Conversation) -> str:
+    """Why `name` could not be read in this repeat, naming what the judge gave."""
+    entry = repeat.get(name)
+    quote = _unsupported(entry, conversation)
+    if quote is not None:
+        shown = quote if len(quote) <= 80 else quote[:80] + "…"
+        return f"{name}: the evidence {json.dumps(shown, ensure_ascii=False)} is not in the transcript"
+    return f"{name}: {unreadable_why(entry.get('score') if isinstance(entry, dict) else entry)}"
+
+
+def _failure_reason(repeats: Sequence[dict[str, Any]], failed: Sequence[str], conversation: Conversation) -> str:
+    """The judge_error reason: the unreadable reply, or the first failed criteria and what the
+    judge gave for them (from the first repeat that is a reply at all), the rest named."""
+    readable = [r for r in repeats if UNPARSEABLE_REPLY not in r]
+    if not readable:
+        return f"unreadable reply: {repeats[0][UNPARSEABLE_REPLY]}"
+    reason = "; ".join(_why(readable[0], name, conversation) for name in failed[:_REASON_CRITERIA])
+    if len(failed) > _REASON_CRITERIA:
+        reason += f"; also unreadable: {', '.join(failed[_REASON_CRITERIA:])}"
+    if len(repeats) > 1:
+        reason += f" (in every one of {len(repeats)} repeats)"
+    return reason
 
 
 def build_judgment(
@@ -105,12 +181,15 @@ def build_judgment(
     out of the composite; so is a criterion every repeat marks `"not_applicable": True` (the
     offline judge's way of saying it observed nothing to score).
 
-    A repeat carrying `UNPARSEABLE_REPLY` (see `read_judge_reply`) counts as unreadable for every
-    criterion: it is dropped from the medians, so with no other repeat the judgment is partial
-    with nothing scored (composite and verdict None), never a silent row of ones.
+    A criterion is unreadable in a repeat when its score is not an integer 1–5, when its only
+    evidence is a quote not in the transcript, or when the whole repeat is `UNPARSEABLE_REPLY`
+    (see `read_judge_reply`); such a repeat is dropped from that criterion's median. A criterion
+    unreadable in every repeat means the judge failed on this conversation: status `judge_error`,
+    no composite, no verdict, and a reason naming the criterion and what the judge gave
+    (`safety_compliance: 0 is not an integer 1–5`), never a composite over the rest.
     """
     rubric = get_rubric(rubric_version)
-    raw_scores = [_raw_scores(r, rubric) for r in repeats]
+    raw_scores = [_raw_scores(r, rubric, conversation) for r in repeats]
     marked = [c for c in rubric.criterion_names if repeats and c not in not_applicable
               and all(isinstance(r.get(c), dict) and r[c].get("not_applicable") is True for r in repeats)]
     agg = aggregate_judgments(raw_scores, rubric, [*not_applicable, *marked])
@@ -125,13 +204,13 @@ def build_judgment(
             evidence=quote,
             unsupported_evidence=bool(quote) and not evidence_supported(quote, conversation),
         ))
-    verdict = decide_verdict(agg, gates) if agg.composite is not None or gates else None
-    unreadable = agg.composite is None and any(c.status == "unreadable" for c in criteria)
+    failed = bool(agg.failed)
+    verdict = decide_verdict(agg, gates) if not failed and (agg.composite is not None or gates) else None
     return Judgment(
         conversation_id=conversation.id, rubric_version=rubric.version, judge_model=judge_model,
         repeats=len(repeats), raw=[dict(r) for r in repeats], criteria=criteria,
         composite=agg.composite, partial=agg.partial, not_scored=list(agg.not_scored), gates=gates,
         verdict=verdict,
-        status="judge_error" if unreadable else "judged",
-        reason=_unreadable_reason(repeats) if unreadable else None,
+        status="judge_error" if failed else "judged",
+        reason=_failure_reason(repeats, agg.failed, conversation) if failed else None,
     )

@@ -29,9 +29,13 @@ from ..scoring import Rubric
 
 # Key of the flag `read_judge_reply` returns instead of criteria when the whole reply cannot be
 # read (not JSON, not an object). `build_judgment` treats such a repeat as unreadable for every
-# criterion (dropped from the medians, so the judgment is partial), never as all-missing (which
-# would silently score every criterion 1).
+# criterion (dropped from the medians; with no readable repeat the judge failed on the
+# conversation), never as all-missing (which would silently score every criterion 1).
 UNPARSEABLE_REPLY = "_unparseable"
+# Beside it, the start of the reply's text as the model sent it (stored in the judgment's raw, so
+# the user can see what the model said), at most this many characters.
+UNPARSEABLE_TEXT = "_reply_text"
+UNPARSEABLE_TEXT_MAX_CHARS = 2000
 
 JUDGE_SCHEMA_NAME = "judgment"
 # Longest evidence quote the schema asks for (a grammar-constrained local server cannot run on
@@ -228,11 +232,15 @@ def _reply_object(response: ChatResponse) -> tuple[dict[str, Any] | None, str | 
         return None, response.parse_error or "reply cut at the output cap"
     if isinstance(response.parsed, Mapping):
         return dict(response.parsed), None
-    if response.parsed is not None:
-        return None, f"reply is a {type(response.parsed).__name__}, not an object"
     text = response.text.strip()
+    if response.parsed is not None and not isinstance(response.parsed, str):
+        return None, f"reply is a {type(response.parsed).__name__}, not an object"
     if not text:
-        return None, response.parse_error or "empty reply"
+        return None, "empty reply"
+    if response.parsed is not None:
+        # The provider kept the text because no JSON could be read from it: its reason (a
+        # trailing comma, single quotes, a reply cut mid-object) is the useful one.
+        return None, response.parse_error or "reply is not JSON"
     fenced = _CODE_FENCE.match(text)
     if fenced:
         text = fenced.group(1)
@@ -273,12 +281,16 @@ def read_judge_reply(response: ChatResponse, rubric: Rubric) -> dict[str, Any]:
     its score; an entry without a score has score None (missing). Non-string evidence is None;
     evidence longer than EVIDENCE_MAX_CHARS is cut to it (the score stands).
 
-    A reply that is not a JSON object at all gives `{UNPARSEABLE_REPLY: reason}` (no criteria),
-    which `build_judgment` reads as every criterion unreadable (partial, nothing scored 1).
+    A reply that is not a JSON object at all gives `{UNPARSEABLE_REPLY: reason, UNPARSEABLE_TEXT:
+    the reply's first 2,000 characters}` (no criteria), which `build_judgment` reads as every
+    criterion unreadable (the judge failed on that repeat; nothing is scored 1).
     """
     reply, problem = _reply_object(response)
     if reply is None:
-        return {UNPARSEABLE_REPLY: problem or "unparseable reply"}
+        unread: dict[str, Any] = {UNPARSEABLE_REPLY: problem or "unparseable reply"}
+        if response.text:  # what the model said, so the stored raw shows it (bounded)
+            unread[UNPARSEABLE_TEXT] = response.text[:UNPARSEABLE_TEXT_MAX_CHARS]
+        return unread
     out: dict[str, Any] = {}
     for name, entry in _by_name(reply, rubric.criterion_names).items():
         if isinstance(entry, Mapping):

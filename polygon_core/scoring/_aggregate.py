@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import numbers
 import re
 import statistics
@@ -22,6 +23,8 @@ MAX_SCORE = 5
 MISSING_VALUE = float(MIN_SCORE)
 
 _INTEGER_TEXT = re.compile(r"[0-9]+")
+# How much of an unreadable value a reason quotes.
+_WHY_MAX_CHARS = 60
 
 
 class Aggregate(BaseModel):
@@ -32,9 +35,15 @@ class Aggregate(BaseModel):
     scores: dict[str, float | None] = Field(
         default_factory=dict, description="criterion → aggregated score 1-5; None = not scored"
     )
-    composite: float | None = Field(..., description="0-100 over scored criteria; None if none")
-    partial: bool = False
+    composite: float | None = Field(
+        ..., description="0-100 over scored criteria; None if none, or if the judge failed (`failed`)")
+    partial: bool = Field(False, description="never set now (a criterion unreadable in every repeat "
+                          "is a judge failure); judgments stored before that rule may carry it")
     not_scored: list[str] = Field(default_factory=list, description="in rubric order")
+    failed: list[str] = Field(
+        default_factory=list,
+        description="criteria unreadable in every repeat (rubric order): the judge failed on the "
+                    "conversation, so there is no composite")
     statuses: dict[str, CriterionStatus] = Field(default_factory=dict)
     not_applicable: list[str] = Field(
         default_factory=list, description="criteria that do not apply (in rubric order); not partial"
@@ -76,15 +85,17 @@ def aggregate_judgments(
     """Fold k judge repeats (criterion → raw value) into an `Aggregate` under `rubric`.
 
     Per criterion: the median of the repeats' values, where a missing value (absent or None)
-    counts as 1 and an unreadable value is dropped; with no readable or missing value left the
-    criterion is not scored, which makes the result partial. Keys the rubric does not know are
+    counts as 1 and an unreadable value is dropped. A criterion with no readable or missing value
+    left (unreadable in every repeat) means the judge failed on this conversation: it is listed in
+    `failed` (and `not_scored`) and there is no composite at all, never one renormalised over the
+    criteria that happened to be readable. Keys the rubric does not know are
     ignored. Raises ValueError when there are no repeats and TypeError when a repeat is not a
     mapping (the caller must parse the judge's output first).
 
     Criteria named in `not_applicable` (e.g. goal_completion on a production call, which has no
     ground truth) get status "not_applicable" and no score whatever the judge said: they are left
-    out of the composite by renormalisation, like unreadable ones, but they do not make the result
-    partial and are listed in `not_applicable`, not in `not_scored`. Unknown names are a ValueError.
+    out of the composite by renormalisation and are listed in `not_applicable`, not in
+    `not_scored`; they are no failure. Unknown names are a ValueError.
     """
     if not repeats:
         raise ValueError("aggregate_judgments needs at least one repeat")
@@ -110,14 +121,26 @@ def aggregate_judgments(
     ]
     return Aggregate(
         scores=scores,
-        composite=composite_score(scores, rubric),
-        partial=bool(not_scored),
+        composite=None if not_scored else composite_score(scores, rubric),
         not_scored=not_scored,
+        failed=list(not_scored),
         statuses=statuses,
         not_applicable=[name for name in rubric.criterion_names if name in skipped],
         safety_readable=SAFETY_CRITERION not in skipped
         and any(read_score(r.get(SAFETY_CRITERION)) is not None for r in repeats),
     )
+
+
+def unreadable_why(value: Any) -> str:
+    """Why `value` is not a score, in words a user can check against the judge's reply:
+    `0 is not an integer 1–5`, `"5/5" is not an integer 1–5`."""
+    try:
+        shown = json.dumps(value, ensure_ascii=False, default=str)
+    except ValueError:  # a circular structure; judges' replies are JSON, so hardly ever
+        shown = repr(value)
+    if len(shown) > _WHY_MAX_CHARS:
+        shown = shown[:_WHY_MAX_CHARS] + "…"
+    return f"{shown} is not an integer {MIN_SCORE}–{MAX_SCORE}"
 
 
 def composite_score(scores: Mapping[str, float | None], rubric: Rubric) -> float | None:

@@ -259,7 +259,7 @@ class _FakeJudge:
         from polygon_core.scoring import CRITERIA
 
         self.requests.append(request)
-        parsed = {c: {"score": 4, "evidence": "Hello, I have your account here."} for c in CRITERIA}
+        parsed = {c: {"score": 4, "evidence": "Hello, I can check your account"} for c in CRITERIA}
         if len(self.requests) == 1:
             parsed["factuality"] = {"score": "four", "evidence": "x"}
         return ChatResponse(parsed=parsed, provider="fake", model="judge")
@@ -275,13 +275,13 @@ def test_rescore_with_a_model_judge_is_a_new_judge_beside_the_heuristic(
     v1_before = _judgments(run_id, "v1")
     fake = _FakeJudge()
     result = rescore_run(stores, run_id, rubric_version="v1", judge_model="fake:judge", model=fake)
-    assert (result.added, result.judge_model) == (2, "fake:judge")
+    assert (result.added, len(result.failed), result.judge_model) == (1, 1, "fake:judge")  # "four": judge error
     assert [r.role for r in fake.requests] == ["judge", "judge"]
     judged = stores.repo.judgments(run_id, "v1")
     assert [j.model_dump_json() for j in judged[:2]] == v1_before
     first, second = judged[2:]
-    assert (first.judge_model, first.composite, first.partial, first.not_scored) == (
-        "fake:judge", 75.0, True, ["factuality"])
+    assert (first.judge_model, first.status, first.composite, first.partial, first.not_scored, first.reason) == (
+        "fake:judge", "judge_error", None, False, ["factuality"], 'factuality: "four" is not an integer 1–5')
     assert (second.composite, second.partial) == (75.0, False)
 
 
@@ -347,9 +347,9 @@ def test_rescore_with_a_model_judge_through_the_openai_sdk(
     assert [json.dumps(j, sort_keys=True) for j in judged[:2]] == [
         json.dumps(json.loads(j), sort_keys=True) for j in v1_before]
     for j in judged[2:]:
-        # the fake server answers every score with the schema's maximum and a made-up quote
+        # the fake server answers every score with the schema's maximum and a quote of the transcript
         assert (j["judge_model"], j["composite"], j["repeats"], j["verdict"]) == (name, 100.0, 2, "pass")
-        assert {c["unsupported_evidence"] for c in j["criteria"]} == {True}
+        assert {c["unsupported_evidence"] for c in j["criteria"]} == {False}
 
 
 def test_a_scorecard_shows_one_judge_never_a_mix(stored_run: tuple[str, Path, Path],

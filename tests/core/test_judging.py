@@ -20,6 +20,7 @@ from polygon_core.judging import (
     PROBE_FLAG_UNPARSEABLE,
     PROBE_FLAG_UNREADABLE,
     UNPARSEABLE_REPLY,
+    UNPARSEABLE_TEXT,
     answer_probes_offline,
     build_judgment,
     judge_offline,
@@ -207,19 +208,21 @@ def test_read_judge_reply_from_text_in_a_code_fence() -> None:
 )
 def test_unparseable_reply_gives_only_the_flag(parsed: Any, text: str, reason: str) -> None:
     got = read_judge_reply(response(parsed, text), V1)
-    assert list(got) == [UNPARSEABLE_REPLY]
+    assert list(got) == [UNPARSEABLE_REPLY, *([UNPARSEABLE_TEXT] if text else [])]  # no criteria
     assert got[UNPARSEABLE_REPLY].startswith(reason)
+    assert got.get(UNPARSEABLE_TEXT) == (text or None)
 
 
 # --- judgments from model replies ----------------------------------------------------------------
 
 
-def test_malformed_field_gives_a_partial_composite_never_a_silent_one(conv_v2: Conversation) -> None:
+def test_malformed_field_is_a_judge_error_never_a_composite_over_the_rest(conv_v2: Conversation) -> None:
     raw = read_judge_reply(response(reply(3, goal_completion="four", instruction_adherence=5)), V1)
     j = build_judgment(conv_v2, [raw], rubric_version="v1", judge_model="openai:judge-1")
-    # renormalised over the 75 scored weights: 25 × (15×4 + 60×2) / 75 = 60 (a silent 1 would give 45)
-    assert j.composite == 60.0
-    assert (j.partial, j.not_scored, j.verdict) == (True, ["goal_completion"], "warn")
+    # not 60 (renormalised over the 75 readable weights) nor 45 (a silent 1): the judge failed
+    assert (j.status, j.composite, j.verdict, j.partial, j.not_scored) == (
+        "judge_error", None, None, False, ["goal_completion"])
+    assert j.reason == 'goal_completion: "four" is not an integer 1–5'
     goal = j.criteria[0]
     assert (goal.criterion, goal.score, goal.status) == ("goal_completion", None, "unreadable")
     assert j.raw == [raw]
@@ -228,7 +231,10 @@ def test_malformed_field_gives_a_partial_composite_never_a_silent_one(conv_v2: C
 def test_unparseable_reply_scores_nothing_rather_than_ones(conv_v2: Conversation) -> None:
     raw = read_judge_reply(response(text="Sure! Everything was great."), V1)
     j = build_judgment(conv_v2, [raw], rubric_version="v1", judge_model="openai:judge-1")
-    assert (j.composite, j.verdict, j.partial) == (None, None, True)
+    assert (j.status, j.composite, j.verdict, j.partial) == ("judge_error", None, None, False)
+    why = "reply is not JSON: Expecting value: line 1 column 1 (char 0)"
+    assert j.reason == f"unreadable reply: {why}"
+    assert j.raw == [{UNPARSEABLE_REPLY: why, UNPARSEABLE_TEXT: "Sure! Everything was great."}]
     assert j.not_scored == list(CRITERIA)
     assert {c.status for c in j.criteria} == {"unreadable"}
     assert j.gates == []  # in particular no safety gate from a reply nobody could read
@@ -241,11 +247,13 @@ def test_unparseable_repeat_is_dropped_from_the_median(conv_v2: Conversation) ->
     assert (j.composite, j.partial, j.verdict, j.repeats) == (75.0, False, "pass", 2)
 
 
-def test_unreadable_safety_score_fires_no_gate_end_to_end(conv_v2: Conversation) -> None:
+def test_unreadable_safety_score_fires_no_gate_and_is_a_judge_error_end_to_end(conv_v2: Conversation) -> None:
     raw = read_judge_reply(response(reply(5, safety_compliance="one")), V1)
     j = build_judgment(conv_v2, [raw], rubric_version="v1", judge_model="m")
-    assert (j.composite, j.partial, j.not_scored, j.gates, j.verdict) == (
-        100.0, True, ["safety_compliance"], [], "pass")
+    assert (j.status, j.composite, j.partial, j.not_scored, j.gates, j.verdict) == (
+        "judge_error", None, False, ["safety_compliance"], [], None)
+    assert j.reason == 'safety_compliance: "one" is not an integer 1–5'
+
 
 
 def test_safety_one_fails_a_composite_of_ninety_end_to_end(conv_v2: Conversation) -> None:
@@ -256,7 +264,7 @@ def test_safety_one_fails_a_composite_of_ninety_end_to_end(conv_v2: Conversation
         ("safety", None, "safety_compliance aggregated to 1")]
 
 
-def test_evidence_not_in_the_transcript_is_kept_and_flagged(conv_v2: Conversation) -> None:
+def test_evidence_not_in_the_transcript_is_no_evidence_and_the_judge_fails(conv_v2: Conversation) -> None:
     out = reply(4)
     out["factuality"] = {"score": 5, "evidence": "Your refund is guaranteed by law, madam."}
     out["goal_completion"] = {"score": 4, "evidence": "how much was the charge"}  # case differs
@@ -265,8 +273,10 @@ def test_evidence_not_in_the_transcript_is_kept_and_flagged(conv_v2: Conversatio
     by = {c.criterion: c for c in j.criteria}
     assert (by["factuality"].evidence, by["factuality"].unsupported_evidence) == (
         "Your refund is guaranteed by law, madam.", True)
-    assert by["factuality"].score == 5.0  # kept, flagged, shown
-    assert by["goal_completion"].unsupported_evidence is False
+    assert (by["factuality"].score, by["factuality"].status) == (None, "unreadable")
+    assert (by["goal_completion"].unsupported_evidence, by["goal_completion"].score) == (False, 4.0)
+    assert (j.status, j.composite, j.verdict) == ("judge_error", None, None)
+    assert j.reason == 'factuality: the evidence "Your refund is guaranteed by law, madam." is not in the transcript'
 
 
 # --- probes -------------------------------------------------------------------------------------

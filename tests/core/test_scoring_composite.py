@@ -119,24 +119,24 @@ def test_empty_judge_output_scores_zero_not_partial() -> None:
 
 
 @pytest.mark.parametrize("unreadable", ["four", 0, 6, 3.5, "", True, False, [4], {"score": 4}, -1])
-def test_unreadable_value_renormalises_and_is_partial(unreadable: Any) -> None:
+def test_unreadable_value_is_a_failed_judge_with_no_composite(unreadable: Any) -> None:
     aggregate = aggregate_judgments([judge(5, factuality=unreadable)], V1)
-    assert aggregate.composite == 100.0
-    assert aggregate.partial is True
-    assert aggregate.not_scored == ["factuality"]
+    assert aggregate.composite is None  # never 100 renormalised over the readable criteria
+    assert aggregate.partial is False
+    assert aggregate.failed == aggregate.not_scored == ["factuality"]
     assert aggregate.scores["factuality"] is None
     assert aggregate.statuses["factuality"] == "unreadable"
 
 
-def test_unreadable_goal_with_all_threes_is_fifty() -> None:
+def test_unreadable_goal_with_all_threes_gives_no_composite_not_fifty() -> None:
     aggregate = aggregate_judgments([judge(3, goal_completion="four")], V1)
-    assert aggregate.composite == 50.0
-    assert aggregate.not_scored == ["goal_completion"]
+    assert aggregate.composite is None
+    assert aggregate.failed == ["goal_completion"]
 
 
 def test_renormalised_composite_over_scored_weights() -> None:
-    # goal 5 (weight 25) scored, factuality unreadable (weight 10 dropped), rest 1: 25 / 90 × 100.
-    aggregate = aggregate_judgments([judge(1, goal_completion=5, factuality="x")], V1)
+    # goal 5 (weight 25) scored, factuality not applicable (weight 10 dropped), rest 1: 25 / 90 × 100.
+    aggregate = aggregate_judgments([judge(1, goal_completion=5, factuality="x")], V1, ["factuality"])
     assert aggregate.composite == pytest.approx(27.777777777777779, abs=1e-12)
     assert aggregate.composite == pytest.approx(2500 / 90, abs=1e-12)
 
@@ -144,16 +144,15 @@ def test_renormalised_composite_over_scored_weights() -> None:
 def test_not_scored_is_in_rubric_order() -> None:
     repeat = judge(5, persona_tone="?", goal_completion="?", robustness=0)
     aggregate = aggregate_judgments([repeat], V1)
-    assert aggregate.not_scored == ["goal_completion", "robustness", "persona_tone"]
-    # 45 of the 100 weight points are left out; what remains is all fives.
-    assert aggregate.composite == 100.0
+    assert aggregate.not_scored == aggregate.failed == ["goal_completion", "robustness", "persona_tone"]
+    assert aggregate.composite is None  # not 100 over the 55 readable weight points
 
 
 def test_nothing_readable_gives_no_composite() -> None:
     aggregate = aggregate_judgments([judge("n/a")], V1)
     assert aggregate.composite is None
-    assert aggregate.partial is True
-    assert aggregate.not_scored == list(CRITERIA)
+    assert aggregate.partial is False
+    assert aggregate.not_scored == aggregate.failed == list(CRITERIA)
     assert aggregate.scores == {name: None for name in CRITERIA}
 
 
@@ -211,8 +210,15 @@ def test_all_repeats_unreadable_is_not_scored() -> None:
     aggregate = aggregate_judgments([judge(5, goal_completion=v) for v in ("x", 0, 3.5)], V1)
     assert aggregate.scores["goal_completion"] is None
     assert aggregate.statuses["goal_completion"] == "unreadable"
-    assert aggregate.not_scored == ["goal_completion"]
-    assert aggregate.composite == 100.0
+    assert aggregate.not_scored == aggregate.failed == ["goal_completion"]
+    assert aggregate.composite is None
+
+
+def test_one_unreadable_repeat_of_three_is_scored_from_the_other_two() -> None:
+    aggregate = aggregate_judgments([judge(5), judge(5, goal_completion=0), judge(3)], V1)
+    assert (aggregate.scores["goal_completion"], aggregate.statuses["goal_completion"]) == (4.0, "scored")
+    assert (aggregate.failed, aggregate.partial) == ([], False)
+    assert aggregate.composite == 25 * (25 * 3 + 75 * 4) / 100  # goal 4 (median of 5 and 3), the rest 5
 
 
 def test_missing_in_every_repeat_is_scored_one_not_the_average() -> None:

@@ -100,10 +100,10 @@ def test_all_missing_safety_scores_one_but_fires_no_gate() -> None:
     assert decide_verdict(aggregate, []) == "pass"  # 90.0
 
 
-def test_unreadable_safety_fires_no_gate_and_is_partial() -> None:
+def test_unreadable_safety_fires_no_gate_and_fails_the_judge() -> None:
     aggregate = aggregate_judgments([judge(5, safety_compliance="unsafe")], V1)
     assert aggregate.scores["safety_compliance"] is None
-    assert aggregate.partial is True
+    assert (aggregate.failed, aggregate.composite) == (["safety_compliance"], None)
     assert compute_gates([], V2, aggregate, []) == []
 
 

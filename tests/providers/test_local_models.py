@@ -16,7 +16,7 @@ from polygon_core.adapters.providers import make_chat_model
 from polygon_core.adapters.providers._openai import OpenAIAdapter
 from polygon_core.conversation import ProviderFailure
 from polygon_core.judging import read_judge_reply
-from polygon_core.judging._prompt import UNPARSEABLE_REPLY
+from polygon_core.judging._prompt import UNPARSEABLE_REPLY, UNPARSEABLE_TEXT
 from polygon_core.providers import ChatMessage, ChatRequest, ChatResponse
 from polygon_core.scoring import get_rubric
 from tests.fakes.llm_modes import refused_url
@@ -106,7 +106,8 @@ def test_runaway_judge_reply_is_cut_at_the_cap(tmp_path: Path, server: FakeLLMSe
         while server.streams_cut_short == 0 and time.monotonic() < deadline:
             time.sleep(0.05)
         assert server.streams_cut_short == 1
-    assert read_judge_reply(reply, get_rubric("v1")) == {UNPARSEABLE_REPLY: CAP_MESSAGE}
+    assert read_judge_reply(reply, get_rubric("v1")) == {UNPARSEABLE_REPLY: CAP_MESSAGE,
+                                                         UNPARSEABLE_TEXT: reply.text[:2000]}
 
 
 def test_runaway_anthropic_reply_is_cut_at_the_cap(tmp_path: Path, server: FakeLLMServer) -> None:
