@@ -13,8 +13,9 @@ from ._base import console, err, foreground_flows, friendly, quiet_prefect
 
 @friendly
 def import_(files: Annotated[list[str], typer.Argument(help="files (or s3:// URIs) to import")],
-            fmt: Annotated[str, typer.Option("--format", "-f",
-                                             help="polygon | openai | csv | vapi | retell")],
+            fmt: Annotated[str | None, typer.Option(
+                "--format", "-f", help="polygon | openai | csv | vapi | retell (default: what the "
+                "file name says, as grade-calls guesses it)")] = None,
             source: Annotated[str | None, typer.Option(
                 help="source name: the idempotency scope (default: the format)")] = None,
             agent: Annotated[Path | None, typer.Option(
@@ -29,15 +30,17 @@ def import_(files: Annotated[list[str], typer.Argument(help="files (or s3:// URI
     from polygon import usecases
     from polygon_core.imports import FORMATS, parse_speaker_map
 
-    if fmt not in FORMATS:
+    if fmt is not None and fmt not in FORMATS:
         raise ValueError(f"unknown --format {fmt!r}; expected one of: {', '.join(FORMATS)}")
     mapping = parse_speaker_map(speaker_map)
     for f in files:
         if not f.startswith("s3://") and not Path(f).is_file():
             raise FileNotFoundError(f"{f}: no such file")
+    # Without --format, each file's name must say its format (one line, exit 2, when one does not).
+    fmt, source = usecases.import_formats(files, fmt, source)
     stores = usecases.open_stores()
     summary = usecases.import_calls(
-        stores, files, fmt, source=source or fmt,
+        stores, files, fmt, source=source,
         agent_path=str(agent.resolve()) if agent else None,
         suite_path=str(suite.resolve()) if suite else None, speaker_map=mapping)
     if json_out:

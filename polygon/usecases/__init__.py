@@ -91,6 +91,7 @@ if TYPE_CHECKING:
         call_origins,
         import_calls,
         import_file,
+        import_formats,
         list_source_files,
     )
     from ._production_grade import grade_production, judge_production, probe_production
@@ -200,6 +201,7 @@ __all__ = [
     "import_arrivals",
     "import_calls",
     "import_file",
+    "import_formats",
     "judge",
     "judge_calibration",
     "judge_calibrations",
@@ -288,7 +290,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "_grade": ("OFFLINE_NAMES", "RescoreResult", "ensure_judged", "judge", "judge_conversation", "probe",
         "probe_conversation", "probe_run", "rescore_run", "run_inputs", "scorable"),
     "_production": ("AgentIdentity", "CallOrigin", "ImportSummary", "call_origins", "import_calls", "import_file",
-        "list_source_files"),
+        "import_formats", "list_source_files"),
     "_production_grade": ("grade_production", "judge_production", "probe_production"),
     "_production_report": ("AllCallsRejectedError", "all_production_rejected", "production_import_markdown",
         "production_rejections"),

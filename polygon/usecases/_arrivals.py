@@ -15,7 +15,7 @@ from __future__ import annotations
 import io
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from polygon_core._hashing import content_hash
@@ -67,6 +67,7 @@ class Arrival:
     location: str | None
     fresh: bool
     reason: str = ""
+    dated_by_arrival: str | None = None  # set when the call had no start time: the time it arrived
 
 
 @dataclass
@@ -103,12 +104,19 @@ def source_redaction(stores: Stores, source: Source) -> RedactionSettings:
 # -- webhooks ----------------------------------------------------------------------------------
 
 
-def receive_call(stores: Stores, name: str, source: Source, record: Any) -> Arrival:
+def receive_call(stores: Stores, name: str, source: Source, record: Any, *,
+                 received_at: str | None = None) -> Arrival:
     """Redact one call record (the platform's call object) and hold it until the import.
 
+    A call without a start time is dated `received_at` (ISO UTC, when the webhook came; recorded as
+    ``metadata.started_at_from: "arrival"``), so it falls in a grading window rather than none.
     Raises CallRejectedError when the record is not an importable call (the parser's reason).
     """
     call = _parse_one(record, source.platform)
+    dated = None
+    if call.started_at is None and received_at is not None:
+        dated = received_at
+        call = replace(call, started_at=received_at, metadata={**call.metadata, "started_at_from": "arrival"})
     redaction = source_redaction(stores, source)
     stored_id = identifier_redactor(stores, redaction)(call.external_id)
     if ImportLedger(stores.repo.engine).known(name, [stored_id]):
@@ -120,7 +128,7 @@ def receive_call(stores: Stores, name: str, source: Source, record: Any) -> Arri
     fresh = CallObjectLedger(stores.repo.engine).record([CallObject(
         source=name, key=f"webhook:{stored_id}", etag=WEBHOOK_ETAG, via="webhook", location=location,
         fmt="polygon")])
-    return Arrival(name, stored_id, location, bool(fresh), "" if fresh else "already received")
+    return Arrival(name, stored_id, location, bool(fresh), "" if fresh else "already received", dated)
 
 
 def _parse_one(record: Any, platform: str) -> ImportedCall:

@@ -31,6 +31,7 @@ from polygon_core.imports import (
     ImportProblem,
     check_imported_tool_calls,
     format_for,
+    guess_format,
     read_calls,
     to_conversation,
 )
@@ -48,6 +49,7 @@ __all__ = [
     "call_origins",
     "import_calls",
     "import_file",
+    "import_formats",
     "import_key",
     "list_source_files",
     "load_imported",
@@ -318,6 +320,32 @@ def import_calls(stores: Stores, locations: Sequence[str], fmt: str | None, *, s
         total.add(import_file(stores, location, format_for(location, fmt), source=source,
                               agent=agent, speaker_map=speaker_map, redaction=redaction, batch=batch))
     return total
+
+
+def import_formats(locations: Sequence[str], fmt: str | None,
+                   source: str | None = None) -> tuple[str | None, str]:
+    """(`fmt`, the source) for `polygon import`: with `fmt`, that format for every file; without,
+    the format each file's name says (`guess_format`, the rule grade-calls uses). The source is
+    `source`, else the format's name.
+
+    Raises ValueError (one line naming ``--format`` and the formats) when a name says nothing,
+    rather than reading the file as Polygon's format; and, without `source`, when the names say
+    different formats (the source would default to only one of them).
+    """
+    if fmt is not None:
+        return fmt, source or fmt
+    from polygon_core.imports import FORMATS
+
+    guessed = {location: guess_format(location) for location in locations}
+    unknown = [location for location, name in guessed.items() if name is None]
+    if unknown:
+        raise ValueError(f"{unknown[0]}: the file name does not say its format; give --format "
+                         f"({' | '.join(FORMATS)})")
+    kinds = sorted({name for name in guessed.values() if name is not None})
+    if source is None and len(kinds) > 1:
+        raise ValueError(f"the file names say different formats ({', '.join(kinds)}): give --source, "
+                         "the source they are imported into")
+    return None, source or kinds[0]
 
 
 @dataclass(frozen=True)

@@ -12,8 +12,10 @@ request is checked in this order, and a refused one stores nothing and emits not
      with an HMAC credential, ``X-Signature`` = hex HMAC-SHA256(secret, ``"{X-Timestamp}.{body}"``);
    * Retell: ``X-Retell-Signature: v=<ms>,d=<hex>`` with d = HMAC-SHA256(API key, body + ms);
    a signed timestamp more than ``TOLERANCE_SECONDS`` from the server's clock is a replay (401);
-4. the payload (422): valid JSON, a call its format can import. An event without a finished call
-   (Vapi's status updates, Retell's ``call_started``) is answered 200 and ignored.
+4. the payload (422): valid JSON, a call its format can import, with the platform's call id
+   (``message.call.id``, ``call.call_id``). An event without a finished call (Vapi's status
+   updates, Retell's ``call_started``) is answered 200 and ignored. A call without a start time
+   is dated by its arrival (the answer's `started_at` and `note` say so).
 
 The accepted call is redacted, then held (see ``polygon.usecases.receive_call``) and announced by
 one event (202). A call already received or imported answers 200 and emits nothing: platforms
@@ -33,6 +35,7 @@ import threading
 import time
 import uuid
 from collections.abc import Callable
+from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import unquote_plus
 
@@ -44,7 +47,7 @@ from starlette.concurrency import run_in_threadpool
 from polygon import usecases
 from polygon_core.adapters.settings import PolygonSettings
 from polygon_core.events import CALLS_ARRIVED
-from polygon_core.imports import Source, SourcesFile, get_format
+from polygon_core.imports import Source, SourcesFile, format_time, get_format
 
 from . import _webhooks
 from ._schema import Detail
@@ -119,11 +122,14 @@ def _fresh(stamp: str, now: float) -> bool:
 
 class CallReceived(BaseModel):
     """An accepted call (`external_id`, the id it is stored under) or objects (`objects`, how many
-    were new), and the `polygon.calls.arrived` event emitted (None when Prefect events are off)."""
+    were new), and the `polygon.calls.arrived` event emitted (None when Prefect events are off).
+    A call without a start time is dated by its arrival: `started_at` and `note` say so."""
 
     external_id: str | None = None
     objects: int | None = None
     event_id: str | None = None
+    started_at: str | None = None
+    note: str | None = None
 
 
 class CallNoOp(BaseModel):
@@ -208,10 +214,14 @@ def call_webhook_router(settings: PolygonSettings, config: WebhookConfig, *,
             raise _Refused(401, f"the webhook secret is not set ({configured.secret_env})")
         if not verify(secret, body, headers, clock()):
             raise _Refused(401, f"missing, stale or invalid {configured.platform} signature")
-        records = fmt.webhook(_decode(body))
+        try:
+            records = fmt.webhook(_decode(body))
+        except ValueError as exc:  # a report without the call's id (`message.call.id`)
+            raise _Refused(422, f"invalid call: {exc}") from None
         if records is None:
             return JSONResponse({"ignored": "this event carries no finished call"}, status_code=200)
-        return _accept(stores, source, configured, records)
+        return _accept(stores, source, configured, records, received_at=format_time(
+            datetime.fromtimestamp(clock(), UTC)))
 
     @router.post("/{source}", status_code=202, responses=CALL_RESPONSES, summary="A call ended")
     async def call_ended(source: str, request: Request) -> JSONResponse:
@@ -267,11 +277,12 @@ def _decode(body: bytes) -> Any:
         raise _Refused(422, "body is not valid JSON") from None
 
 
-def _accept(stores: usecases.Stores, name: str, source: Source, records: list[Any]) -> JSONResponse:
+def _accept(stores: usecases.Stores, name: str, source: Source, records: list[Any], *,
+            received_at: str) -> JSONResponse:
     if len(records) != 1:
         raise _Refused(422, f"expected one call in the webhook, found {len(records)}")
     try:
-        arrival = usecases.receive_call(stores, name, source, records[0])
+        arrival = usecases.receive_call(stores, name, source, records[0], received_at=received_at)
     except usecases.CallRejectedError as exc:
         raise _Refused(422, f"invalid call: {exc}") from None
     if not arrival.fresh:
@@ -280,7 +291,12 @@ def _accept(stores: usecases.Stores, name: str, source: Source, records: list[An
                             status_code=200)
     event_id = _emit(name, [arrival.external_id], "webhook", f"call:{name}:{arrival.external_id}",
                      location=arrival.location)
-    return JSONResponse({"external_id": arrival.external_id, "event_id": event_id}, status_code=202)
+    answer: dict[str, Any] = {"external_id": arrival.external_id, "event_id": event_id}
+    if arrival.dated_by_arrival is not None:
+        # Said in the answer (and kept as metadata.started_at_from): the date is ours, not the platform's.
+        answer["started_at"] = arrival.dated_by_arrival
+        answer["note"] = "the call has no start time: it is dated by its arrival"
+    return JSONResponse(answer, status_code=202)
 
 
 def _emit(source: str, ids: list[str], via: str, identity: str, **extra: Any) -> str | None:

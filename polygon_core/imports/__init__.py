@@ -25,7 +25,16 @@ from ._convert import (
     to_conversation,
 )
 from ._format import ImportFormat, import_format, unregister_format
-from ._registry import DEFAULT_FORMAT, FORMATS, format_for, get_format, is_lines_file, read_calls
+from ._registry import (
+    DEFAULT_FORMAT,
+    FORMATS,
+    format_for,
+    get_format,
+    guess_format,
+    is_lines_file,
+    looks_like,
+    read_calls,
+)
 from ._sources import Source, SourcesFile, load_sources
 from ._tool_checks import check_imported_tool_calls
 from ._types import (
@@ -63,10 +72,12 @@ __all__ = [
     "format_for",
     "format_time",
     "get_format",
+    "guess_format",
     "import_format",
     "is_lines_file",
     "iso_time",
     "load_sources",
+    "looks_like",
     "mark_probes_not_applicable",
     "not_applicable_assertions",
     "parse_speaker_map",

@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 from typing import Any, TextIO
 
 from .._hashing import content_hash
+from ._registry import looks_like
 from ._streams import JsonValue, iter_json_values
 from ._types import ImportedCall, ImportProblem, ParseItem, SpeakerError
 
@@ -83,8 +84,11 @@ def stable_id(value: Any) -> str:
 Converter = Callable[[Any, int], ImportedCall]
 
 
-def parse_values(stream: TextIO, convert: Converter, *, lines: bool) -> Iterator[ParseItem]:
-    """Decode JSON values one by one and turn each into a call, or a problem with its line."""
+def parse_values(stream: TextIO, convert: Converter, *, lines: bool,
+                 fmt: str | None = None) -> Iterator[ParseItem]:
+    """Decode JSON values one by one and turn each into a call, or a problem with its line.
+
+    `fmt` (the format being read) lets a rejection say which other format the record looks like."""
     value: JsonValue
     for value in iter_json_values(stream, lines=lines):
         if value.error is not None:
@@ -93,13 +97,20 @@ def parse_values(stream: TextIO, convert: Converter, *, lines: bool) -> Iterator
         try:
             yield convert(value.value, value.line)
         except BadRecord as exc:
-            yield ImportProblem(value.line, str(exc), exc.external_id)
+            yield ImportProblem(value.line, _hinted(str(exc), value.value, fmt), exc.external_id)
         except SpeakerError as exc:
-            yield ImportProblem(value.line, str(exc), _guess_id(value.value))
+            yield ImportProblem(value.line, _hinted(str(exc), value.value, fmt), _guess_id(value.value))
         except (TypeError, ValueError, AttributeError, LookupError, ArithmeticError) as exc:
             # A record of an unexpected shape costs that record, never the rest of the file.
-            yield ImportProblem(value.line, f"cannot read this record ({type(exc).__name__}: {exc})",
-                                _guess_id(value.value))
+            reason = f"cannot read this record ({type(exc).__name__}: {exc})"
+            yield ImportProblem(value.line, _hinted(reason, value.value, fmt), _guess_id(value.value))
+
+
+def _hinted(reason: str, record: Any, fmt: str | None) -> str:
+    # A Vapi array read as Polygon's format fails on every call with "startedAt: Extra inputs are
+    # not permitted", which names a field, not the mistake: say which format the record looks like.
+    other = looks_like(record, besides=fmt) if fmt is not None else None
+    return reason if other is None else f"{reason}; this looks like a {other} export: use --format {other}"
 
 
 def _guess_id(value: Any) -> str | None:

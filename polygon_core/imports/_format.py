@@ -19,7 +19,8 @@ from .._registry import Registry
 from ..models import Speaker
 from ._types import ParseItem
 
-__all__ = ["REGISTRY", "ImportFormat", "Parser", "WebhookReader", "import_format", "unregister_format"]
+__all__ = ["REGISTRY", "ImportFormat", "Parser", "Sniffer", "WebhookReader", "import_format",
+           "unregister_format"]
 
 
 class Parser(Protocol):
@@ -32,6 +33,9 @@ class Parser(Protocol):
 # A platform's webhook body → the call record(s) its parser reads, or None for an event that
 # carries no finished call (Vapi's status updates, Retell's call_started).
 WebhookReader = Callable[[Any], list[Any] | None]
+# One decoded record → whether it has this format's unmistakable keys (a Vapi call's `artifact`):
+# only used to say "this looks like a Vapi export: use --format vapi" when another format rejects it.
+Sniffer = Callable[[Any], bool]
 
 
 @dataclass(frozen=True)
@@ -45,6 +49,7 @@ class ImportFormat:
     name_hints: tuple[str, ...] = ()  # words in a file name that select this format
     suffixes: tuple[str, ...] = ()  # file-name endings that select this format (".csv")
     webhook: WebhookReader | None = None  # set for platforms whose call-ended webhook is received
+    sniff: Sniffer | None = None  # recognises one of its records (for rejection hints only)
 
 
 # Name order: csv, openai, polygon, retell, vapi, then any other format (file-name guesses try them
@@ -57,13 +62,15 @@ REGISTRY: Registry[ImportFormat] = Registry(
 
 def import_format(name: str, description: str, *, sample: str | None = None,
                   name_hints: tuple[str, ...] = (), suffixes: tuple[str, ...] = (),
-                  webhook: WebhookReader | None = None) -> Callable[[Parser], Parser]:
+                  webhook: WebhookReader | None = None,
+                  sniff: Sniffer | None = None) -> Callable[[Parser], Parser]:
     """Register the decorated parser as format `name` (a name already taken is an error)."""
     def register(parse: Parser) -> Parser:
         # Against the entries so far, not `loaded()`: this runs while a module is being imported, and
         # loading the built-ins from here takes the registry's lock under the import lock (two
         # threads can deadlock). A format registered before the built-ins load clashes when they do.
-        REGISTRY.register(name)(ImportFormat(name, description, parse, sample, name_hints, suffixes, webhook))
+        REGISTRY.register(name)(ImportFormat(name, description, parse, sample, name_hints, suffixes, webhook,
+                                                sniff))
         return parse
 
     return register

@@ -91,10 +91,18 @@ def _convert(value: Any, line: int, speakers: SpeakerMap) -> ImportedCall:
                         language=str(record.get("language") or "en"), metadata=dict(meta))
 
 
+def looks_like_openai(record: Any) -> bool:
+    """A record whose `messages` are Chat Completions messages (`role` and `content`), not Vapi's
+    (`message`): for rejection hints only."""
+    messages = record.get("messages") if isinstance(record, dict) else None
+    return (isinstance(messages, list) and bool(messages) and isinstance(messages[0], dict)
+            and "content" in messages[0] and "role" in messages[0])
+
+
 @import_format("openai", "OpenAI-style message lists with tool calls and tool results, JSON Lines",
-               sample="openai.jsonl", name_hints=("openai",))
+               sample="openai.jsonl", name_hints=("openai",), sniff=looks_like_openai)
 def parse_openai(stream: TextIO, speaker_map: Mapping[str, Speaker] | None = None, *,
                  lines: bool = True) -> Iterator[ParseItem]:
     """OpenAI-style message lists, one conversation per JSON line (`lines` is always true)."""
     speakers = SpeakerMap(DEFAULT_SPEAKERS, speaker_map)
-    return parse_values(stream, lambda v, n: _convert(v, n, speakers), lines=True)
+    return parse_values(stream, lambda v, n: _convert(v, n, speakers), lines=True, fmt="openai")

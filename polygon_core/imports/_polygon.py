@@ -81,10 +81,15 @@ def _convert(value: Any, line: int, speakers: SpeakerMap) -> ImportedCall:
                         metadata=call.metadata)
 
 
+def looks_like_polygon(record: Any) -> bool:
+    """A record with Polygon's `turns` list (for rejection hints only)."""
+    return isinstance(record, dict) and isinstance(record.get("turns"), list)
+
+
 @import_format("polygon", "Polygon's own format: JSON Lines (.jsonl) or a JSON array (.json)",
-               sample="polygon.jsonl")
+               sample="polygon.jsonl", sniff=looks_like_polygon)
 def parse_polygon(stream: TextIO, speaker_map: Mapping[str, Speaker] | None = None, *,
                   lines: bool = True) -> Iterator[ParseItem]:
     """Polygon's format: JSON Lines (`lines=True`) or a JSON array of conversations."""
     speakers = SpeakerMap(DEFAULT_SPEAKERS, speaker_map)
-    return parse_values(stream, lambda v, n: _convert(v, n, speakers), lines=lines)
+    return parse_values(stream, lambda v, n: _convert(v, n, speakers), lines=lines, fmt="polygon")

@@ -16,7 +16,8 @@ from ..models import EndReason, Speaker
 from ._format import REGISTRY, ImportFormat
 from ._types import ImportedCall, ImportProblem, ParseItem
 
-__all__ = ["DEFAULT_FORMAT", "FORMATS", "format_for", "get_format", "is_lines_file", "read_calls"]
+__all__ = ["DEFAULT_FORMAT", "FORMATS", "format_for", "get_format", "guess_format", "is_lines_file",
+           "looks_like", "read_calls"]
 
 DEFAULT_FORMAT = "polygon"
 _END_REASONS = {e.value for e in EndReason}
@@ -47,10 +48,15 @@ def get_format(name: str) -> ImportFormat:
 
 
 def format_for(name: str, fmt: str | None = None) -> str:
-    """The format of a file: `fmt` when given, else the first format whose name hint is in the
-    file name (``vapi_calls.json`` → vapi) or whose suffix ends it (``.csv``), else polygon."""
-    if fmt:
-        return fmt
+    """The format of a file: `fmt` when given, else `guess_format(name)`, else polygon."""
+    return fmt or guess_format(name) or DEFAULT_FORMAT
+
+
+def guess_format(name: str) -> str | None:
+    """The format a file name says: the first format whose name hint is in it (``vapi_calls.json``
+    → vapi), else the first whose suffix ends it (``.csv``); None when the name says nothing.
+
+    The one rule `polygon import` (without ``--format``) and `grade-calls` on a folder both use."""
     base = Path(name.lower()).name
     formats = REGISTRY.loaded().values()
     for known in formats:
@@ -59,7 +65,18 @@ def format_for(name: str, fmt: str | None = None) -> str:
     for known in formats:
         if base.endswith(known.suffixes) and known.suffixes:
             return known.name
-    return DEFAULT_FORMAT
+    return None
+
+
+def looks_like(record: object, *, besides: str) -> str | None:
+    """Another format (not `besides`) whose `sniff` recognises this record, or None.
+
+    Only a hint for a rejection reason ("this looks like …"): a record is never read in a format
+    the user did not ask for."""
+    for known in REGISTRY.loaded().values():
+        if known.name != besides and known.sniff is not None and known.sniff(record):
+            return known.name
+    return None
 
 
 def is_lines_file(name: str) -> bool:

@@ -27,7 +27,7 @@ from ._common import (
 from ._format import import_format
 from ._types import AGENT, CALLER, ImportedCall, ParseItem, SpeakerMap
 
-__all__ = ["END_REASONS", "WEBHOOK_EVENTS", "parse_retell", "webhook_calls"]
+__all__ = ["END_REASONS", "WEBHOOK_EVENTS", "looks_like_retell", "parse_retell", "webhook_calls"]
 
 DEFAULT_SPEAKERS: dict[str, Speaker] = {"user": CALLER, "agent": AGENT}
 
@@ -91,17 +91,34 @@ def _convert(value: Any, line: int, speakers: SpeakerMap) -> ImportedCall:
                                   if k in call})
 
 
+_RETELL_KEYS = frozenset({"call_id", "transcript_object", "transcript_with_tool_calls", "start_timestamp",
+                          "disconnection_reason"})
+
+
+def looks_like_retell(record: Any) -> bool:
+    """A record with a Retell call object's keys (for rejection hints only)."""
+    return isinstance(record, dict) and bool(_RETELL_KEYS & record.keys())
+
+
 def webhook_calls(body: Any) -> list[Any] | None:
-    """The call of a ``call_ended`` or ``call_analyzed`` webhook; None for any other event."""
+    """The call of a ``call_ended`` or ``call_analyzed`` webhook; None for any other event.
+
+    A call without ``call.call_id`` is a BadRecord (as Vapi's without ``message.call.id``)."""
     if not isinstance(body, dict) or body.get("event") not in WEBHOOK_EVENTS:
         return None
-    return [body.get("call")]
+    call = body.get("call")
+    ident = call.get("call_id") if isinstance(call, dict) else None
+    if not (isinstance(ident, str | int) and not isinstance(ident, bool) and str(ident).strip()):
+        raise BadRecord(f"no `call.call_id` in the {body.get('event')} webhook (the Retell call's id, "
+                        "which Polygon keys the call by)")
+    return [call]
 
 
 @import_format("retell", "Retell AI call objects: a JSON array (list-calls) or JSON Lines",
-               sample="retell_calls.json", name_hints=("retell",), webhook=webhook_calls)
+               sample="retell_calls.json", name_hints=("retell",), webhook=webhook_calls,
+               sniff=looks_like_retell)
 def parse_retell(stream: TextIO, speaker_map: Mapping[str, Speaker] | None = None, *,
                  lines: bool = False) -> Iterator[ParseItem]:
     """Retell call objects: a JSON array (default) or JSON Lines."""
     speakers = SpeakerMap(DEFAULT_SPEAKERS, speaker_map)
-    return parse_values(stream, lambda v, n: _convert(v, n, speakers), lines=lines)
+    return parse_values(stream, lambda v, n: _convert(v, n, speakers), lines=lines, fmt="retell")

@@ -27,7 +27,7 @@ from ._common import (
 from ._format import import_format
 from ._types import AGENT, CALLER, ImportedCall, ParseItem, SpeakerMap
 
-__all__ = ["END_REASONS", "parse_vapi", "webhook_calls"]
+__all__ = ["END_REASONS", "looks_like_vapi", "parse_vapi", "webhook_calls"]
 
 DEFAULT_SPEAKERS: dict[str, Speaker] = {"user": CALLER, "customer": CALLER, "bot": AGENT,
                                         "assistant": AGENT}
@@ -85,11 +85,21 @@ def _convert(value: Any, line: int, speakers: SpeakerMap) -> ImportedCall:
                                   if k in call})
 
 
+_VAPI_KEYS = frozenset({"artifact", "assistantId", "orgId", "endedReason", "startedAt", "endedAt"})
+
+
+def looks_like_vapi(record: Any) -> bool:
+    """A record with a Vapi call object's camelCase keys (for rejection hints only)."""
+    return isinstance(record, dict) and bool(_VAPI_KEYS & record.keys())
+
+
 def webhook_calls(body: Any) -> list[Any] | None:
     """The call in an ``end-of-call-report`` server message; None for any other message type.
 
     The report carries the call object under ``message.call`` and the transcript under
-    ``message.artifact``; its ``startedAt``/``endedAt``/``endedReason`` are the call's.
+    ``message.artifact``; its ``startedAt``/``endedAt``/``endedReason`` are the call's. A report
+    without ``message.call.id`` is a BadRecord: every Vapi call has one, and a content hash in its
+    place would make the same call, reported again with more in it, a second call.
     """
     message = body.get("message") if isinstance(body, dict) else None
     if not isinstance(message, dict) or message.get("type") != "end-of-call-report":
@@ -97,15 +107,20 @@ def webhook_calls(body: Any) -> list[Any] | None:
     call = message.get("call")
     if not isinstance(call, dict):
         call = {}
+    ident = call.get("id")
+    if not (isinstance(ident, str | int) and not isinstance(ident, bool) and str(ident).strip()):
+        raise BadRecord("no `message.call.id` in the end-of-call report (the Vapi call's id, "
+                        "which Polygon keys the call by)")
     merged = {**call, **{k: message[k] for k in ("artifact", "startedAt", "endedAt", "endedReason")
                          if message.get(k) is not None}}
     return [merged]
 
 
 @import_format("vapi", "Vapi call objects: a JSON array (GET /call) or JSON Lines",
-               sample="vapi_calls.json", name_hints=("vapi",), webhook=webhook_calls)
+               sample="vapi_calls.json", name_hints=("vapi",), webhook=webhook_calls,
+               sniff=looks_like_vapi)
 def parse_vapi(stream: TextIO, speaker_map: Mapping[str, Speaker] | None = None, *,
                lines: bool = False) -> Iterator[ParseItem]:
     """Vapi call objects: a JSON array (default) or JSON Lines."""
     speakers = SpeakerMap(DEFAULT_SPEAKERS, speaker_map)
-    return parse_values(stream, lambda v, n: _convert(v, n, speakers), lines=lines)
+    return parse_values(stream, lambda v, n: _convert(v, n, speakers), lines=lines, fmt="vapi")
