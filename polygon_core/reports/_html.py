@@ -20,7 +20,7 @@ from typing import Any
 
 from ..compare import Comparison, PairDivergence, Scorecard
 from ..models import Conversation, Judgment, Turn
-from ._markdown import fmt
+from ._markdown import fmt, pairing_line
 
 _CSS = """
 body{font:14px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:0 auto;max-width:1280px;
@@ -176,6 +176,23 @@ def _quotes(judgment: Judgment | None) -> list[tuple[str, str]]:
     return [(c.criterion, c.evidence) for c in judgment.criteria if c.evidence]
 
 
+def _unsupported_note(judgment: Judgment | None, criterion: str) -> str:
+    """" (not in the transcript)" after a quote the transcript does not hold (a repeat's score
+    that quote backed was not counted: docs/design.md "Scoring rules")."""
+    c = next((c for c in judgment.criteria if c.criterion == criterion), None) if judgment else None
+    return " <b>(not in the transcript)</b>" if c is not None and c.unsupported_evidence else ""
+
+
+def _missing_note(judgment: Judgment | None) -> str:
+    """The criteria the judge's reply left out, which count as 1: said, so a 1 is not read as the
+    judge's own score."""
+    missing = [c.criterion for c in judgment.criteria if c.status == "missing"] if judgment else []
+    if not missing:
+        return ""
+    return (f"<p class='muted'>Missing from the judge's reply (each counted as 1): "
+            f"{escape(', '.join(missing))}</p>")
+
+
 def _divergence_title(d: PairDivergence) -> str:
     return (f"{escape(d.scenario_id)} seed {d.seed}: diverges at turn {d.turn} ({escape(', '.join(d.reasons))})"
             + ("" if d.consequential_turn is None else
@@ -270,6 +287,7 @@ def comparison_html(comp: Comparison, title: str = "Polygon comparison", *,
                      + "".join(f"<li>{escape(r)}</li>" for r in comp.ci.reasons) + "</ul></div>")
     else:
         parts.append("<div class='ok'><b>No candidate is worse beyond noise and no gate fired.</b></div>")
+    parts += [f"<p class='muted'>Pairs: {escape(pairing_line(p))}</p>" for p in comp.pairing]
     parts.append("<h2>Analysis</h2>" + "".join(f"<p>{escape(p)}</p>" for p in comp.prose.split("\n\n") if p.strip()))
     if analysis is not None and prompt is not None:
         from ._analysis import analysis_html
@@ -309,13 +327,15 @@ def comparison_html(comp: Comparison, title: str = "Polygon comparison", *,
             quotes = _quotes(j)
             score = "—" if row is None or row.composite is None else f"{row.composite:.1f}"
             gates = "" if j is None or not j.gates else " · gates: " + ", ".join(g.gate for g in j.gates)
-            evidence = "".join(f"<li><b>{escape(c)}</b>: “{escape(q)}”</li>" for c, q in quotes)
+            evidence = "".join(f"<li><b>{escape(c)}</b>: “{escape(q)}”{_unsupported_note(j, c)}</li>"
+                               for c, q in quotes)
             parts.append(
                 f"<details class='conv' data-verdict='{escape(verdict)}'><summary><span class='{escape(verdict)}'>"
                 f"{escape(verdict)}</span> {escape(conv.scenario_id)} seed {conv.seed} · composite {score} · "
                 f"end {escape(conv.end_reason.value)}{escape(gates)} <span class='muted'>{escape(conv.id)}</span></summary>"
                 + "".join(_turn_html(t, quotes) for t in conv.turns)
                 + (f"<p class='muted'>Evidence quotes:</p><ul>{evidence}</ul>" if evidence else "")
+                + _missing_note(j)
                 + "</details>")
     parts.append("</body></html>\n")
     return "".join(parts)
