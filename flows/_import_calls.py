@@ -2,8 +2,8 @@
 
 `import-calls` runs on `polygon.calls.arrived` (a webhook's call, or S3 objects an event
 notification named): it waits `settle_seconds` (the deployment's trigger fires at most once a
-minute per source, so what arrives meanwhile joins this run), then imports every waiting arrival
-as one batch. `pull-calls` runs on a schedule: it lists each source's S3 prefix, records the new
+minute, whichever source the calls come from, so what arrives meanwhile joins this run), then
+imports every waiting arrival, of every source, as one batch. `pull-calls` runs on a schedule: it lists each source's S3 prefix, records the new
 objects and imports them the same way. Both grade a source's new calls at once when the source
 says `grade_on_arrival`, emit one `polygon.calls.imported` event per source and batch, and show per
 source how many files arrived and calls were imported, rejected and graded (a table artifact).
@@ -72,12 +72,19 @@ def _grade(report: usecases.ArrivalReport, batch: str, source: dict[str, Any]) -
     return sum(len(cids) for _, cids in planned)
 
 
-@flow(name="import-calls", flow_run_name="import arrived calls ({source})",
+def _run_name() -> str:
+    # The run imports every source's calls, so its name says so; `source` only says which arrival
+    # started it (a name of one source made a run look like that source's import).
+    first = str(flow_run.parameters.get("source") or "")
+    return "import arrived calls of every source" + (f" (first: {first})" if first else "")
+
+
+@flow(name="import-calls", flow_run_name=_run_name,
       task_runner=ThreadPoolTaskRunner(max_workers=8))  # type: ignore[arg-type]
 def import_arrived_calls(source: str = "", settle_seconds: float = 0.0,
                          sources_file: str | None = None) -> dict[str, Any]:
     """Import (and grade on arrival) every call waiting since the last import, of every source;
-    `source` is the one whose event started this run (it names the run)."""
+    `source` is the one whose event started this run (it is in the run's name, first)."""
     if settle_seconds > 0:
         time.sleep(settle_seconds)  # arrivals of the trigger's quiet window join this batch
     return import_and_grade("webhook", sources_file)

@@ -130,13 +130,14 @@ def _call_imports(source: str | None, pull_cron: str, timezone: str) -> list[Dec
     entry = "flows/_import_calls.py"
     if not flow_exists(source, entry):
         return []
-    # Reactive, threshold 1, within ARRIVAL_WINDOW: the first arrival of a source fires at once and
+    # Reactive, threshold 1, within ARRIVAL_WINDOW: the first arrival of any source fires at once and
     # the next ones in the window fire nothing; the run waits out the window (settle_seconds) and
-    # then imports them all.
+    # then imports them all, of every source. No `for_each`: one window per source started a run per
+    # source at the same moment, each importing every source's calls (and reporting the other's as
+    # duplicates); one window for all keeps a burst one run.
     arrived = DeploymentEventTrigger(
         name="calls arrived", expect={CALLS_ARRIVED}, match={"prefect.resource.id": "polygon.calls.*"},
-        for_each={"prefect.resource.id"}, posture=Posture.Reactive, threshold=1,
-        within=timedelta(seconds=ARRIVAL_WINDOW),
+        posture=Posture.Reactive, threshold=1, within=timedelta(seconds=ARRIVAL_WINDOW),
         parameters={"source": "{{ event.payload.source }}"})
     return [
         Declared(name="import-calls", entrypoint=f"{entry}:import_arrived_calls",
