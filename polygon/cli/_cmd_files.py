@@ -13,10 +13,12 @@ from ._base import console, err, friendly
 
 @friendly
 def validate(paths: Annotated[list[Path], typer.Argument(help="suite folders or YAML files")]) -> None:
-    """Check scenario, suite, tool-library and agent files without running anything."""
+    """Check scenario, suite, tool-library, agent, sweep and probe-library files without running anything."""
+    from polygon_core.adapters.providers import parse_model_name
     from polygon_core.files import validate_paths, validation_warnings
 
-    errors = validate_paths(paths)
+    # An agent's model name is read as a run reads it (provider and URL; no key needed here).
+    errors = validate_paths(paths, check_model=parse_model_name)
     for e in errors:
         err.print(f"[red]error:[/] {e}", highlight=False, soft_wrap=True)
     # Warnings never change the exit code: the files are valid, they just may not test what is meant.
@@ -28,7 +30,7 @@ def validate(paths: Annotated[list[Path], typer.Argument(help="suite folders or 
 
 
 @friendly
-def schema(kind: Annotated[str, typer.Argument(help="scenario | agent | suite | tools")]) -> None:
+def schema(kind: Annotated[str, typer.Argument(help="scenario | sweep | agent | suite | tools | probes")]) -> None:
     """Print the JSON Schema of a file kind (for editors)."""
     from polygon_core.files import json_schema
 

@@ -15,9 +15,10 @@ from pathlib import Path
 def check_run_inputs(suite: Path, agents: Sequence[Path]) -> None:
     """Raise FileErrors (or AgentConfigError) when the suite or an agent would fail the run."""
     from polygon_core.adapters.agents import AgentConfigError, load_attr
+    from polygon_core.adapters.providers import parse_model_name
     from polygon_core.files import FileErrors, load_agent, validate_paths
 
-    errors = validate_paths([suite, *agents])
+    errors = validate_paths([suite, *agents], check_model=parse_model_name)
     if errors:
         raise FileErrors(errors)
     for agent in agents:

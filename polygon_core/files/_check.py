@@ -7,10 +7,12 @@ from collections.abc import Iterable
 from functools import partial
 from pathlib import Path
 
+from ..probes import load_probes
 from ._assertion_check import assertion_errors
 from ._detect import KIND_HINT, SUITE_CONFIG_NAMES, TOOLS_NAMES, YAML_SUFFIXES, detect_kind
 from ._errors import PolygonFileError, dedupe
 from ._loaders import (
+    ModelCheck,
     ToolCatalog,
     attempt,
     load_agent,
@@ -24,21 +26,24 @@ from ._validation import validate_document
 from ._yaml import YamlDocument, read_yaml, require_mapping
 
 
-def validate_paths(paths: Iterable[Path | str]) -> list[PolygonFileError]:
+def validate_paths(
+    paths: Iterable[Path | str], *, check_model: ModelCheck | None = None
+) -> list[PolygonFileError]:
     """Check Polygon files and suite folders; return every problem found ([] when all are valid).
 
     Each path's kind is detected (see `detect_kind`): a folder is checked as a suite, a file as a
-    tool library, suite settings, scenario or agent config. A scenario inside a suite folder is also
+    tool library, suite settings, scenario, agent config, sweep spec or probe library. A scenario inside a suite folder is also
     checked against that suite's tool library. Scenario assertions are syntax-checked when
-    `polygon_core.assertions.check_expression` is available. Nothing is run.
+    `polygon_core.assertions.check_expression` is available. An agent's `model` is read with
+    `check_model` when given (see `load_agent`). Nothing is run.
     """
     errors: list[PolygonFileError] = []
     for raw in paths:
-        errors += _validate_one(Path(raw))
+        errors += _validate_one(Path(raw), check_model)
     return dedupe(errors)
 
 
-def _validate_one(path: Path) -> list[PolygonFileError]:
+def _validate_one(path: Path, check_model: ModelCheck | None = None) -> list[PolygonFileError]:
     if not path.exists():
         return [PolygonFileError(str(path), "no such file or folder")]
     kind = detect_kind(path)
@@ -53,6 +58,8 @@ def _validate_one(path: Path) -> list[PolygonFileError]:
     doc, errors = attempt(partial(read_yaml, path))
     if doc is None:
         return errors
+    if detect_kind(path, doc.data) == "probes":  # a probe library may be a bare list
+        return attempt(partial(load_probes, path))[1]
     data, errors = attempt(partial(require_mapping, doc, "a Polygon file"))
     if data is None:
         return errors
@@ -60,9 +67,9 @@ def _validate_one(path: Path) -> list[PolygonFileError]:
     if kind == "scenario":
         return _scenario_errors(doc, path)
     if kind == "agent":
-        return attempt(partial(load_agent, path))[1]
+        return attempt(partial(load_agent, path, check_model=check_model))[1]
     if kind == "sweep":
-        return _sweep_errors(doc, path)
+        return _sweep_errors(doc, path, check_model)
     return [PolygonFileError(str(path), f"cannot tell what kind of file this is: {KIND_HINT}")]
 
 
@@ -135,7 +142,9 @@ def _folder_inside_suite(path: Path) -> list[PolygonFileError] | None:
     return errors
 
 
-def _sweep_errors(doc: YamlDocument, path: Path) -> list[PolygonFileError]:
+def _sweep_errors(
+    doc: YamlDocument, path: Path, check_model: ModelCheck | None
+) -> list[PolygonFileError]:
     from ..sweeps import SweepSpec
 
     spec, errors = attempt(partial(validate_document, doc, SweepSpec))
@@ -145,7 +154,7 @@ def _sweep_errors(doc: YamlDocument, path: Path) -> list[PolygonFileError]:
     if not agent.is_file():
         errors.append(doc.error(("agent",), f"no agent config at {agent}"))
     else:
-        errors += attempt(partial(load_agent, agent))[1]
+        errors += attempt(partial(load_agent, agent, check_model=check_model))[1]
     if not suite.is_dir():
         errors.append(doc.error(("suite",), f"no suite folder at {suite}"))
     return errors

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
-FileKind = Literal["suite", "suite_config", "tools", "scenario", "agent", "sweep"]
-FILE_KINDS: tuple[FileKind, ...] = ("suite", "suite_config", "tools", "scenario", "agent", "sweep")
+FileKind = Literal["suite", "suite_config", "tools", "scenario", "agent", "sweep", "probes"]
+FILE_KINDS: tuple[FileKind, ...] = ("suite", "suite_config", "tools", "scenario", "agent", "sweep", "probes")
 
 SUITE_CONFIG_NAMES = ("suite.yaml", "suite.yml")
 TOOLS_NAMES = ("tools.yaml", "tools.yml")
@@ -17,7 +17,7 @@ _AGENT_KEYS = ("prompt", "prompt_file", "model", "callable", "endpoint")
 
 KIND_HINT = (
     "expected a scenario (top-level `id` and `persona`), an agent config (`name` and one of "
-    f"{', '.join(f'`{k}`' for k in _AGENT_KEYS)}), a sweep spec (`agent`, `suite`, `parameters`), a `suite.yaml`, a `tools.yaml` or a suite folder"
+    f"{', '.join(f'`{k}`' for k in _AGENT_KEYS)}), a sweep spec (`agent`, `suite`, `parameters`), a probe library (`probes:` list), a `suite.yaml`, a `tools.yaml` or a suite folder"
 )
 
 
@@ -26,7 +26,8 @@ def detect_kind(path: Path, data: Any = None) -> FileKind | None:
 
     A folder is a suite; `tools.yaml` is a tool library; `suite.yaml` a suite's settings; a mapping
     with `id` and `persona` a scenario; one with `name` and any of prompt, prompt_file, model,
-    callable or endpoint an agent config.
+    callable or endpoint an agent config; one with `probes` (or a list of mappings with a
+    `question`, the loader's other form) a probe library.
     """
     if path.is_dir():
         return "suite"
@@ -35,6 +36,8 @@ def detect_kind(path: Path, data: Any = None) -> FileKind | None:
         return "tools"
     if name in SUITE_CONFIG_NAMES:
         return "suite_config"
+    if isinstance(data, list) and data and all(isinstance(i, dict) and "question" in i for i in data):
+        return "probes"
     if not isinstance(data, dict):
         return None
     if "id" in data and "persona" in data:
@@ -43,4 +46,6 @@ def detect_kind(path: Path, data: Any = None) -> FileKind | None:
         return "sweep"
     if "name" in data and any(key in data for key in _AGENT_KEYS):
         return "agent"
+    if "probes" in data:
+        return "probes"
     return None

@@ -22,6 +22,9 @@ from ._yaml import YamlDocument, describe, read_text, read_yaml, require_mapping
 
 T = TypeVar("T")
 
+# Reads a model name, raising ValueError for one it cannot read (the providers' parse_model_name).
+ModelCheck = Callable[[str], object]
+
 # With the format checker, `pattern` and `patternProperties` must be valid regular expressions:
 # the stub compiles them at the first call, which would crash the run instead.
 _META_VALIDATOR = Draft202012Validator(
@@ -204,21 +207,33 @@ def _tool_body_errors(doc: YamlDocument, name: Any, body: dict[str, Any]) -> lis
 
 
 @raises_file_errors
-def load_agent(path: Path | str) -> LoadedAgent:
+def load_agent(path: Path | str, *, check_model: ModelCheck | None = None) -> LoadedAgent:
     """Load an agent config and its prompt; `prompt_file` is resolved relative to the agent file.
 
     The prompt file must lie inside the agent file's folder (no `..` out of it, no absolute path),
     and a `callable` must name a module on the import path that defines the attribute (checked
-    without importing it). Raises FileErrors at the line of the field at fault.
+    without importing it). An `endpoint` must be an http(s) URL with a host (AgentConfig checks).
+    `check_model` reads the `model` name (raising ValueError for one it cannot read): model names
+    belong to the provider registry, an adapter, so the caller passes it in (the CLI passes
+    `parse_model_name`); without it the name is not checked here. Raises FileErrors at the line of
+    the field at fault.
     """
     path = Path(path)
     doc = read_yaml(path)
     require_mapping(doc, "an agent config")
     config = validate_document(doc, AgentConfig)
+    errors: list[PolygonFileError] = []
     if config.callable is not None:
         problem = callable_problem(config.callable)
         if problem:
-            raise FileErrors([doc.error(("callable",), problem)])
+            errors.append(doc.error(("callable",), problem))
+    if check_model is not None:
+        try:
+            check_model(config.model)
+        except ValueError as exc:
+            errors.append(doc.error(("model",), str(exc)))
+    if errors:
+        raise FileErrors(errors)
     if config.prompt_file is not None:
         prompt_path, problem = prompt_file_problem(path, config.prompt_file)
         if problem:

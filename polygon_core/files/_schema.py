@@ -12,7 +12,9 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from ..judging._probes_offline import SIGNALS
 from ..models import TOOL_KINDS, AgentConfig, Scenario, ToolLibrary
+from ..probes import ProbeLibrary
 from ..sweeps import SweepSpec
 from ._models import SuiteConfig
 
@@ -62,6 +64,17 @@ def _sweep_shorthand(schema: dict[str, Any]) -> None:
     params["additionalProperties"] = {"anyOf": [params["additionalProperties"], {"type": "array", "minItems": 1}]}
 
 
+def _probe_library_forms(schema: dict[str, Any]) -> None:
+    # The loader takes a bare list of probes too, and a `signal` must be one the offline answerer has.
+    probe = schema["$defs"]["Probe"]
+    probe["properties"]["signal"] = {"anyOf": [{"enum": sorted(SIGNALS)}, {"type": "null"}],
+                                     "default": None, "description": probe["properties"]["signal"].get(
+                                         "description", "")}
+    body = {k: schema.pop(k) for k in ("type", "properties", "required", "additionalProperties")
+            if k in schema}
+    schema["anyOf"] = [body, {"type": "array", "items": {"$ref": "#/$defs/Probe"}}]
+
+
 _SCHEMAS: dict[str, _SchemaSpec] = {
     "scenario": _SchemaSpec(
         Scenario,
@@ -95,6 +108,13 @@ _SCHEMAS: dict[str, _SchemaSpec] = {
         "Every tool of a suite, defined once: its JSON Schema parameters and how its stub answers.",
         _tool_names_from_keys,
     ),
+    "probes": _SchemaSpec(
+        ProbeLibrary,
+        "Polygon probe library",
+        "Behaviour probes (`--probes`, suite.yaml `probes`): yes/no questions about one behaviour "
+        "each, with a polarity, when they apply and the offline answerer's signal.",
+        _probe_library_forms,
+    ),
 }
 
 SCHEMA_KINDS: tuple[str, ...] = tuple(_SCHEMAS)
@@ -103,8 +123,8 @@ SCHEMA_KINDS: tuple[str, ...] = tuple(_SCHEMAS)
 def json_schema(kind: str) -> dict[str, Any]:
     """The JSON Schema (draft 2020-12) of one kind of Polygon file.
 
-    `kind` is one of SCHEMA_KINDS: scenario, agent, suite (the suite.yaml settings) or tools (the
-    tool library). Returns a fresh dict each call. Raises ValueError for an unknown kind.
+    `kind` is one of SCHEMA_KINDS: scenario, sweep, agent, suite (the suite.yaml settings), tools
+    (the tool library) or probes (a probe library). Returns a fresh dict each call. Raises ValueError for an unknown kind.
     """
     spec = _SCHEMAS.get(kind)
     if spec is None:

@@ -7,6 +7,7 @@ from functools import partial
 from pathlib import Path
 
 from ..models import Scenario, ToolDef
+from ..probes import load_probes
 from ._assertion_check import assertion_errors
 from ._detect import SUITE_CONFIG_NAMES, TOOLS_NAMES, YAML_SUFFIXES, detect_kind
 from ._errors import FileErrors, PolygonFileError
@@ -31,8 +32,9 @@ def load_suite(path: Path | str) -> Suite:
 
     The folder holds an optional `suite.yaml` (SuiteConfig), a `tools.yaml` tool library (required
     once any scenario lists tools) and scenario files: `scenarios/**/*.yaml` and any other `*.yaml`
-    directly in the folder. Scenarios come back sorted by their path within the folder. Every
-    problem in every file is collected and raised together as FileErrors.
+    directly in the folder, besides the probe library `suite.yaml` names (which is checked too).
+    Scenarios come back sorted by their path within the folder. Every problem in every file is
+    collected and raised together as FileErrors.
     """
     suite, errors = collect_suite(Path(path))
     if errors or suite is None:
@@ -73,6 +75,8 @@ def collect_suite(
     excluded = {p for p in (config_file, tools_file) if p is not None}
     if config is not None and config.probes:
         excluded.add(root / config.probes)
+        if (root / config.probes).is_file():  # a missing one is suite.yaml's error, above
+            errors += attempt(partial(load_probes, root / config.probes))[1]
     homophones: tuple[tuple[str, ...], ...] = ()
     if config is not None and config.homophones:
         excluded.add(root / config.homophones)

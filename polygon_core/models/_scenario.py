@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 from pydantic import Field, field_validator, model_validator
 
@@ -10,6 +11,19 @@ from ._base import FileModel
 from ._persona import Persona
 
 Language = Literal["en", "ru"]
+
+
+def endpoint_problem(url: str) -> str | None:
+    """Why `url` cannot be an HTTP agent's endpoint (None when it is an http(s) URL with a host)."""
+    expected = f"expected an http:// or https:// URL with a host (e.g. 'http://127.0.0.1:8000/act'), got {url!r}"
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - raises ValueError for a port that is not a number
+    except ValueError:
+        return expected
+    if url != url.strip() or parts.scheme not in ("http", "https") or not parts.hostname:
+        return expected
+    return None
 
 
 class Scenario(FileModel):
@@ -106,11 +120,21 @@ class AgentConfig(FileModel):
     forbidden_phrases: list[str] = Field(default_factory=list)
     language: Language = "en"
     callable: str | None = Field(None, description="`module:attr` of a Python agent")
-    endpoint: str | None = Field(None, description="URL of an HTTP agent")
+    endpoint: str | None = Field(None, description="URL of an HTTP agent (http:// or https://, with a host)",
+                                 json_schema_extra={"pattern": "^https?://[^/?#\\s]+"})
     max_tool_steps: int = Field(4, ge=1, le=20)
     tool_calls: Literal["api", "text"] = Field(
         "api", description="how a model agent calls tools: `api` (the provider's tools API) or `text` "
         "(JSON written in the reply, for local models that do not use the tools API)")
+
+    @field_validator("endpoint")
+    @classmethod
+    def _http_url(cls, value: str | None) -> str | None:
+        # A typo here would otherwise surface mid-run as the agent failing every conversation.
+        problem = None if value is None else endpoint_problem(value)
+        if problem:
+            raise ValueError(problem)
+        return value
 
     @model_validator(mode="after")
     def _one_kind(self) -> AgentConfig:

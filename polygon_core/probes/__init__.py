@@ -7,6 +7,7 @@ across runs only while its wording hash is equal; every rate carries a Wilson 95
 from ._library import (
     WORDING_HASH_LENGTH,
     Probe,
+    ProbeLibrary,
     comparable,
     default_probes,
     load_probes,
@@ -21,6 +22,7 @@ __all__ = [
     "Conformance",
     "Polarity",
     "Probe",
+    "ProbeLibrary",
     "comparable",
     "conformance",
     "default_probes",

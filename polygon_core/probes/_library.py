@@ -2,20 +2,24 @@
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import os
 import re
 import unicodedata
 from functools import lru_cache
 from importlib import resources
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-import yaml
-from pydantic import ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, RootModel, ValidationError
 
 from polygon_core.models import FileModel, ProbeValue
 
 from ._stats import Polarity
+
+if TYPE_CHECKING:
+    from polygon_core.files import PolygonFileError, YamlDocument
 
 WORDING_HASH_LENGTH = 12
 _HASH_TEXT = re.compile(rf"[0-9a-f]{{{WORDING_HASH_LENGTH}}}")
@@ -104,19 +108,20 @@ def parse_probe_answer(raw: Any) -> ProbeValue:
 def load_probes(path: str | os.PathLike[str] | None = None) -> list[Probe]:
     """Load a probe library file (None → the bundled library).
 
-    The file is YAML: either a list of probes or a mapping with a `probes` list. Any problem
-    (unreadable file, bad YAML, wrong shape, an invalid probe, a duplicate id) raises ValueError
-    naming the file and the problem.
+    The file is YAML: a mapping with a `probes` list (or a bare list of probes). Every problem is
+    reported at once, as scenario files are: a FileErrors with one `file:line: field: message`
+    line per problem (an unreadable file, bad YAML, the wrong shape, an invalid field, a duplicate
+    id, a `signal` the offline answerer does not know).
     """
+    from polygon_core.files import FileErrors, PolygonFileError, read_yaml  # see _probes_from_document
+
     if path is None:
         return list(_bundled_probes())
-    label = os.fspath(path)
     try:
-        with open(path, encoding="utf-8") as handle:
-            text = handle.read()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ValueError(f"{label}: cannot read probe library: {exc}") from exc
-    return _parse_library(text, label)
+        doc = read_yaml(Path(path))
+    except PolygonFileError as exc:
+        raise FileErrors([exc]) from None
+    return _probes_from_document(doc)
 
 
 def default_probes() -> list[Probe]:
@@ -124,48 +129,84 @@ def default_probes() -> list[Probe]:
     return list(_bundled_probes())
 
 
+class ProbeLibrary(FileModel):
+    """A probe library file: `probes:` listing the probes, each id once."""
+
+    probes: list[Probe] = Field(..., description="the probes; an empty list asks no questions")
+
+
 @lru_cache(maxsize=1)
 def _bundled_probes() -> tuple[Probe, ...]:
+    from polygon_core.files import parse_yaml
+
+    # The bundled file is Polygon's own and tested: a problem in it is a bug, raised as is.
     text = resources.files("polygon_core.probes").joinpath(_BUNDLED).read_text(encoding="utf-8")
-    return tuple(_parse_library(text, f"polygon_core/probes/{_BUNDLED} (bundled)"))
+    return tuple(_probes_from_document(parse_yaml(text, f"polygon_core/probes/{_BUNDLED} (bundled)")))
 
 
-def _parse_library(text: str, label: str) -> list[Probe]:
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise ValueError(f"{label}: invalid YAML: {exc}") from exc
-    entries = _probe_entries(data, label)
+def _probes_from_document(doc: YamlDocument) -> list[Probe]:
+    # Imported here, not at the top: polygon_core.files (through its sweep schema) imports this
+    # package, so a top-level import would be circular whichever package is imported first.
+    from polygon_core.files import FileErrors, PolygonFileError
+    from polygon_core.files._validation import errors_from_validation
+    from polygon_core.files._yaml import require_mapping
+
+    model: type[BaseModel] = ProbeLibrary
+    prefix: tuple[str, ...] = ("probes",)
+    if isinstance(doc.data, list):
+        model, prefix = RootModel[list[Probe]], ()
+    else:
+        try:
+            require_mapping(doc, "a probe library (`probes:` listing the probes)")
+        except PolygonFileError as exc:
+            raise FileErrors([exc]) from None
+    errors: list[PolygonFileError] = []
     probes: list[Probe] = []
-    seen: set[str] = set()
-    for position, entry in enumerate(entries):
-        probe = _parse_probe(entry, position, label)
-        if probe.id in seen:
-            raise ValueError(f"{label}: duplicate probe id {probe.id!r}")
-        seen.add(probe.id)
-        probes.append(probe)
+    try:
+        parsed = model.model_validate(doc.data)
+        probes = list(parsed.root if isinstance(parsed, RootModel) else parsed.probes)  # type: ignore[attr-defined]
+    except ValidationError as exc:
+        errors += errors_from_validation(exc, doc, model)
+    entries = doc.data if isinstance(doc.data, list) else doc.data.get("probes")
+    if isinstance(entries, list):
+        errors += _duplicate_ids(doc, prefix, entries) + _unknown_signals(doc, prefix, entries)
+    if errors:
+        raise FileErrors(sorted(errors, key=lambda e: e.line or 0))
     return probes
 
 
-def _probe_entries(data: Any, label: str) -> list[Any]:
-    if isinstance(data, dict):
-        unknown = sorted(str(key) for key in data if key != "probes")
-        if unknown:
-            raise ValueError(f"{label}: unknown top-level keys: {', '.join(unknown)}")
-        data = data.get("probes")
-    if not isinstance(data, list):
-        raise ValueError(f"{label}: expected a list of probes (or a mapping with a `probes` list)")
-    return data
+def _duplicate_ids(doc: YamlDocument, prefix: tuple[str, ...], entries: list[Any]) -> list[PolygonFileError]:
+    first: dict[str, int] = {}
+    errors: list[PolygonFileError] = []
+    for index, entry in enumerate(entries):
+        probe_id = entry.get("id") if isinstance(entry, dict) else None
+        if not isinstance(probe_id, str):
+            continue
+        if probe_id in first:
+            line = doc.line_of((*prefix, first[probe_id], "id"))
+            errors.append(doc.error((*prefix, index, "id"),
+                                    f"duplicate probe id {probe_id!r} (first used at line {line})"))
+        else:
+            first[probe_id] = index
+    return errors
 
 
-def _parse_probe(entry: Any, position: int, label: str) -> Probe:
-    if not isinstance(entry, dict):
-        raise ValueError(f"{label}: probe #{position + 1} is not a mapping")
-    try:
-        return Probe.model_validate(entry)
-    except ValidationError as exc:
-        name = entry.get("id", f"#{position + 1}")
-        raise ValueError(f"{label}: probe {name!r} is invalid: {exc}") from exc
+def _unknown_signals(doc: YamlDocument, prefix: tuple[str, ...], entries: list[Any]) -> list[PolygonFileError]:
+    # `signal` is the key of the offline answerer's heuristic; an unknown one would be answered
+    # `unanswered` on every conversation and show as `—` with no word why.
+    from polygon_core.judging._probes_offline import SIGNALS
+
+    known = sorted(SIGNALS)
+    errors: list[PolygonFileError] = []
+    for index, entry in enumerate(entries):
+        signal = entry.get("signal") if isinstance(entry, dict) else None
+        if isinstance(signal, str) and signal not in SIGNALS:
+            close = difflib.get_close_matches(signal, known, n=1, cutoff=0.6)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            errors.append(doc.error((*prefix, index, "signal"),
+                                    f"unknown signal {signal!r}{hint} (the offline answerer knows: "
+                                    f"{', '.join(known)}; leave `signal` out for a probe only a model answers)"))
+    return errors
 
 
 def _hash_of(item: Probe | str) -> str:

@@ -304,7 +304,8 @@ def test_run_refuses_a_bad_probe_file_before_running(polygon_home: Path, tmp_pat
     probes.write_text("probes:\n  - id: x\n    question: Q?\n    polarity: sideways\n", encoding="utf-8")
     bad = runner.invoke(app, ["run", str(suite), "--agent", str(agent), "--probes", str(probes)])
     assert bad.exit_code == 2
-    assert "probe 'x' is invalid" in bad.stderr
+    assert bad.stderr.splitlines() == [
+        f"error: {probes}:4: probes[0].polarity: expected 'wanted' or 'guardrail', got 'sideways'"]
     assert not (polygon_home / "artifacts").exists()
 
 

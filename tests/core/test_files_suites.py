@@ -203,7 +203,7 @@ def test_suite_config_probe_file_must_exist(tmp_path: Path) -> None:
 def test_suite_probe_file_is_not_read_as_a_scenario(tmp_path: Path) -> None:
     root = make_suite(tmp_path / "suite", {"billing.yaml": ARENA})
     write(root / "suite.yaml", SUITE_YAML + "probes: probes.yaml\n")
-    write(root / "probes.yaml", "probes:\n  - id: verifies\n")
+    write(root / "probes.yaml", "probes:\n  - {id: verifies, question: 'Did it verify?', polarity: wanted}\n")
     suite = load_suite(root)
     assert [s.id for s in suite.scenarios] == ["billing-dispute-v3"]
     assert suite.config.probes == "probes.yaml"

@@ -40,8 +40,8 @@ def test_json_schema_is_valid_draft_2020_12(kind: str) -> None:
 
 
 def test_schema_kinds() -> None:
-    assert set(SCHEMA_KINDS) == {"scenario", "agent", "suite", "tools", "sweep"}
-    with pytest.raises(ValueError, match="known kinds: scenario, sweep, agent, suite, tools"):
+    assert set(SCHEMA_KINDS) == {"scenario", "agent", "suite", "tools", "sweep", "probes"}
+    with pytest.raises(ValueError, match="known kinds: scenario, sweep, agent, suite, tools, probes"):
         json_schema("sweep-typo")
 
 
@@ -109,7 +109,7 @@ def test_validate_paths_detects_kinds(tmp_path: Path) -> None:
     assert [str(e) for e in errors] == [
         f"{unknown}: cannot tell what kind of file this is: expected a scenario (top-level `id` "
         "and `persona`), an agent config (`name` and one of `prompt`, `prompt_file`, `model`, "
-        "`callable`, `endpoint`), a sweep spec (`agent`, `suite`, `parameters`), a `suite.yaml`, a `tools.yaml` or a suite folder",
+        "`callable`, `endpoint`), a sweep spec (`agent`, `suite`, `parameters`), a probe library (`probes:` list), a `suite.yaml`, a `tools.yaml` or a suite folder",
         f"{missing}: no such file or folder",
         f"{bad_agent}:3: max_tool_steps: must be at most 20, got 99",
     ]

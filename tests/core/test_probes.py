@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
+from polygon_core.files import FileErrors
 from polygon_core.models import ProbeAnswer
 from polygon_core.probes import (
     Conformance,
@@ -265,12 +266,12 @@ def test_load_probes_from_a_file(tmp_path: Path) -> None:
         "    question: Did the agent swear?\n"
         "    polarity: guardrail\n"
         "    applies_when: null\n"
-        "    signal: swore\n",
+        "    signal: made_unkeepable_promise\n",
     )
     probes = load_probes(path)
     assert [(p.id, p.polarity, p.signal) for p in probes] == [
         ("said_goodbye", "wanted", None),
-        ("swore", "guardrail", "swore"),
+        ("swore", "guardrail", "made_unkeepable_promise"),
     ]
     assert load_probes(str(path)) == probes
 
@@ -281,36 +282,38 @@ def test_load_probes_accepts_a_top_level_list(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    ("text", "problem"),
+    ("text", "lines"),
     [
-        ("probes: [\n", "invalid YAML"),
-        ("", "expected a list of probes"),
-        ("probes: {a: 1}\n", "expected a list of probes"),
-        ("probes: []\nextra: 1\n", "unknown top-level keys: extra"),
-        ("- just a string\n", "probe #1 is not a mapping"),
-        ("- {id: a, question: 'Did it?', polarity: maybe}\n", "probe 'a' is invalid"),
-        ("- {id: a, question: 'Did it?', polarity: wanted, colour: red}\n", "probe 'a' is invalid"),
-        ("- {question: 'Did it?', polarity: wanted}\n", "probe '#1' is invalid"),
+        ("probes: [\n", [":2: invalid YAML: expected the node content, but found '<stream end>'"]),
+        ("", [": the file is empty; expected a probe library (`probes:` listing the probes) (a YAML mapping)"]),
+        ("probes: {a: 1}\n", [":1: probes: expected a list, got a mapping"]),
+        ("probes: []\nextra: 1\n",
+         [":2: extra: unknown field 'extra' (expected one of: probes)"]),
+        ("- just a string\n", [":1: [0]: expected a mapping, got 'just a string'"]),
+        ("- {id: a, question: 'Did it?', polarity: maybe}\n",
+         [":1: [0].polarity: expected 'wanted' or 'guardrail', got 'maybe'"]),
+        ("- {id: a, question: 'Did it?', polarity: wanted, colour: red}\n",
+         [":1: [0].colour: unknown field 'colour'"]),
+        ("- {question: 'Did it?', polarity: wanted}\n", [":1: [0].id: missing required field 'id'"]),
         (
             "- {id: a, question: 'Did it?', polarity: wanted}\n"
             "- {id: a, question: 'Did it again?', polarity: wanted}\n",
-            "duplicate probe id 'a'",
+            [":2: [1].id: duplicate probe id 'a' (first used at line 1)"],
         ),
     ],
 )
-def test_load_probes_errors_name_the_file_and_the_problem(
-    tmp_path: Path, text: str, problem: str
+def test_load_probes_errors_name_the_file_line_and_field(
+    tmp_path: Path, text: str, lines: list[str]
 ) -> None:
     path = write(tmp_path, text)
-    with pytest.raises(ValueError) as info:
+    with pytest.raises(FileErrors) as info:
         load_probes(path)
-    assert str(path) in str(info.value)
-    assert problem in str(info.value)
+    assert str(info.value).splitlines() == [f"{path}{line}" for line in lines]
 
 
 def test_load_probes_missing_file(tmp_path: Path) -> None:
     path = tmp_path / "nope.yaml"
-    with pytest.raises(ValueError, match=r"nope\.yaml: cannot read probe library"):
+    with pytest.raises(FileErrors, match=r"nope\.yaml: "):
         load_probes(path)
 
 

@@ -13,7 +13,7 @@ import pytest
 from polygon import usecases
 from polygon_core.adapters.settings import load_settings
 from polygon_core.demo import demo_dir
-from polygon_core.files import load_agent, load_suite_config
+from polygon_core.files import FileErrors, load_agent, load_suite_config
 from tests.cli.test_scoring_cli import PROBES  # a library of two probes
 
 V1 = demo_dir() / "agents" / "agent_v1.yaml"
@@ -95,10 +95,13 @@ def test_the_probe_library_is_the_flag_then_the_suite_s_then_the_bundled_one(tmp
     assert usecases.resolve_probes(None, None) is None  # a production run: no suite
     (suite / "probes.yaml").write_text("probes:\n  - id: x\n    question: Q?\n    polarity: sideways\n",
                                        encoding="utf-8")
-    with pytest.raises(ValueError, match=r"^suite.yaml `probes`: .*probe 'x' is invalid"):
+    # A bad library is bad input at its own file and line (the suite's is checked with the suite).
+    with pytest.raises(FileErrors) as bad:
         usecases.resolve_probes(None, str(suite))
-    with pytest.raises(ValueError, match=r"^--probes: .*nope.yaml: cannot read probe library"):
-        usecases.resolve_probes(str(tmp_path / "nope.yaml"), str(suite))
+    assert str(bad.value) == f"{suite}/probes.yaml:4: probes[0].polarity: expected 'wanted' or 'guardrail', got 'sideways'"
+    with pytest.raises(FileErrors) as missing:
+        usecases.resolve_probes(str(tmp_path / "nope.yaml"), str(silent))
+    assert str(missing.value) == f"{tmp_path / 'nope.yaml'}: no such file"
 
 
 def test_repeats_and_probes_are_recorded_once_and_read_back_by_the_judge_and_probe_steps(
