@@ -35,7 +35,8 @@ def compare(
 
     Exit codes: 0 no candidate is worse beyond noise and no gate fired in a candidate; 1 the
     change should be blocked (reasons are printed; a failing judge is also one `error:` line on
-    stderr); 2 bad input (unknown run, mixed rubric versions without --rubric, a run with no
+    stderr), a candidate shares no scored scenario and seed with the baseline, or a compared run
+    is not complete (one `error:` line: its status and stored/planned conversations); 2 bad input (unknown run, mixed rubric versions without --rubric, a run with no
     judgments under --rubric or by --judge).
     """
     from polygon import usecases
@@ -49,6 +50,12 @@ def compare(
     if len(run_ids) < 2:
         raise ValueError("compare needs at least two run ids (a baseline and a candidate)")
     stores = usecases.open_stores()
+    # A run that stopped part-way pairs only what it stored: its "no worse" would be about part of
+    # it. Refused (exit 1, as a failing verdict), naming how far it got and how to finish it.
+    unfinished = usecases.unfinished_runs(stores, run_ids)
+    if unfinished:
+        err.print(f"[red]error:[/] {unfinished}", highlight=False, soft_wrap=True)
+        raise typer.Exit(1)
     kinds = [*(["JUnit"] if junit else []), *(["HTML"] if html else [])]
     comp = usecases.compare_runs(stores, run_ids, baseline=baseline, transcripts=needs_transcripts(outputs, *kinds),
                                  rubric_version=rubric, judge=judge)

@@ -156,6 +156,11 @@ def show(run_id: Annotated[str, typer.Argument(help="run id (or a unique prefix)
     if json_out:
         print(json.dumps(_show_json(card, view.rows, _origins_of(stores, view.run)), indent=2))
         return
+    if view.run.status != "complete":  # a part-way run's card looks whole: say so above it
+        stored, planned = usecases.run_progress(stores, view.run)
+        console.print(f"[yellow]run {view.run.id} is {view.run.status}[/]: {stored} of "
+                      f"{'an unknown number of' if planned is None else planned} planned conversations "
+                      "stored; the scorecard covers only those", highlight=False, soft_wrap=True)
     console.print(fit(console, _render.scorecards_table([card])))
     if len(view.judges) > 1:
         others = ", ".join(sorted(set(view.judges) - {card.judge_model}))

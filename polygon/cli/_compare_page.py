@@ -22,10 +22,10 @@ def page(comp: Comparison, limit: int = PAGE) -> tuple[Comparison, list[str]]:
     if len(comp.matrix) > limit:
         notes.append(f"scenarios: the {limit} of largest spread shown of {len(comp.matrix)}")
     scoped = [d for d in comp.differences if d.scope.startswith("scenario:")]
-    keep = {id(d) for d in sorted(scoped, key=lambda d: d.label == "within noise")[:limit]}
+    keep = {id(d) for d in sorted(scoped, key=lambda d: d.label in ("within noise", "no pairs"))[:limit]}
     differences = [d for d in comp.differences if not d.scope.startswith("scenario:") or id(d) in keep]
     if len(scoped) > limit:
-        beyond = sum(1 for d in scoped if d.label != "within noise")
+        beyond = sum(1 for d in scoped if d.label in ("better", "worse"))
         notes.append(f"per-scenario differences: {limit} shown of {len(scoped)} ({beyond} beyond noise, listed first)")
     sets = []
     for s in comp.divergence_sets:

@@ -16,7 +16,7 @@ from polygon_core.compare import (
     ProbeComparison,
     Scorecard,
 )
-from polygon_core.reports import fmt, provenance
+from polygon_core.reports import fmt, pairing_line, provenance
 
 from ._fit import fit
 
@@ -153,21 +153,24 @@ def divergence_table(divs: Sequence[PairDivergence], a: str, b: str, compact: bo
 
 
 def differences_table(diffs: Sequence[Difference], scopes: bool = True, compact: bool = False) -> Table:
-    """Noise-aware paired differences (candidate − baseline), labelled better / worse / within noise.
+    """Noise-aware paired differences (candidate − baseline), labelled better / worse / within noise
+    (or no pairs, when nothing pairs).
 
     `compact` lists the overall composite and every row beyond noise; the rest are counted.
     """
     def listed(d: Difference) -> bool:
         if not scopes and d.scope != "overall":
             return False
-        return not compact or d.label != "within noise" or (d.metric == "composite" and d.scope == "overall")
+        return (not compact or d.label not in ("within noise", "no pairs")
+                or (d.metric == "composite" and d.scope == "overall"))
 
-    hidden = sum(1 for d in diffs if (scopes or d.scope == "overall") and not listed(d))
+    unlisted = [d for d in diffs if (scopes or d.scope == "overall") and not listed(d)]
+    what = "within noise or without pairs" if any(d.label == "no pairs" for d in unlisted) else "within noise"
     table = Table(title="Differences against the baseline (paired by scenario and seed)",
-                  caption=f"{hidden} more row(s) within noise (`polygon compare` lists them)" if hidden else None)
+                  caption=f"{len(unlisted)} more row(s) {what} (`polygon compare` lists them)" if unlisted else None)
     for col in ("candidate", "metric", "scope", "pairs", "baseline", "candidate mean", "Δ", "95% CI", "label"):
         table.add_column(col, overflow="fold", justify="right" if col in ("pairs", "Δ") else "left")
-    style = {"better": "green", "worse": "bold red", "within noise": "dim"}
+    style = {"better": "green", "worse": "bold red", "within noise": "dim", "no pairs": "yellow"}
     for d in diffs:
         if not listed(d):
             continue
@@ -193,6 +196,8 @@ def print_comparison(console: Console, comp: Comparison, compact: bool = False) 
         console.print("[bold]Analysis[/]")
         console.print(comp.prose.strip(), highlight=False, markup=False)
     print_provenance(console, comp.cards)
+    for p in comp.pairing:
+        console.print(f"Pairs: {pairing_line(p)}", highlight=False, markup=False)
     if len(comp.labels) > 1:
         if comp.ci.exit_code:
             console.print(f"[bold red]Blocks the change[/] (baseline {comp.baseline}):", highlight=False)

@@ -68,7 +68,7 @@ if TYPE_CHECKING:
         shared_stores,
         transcript_key,
     )
-    from ._compare import Comparison, ComparisonError, compare_runs, run_labels
+    from ._compare import Comparison, ComparisonError, compare_runs, run_labels, run_progress, unfinished_runs
     from ._dispatch import FITTED_PREFIX, JudgeSpec, check_model_name, judge_label
     from ._evaluate import STAGES, Evaluated, InFlight, evaluate_conversation, run_bounded
     from ._grade import (
@@ -102,6 +102,7 @@ if TYPE_CHECKING:
         production_rejections,
     )
     from ._production_runs import (
+        check_call_source,
         check_regrade,
         parse_window,
         plan_arrival_runs,
@@ -183,6 +184,7 @@ __all__ = [
     "batch_passes",
     "calibrate_run",
     "call_origins",
+    "check_call_source",
     "check_model_name",
     "check_regrade",
     "chosen_judge",
@@ -259,6 +261,7 @@ __all__ = [
     "run_inputs",
     "run_labels",
     "run_manifest",
+    "run_progress",
     "run_settings",
     "run_view",
     "scorable",
@@ -270,6 +273,7 @@ __all__ = [
     "submit_batch_pass",
     "top_matrix",
     "transcript_key",
+    "unfinished_runs",
     "wait_for_batch_pass",
 ]
 
@@ -284,7 +288,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "judge_labelled", "labelled_conversations", "load_labels", "store_calibration"),
     "_common": ("FileCaches", "Stores", "agent_identity", "fingerprint", "load_conversation", "open_stores",
         "plan_conversations", "shared_stores", "transcript_key"),
-    "_compare": ("Comparison", "ComparisonError", "compare_runs", "run_labels"),
+    "_compare": ("Comparison", "ComparisonError", "compare_runs", "run_labels", "run_progress", "unfinished_runs"),
     "_dispatch": ("FITTED_PREFIX", "JudgeSpec", "check_model_name", "judge_label"),
     "_evaluate": ("STAGES", "Evaluated", "InFlight", "evaluate_conversation", "run_bounded"),
     "_grade": ("OFFLINE_NAMES", "RescoreResult", "ensure_judged", "judge", "judge_conversation", "probe",
@@ -294,8 +298,8 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "_production_grade": ("grade_production", "judge_production", "probe_production"),
     "_production_report": ("AllCallsRejectedError", "all_production_rejected", "production_import_markdown",
         "production_rejections"),
-    "_production_runs": ("check_regrade", "parse_window", "plan_arrival_runs", "plan_production_runs",
-        "production_run_info"),
+    "_production_runs": ("check_call_source", "check_regrade", "parse_window", "plan_arrival_runs",
+        "plan_production_runs", "production_run_info"),
     "_replay": ("ReplayDiff", "replay_conversation"),
     "_results": ("chosen_judge", "finish_run", "result_rows", "scorecard"),
     "_run_steps": ("judge_in_run", "probe_in_run"),

@@ -30,10 +30,11 @@ from polygon_core.compare import (
 )
 from polygon_core.models import Conversation, GateHit, Run
 
-from ._common import Stores, load_conversation, transcript_key
+from ._common import Stores, load_conversation, plan_conversations, transcript_key
 from ._scorecards import judge_for, judges_of, probe_answer_tally, row_from_facts, scorecard_of
 
-__all__ = ["EMBEDDED_TRANSCRIPTS", "Comparison", "ComparisonError", "compare_runs", "run_labels"]
+__all__ = ["EMBEDDED_TRANSCRIPTS", "Comparison", "ComparisonError", "compare_runs", "run_labels", "run_progress",
+           "unfinished_runs"]
 
 #: The most transcripts (with their judgments) per run a comparison keeps for a report that shows
 #: them: a page of 200,000 transcripts helps no reader, and holding them takes gigabytes.
@@ -81,6 +82,57 @@ def compare_runs(stores: Stores, run_ids: Sequence[str], baseline: str | None = 
                                       seed=seed, divergences=divergences)
     except ComparisonRefused as exc:
         raise ComparisonError(str(exc)) from None
+
+
+def run_progress(stores: Stores, run: Run) -> tuple[int, int | None]:
+    """(conversations stored, conversations planned) of a run; planned is None when unknown.
+
+    Planned is, in this order: a production run's graded calls (its window, as planned); the
+    execution record's count (written once every planned conversation was simulated: exact, with
+    `--scenario` too); else the run's seeds × its suite's scenarios (the manifest's suite file, as
+    it is now), when that file still loads.
+    """
+    from ._production_runs import production_run_info
+    from ._runs import run_execution, run_manifest
+
+    stored = len(stores.repo.conversation_ids(run.id))
+    if run.source == "production":
+        info = production_run_info(stores, run.id)
+        return stored, None if info is None else info.conversations
+    record = run_execution(stores, run.id)
+    if record is not None:
+        return stored, int(record["conversations"])
+    suite_path = run_manifest(stores, run.id).get("suite_path")
+    try:
+        return stored, len(plan_conversations(suite_path, run.seeds, caches=stores.caches)) if suite_path else None
+    except (OSError, ValueError):  # the suite moved or no longer loads: the plan is unknown, not guessed
+        return stored, None
+
+
+def unfinished_runs(stores: Stores, run_ids: Sequence[str]) -> str | None:
+    """One line naming each stored run among `run_ids` that is not `complete` (its status, how many
+    of its planned conversations are stored, and how to finish it), or None when all are complete.
+
+    A comparison of a run that stopped part-way pairs only what it stored and would read as a
+    verdict on the whole run; unknown ids are left to `compare_runs` to refuse."""
+    parts = []
+    for run in _known(stores, run_ids):
+        if run.status == "complete":
+            continue
+        stored, planned = run_progress(stores, run)
+        status = ("running (still in progress, or stopped before it could be marked)" if run.status == "running"
+                  else run.status)
+        finish = ("grade its window again with `polygon grade-calls` to finish it" if run.source == "production"
+                  else f"resume it with the same `polygon run` command and --run-id {run.id}")
+        of = "an unknown number of" if planned is None else planned
+        parts.append(f"run {run.id} is {status}: {stored} of {of} planned conversations stored; {finish}, "
+                     "then compare")
+    return "; ".join(parts) if parts else None
+
+
+def _known(stores: Stores, run_ids: Sequence[str]) -> list[Run]:
+    found = [stores.repo.get_run(rid) for rid in run_ids]
+    return list({run.id: run for run in found if run is not None}.values())
 
 
 def _runs(stores: Stores, run_ids: Sequence[str]) -> list[Run]:
@@ -141,8 +193,9 @@ class _Gathered:
         if conversation_id in self.latency:  # the baseline's side of a second candidate's pair
             return
         agent = [float(t.get("latency_ms", 0.0)) for t in transcript["turns"] if t.get("speaker") == "agent"]
-        # As `_results._latency` and `compare.agent_seconds` compute them from a Conversation.
-        self.latency[conversation_id] = round(sum(agent) / len(agent), 2) if agent else None
+        # As `_results._latency` and `compare.agent_seconds` compute them from a Conversation. No
+        # agent turn with a latency (imported calls carry none) is unknown, not a mean of 0.0 ms.
+        self.latency[conversation_id] = round(sum(agent) / len(agent), 2) if any(agent) else None
         self.seconds[conversation_id] = sum(agent) / 1000.0
         if transcript.get("end_detail"):
             self.end_details[conversation_id] = transcript["end_detail"]

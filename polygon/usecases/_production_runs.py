@@ -24,6 +24,7 @@ from ._runs import resolve_rubric
 __all__ = [
     "JudgeFn",
     "arrival_run_id",
+    "check_call_source",
     "check_regrade",
     "parse_window",
     "plan_arrival_runs",
@@ -103,6 +104,28 @@ def check_regrade(stores: Stores, source: str, since: str | date | None = None,
         run = stores.repo.get_run(production_run_id(source, low, high, version), exact=True)
         if run is not None:
             _check_models(run, judge, probe, rubric)
+
+
+def check_call_source(stores: Stores, source: str) -> None:
+    """Refuse (ValueError) a `grade-calls` source that is no folder, file or s3:// prefix, was never
+    imported and is not configured (POLYGON_SOURCES): a typo would otherwise grade "no calls in the
+    window" and pass. The message names the sources that are known."""
+    from pathlib import Path
+
+    if source.startswith("s3://") or Path(source).exists():
+        return
+    imported = ImportLedger(stores.repo.engine).sources()
+    configured: list[str] = []
+    if stores.settings.sources is not None:
+        from ._arrivals import configured_sources
+
+        configured = sorted(configured_sources(stores).sources)  # a broken file is its own error
+    if source in imported or source in configured:
+        return
+    known = ", ".join(sorted({*imported, *configured})) or "none yet"
+    raise ValueError(f"no source {source!r}: not a folder, file or s3:// prefix, never imported and not in "
+                     f"POLYGON_SOURCES (known sources: {known}); `polygon import FILE --format F --source "
+                     f"{source}` imports one")
 
 
 def arrival_run_id(source: str, batch: str, version: str) -> str:

@@ -16,7 +16,8 @@ def _latency(conv: Conversation | None) -> float | None:
     if conv is None:
         return None
     agent = [t.latency_ms for t in conv.turns if t.speaker == "agent"]
-    return round(sum(agent) / len(agent), 2) if agent else None
+    # No agent turn with a latency (imported calls carry none): unknown, not a mean of 0.0 ms.
+    return round(sum(agent) / len(agent), 2) if any(agent) else None
 
 
 def chosen_judge(stores: Stores, run: Run, version: str, judge: str | None) -> tuple[str, list[Judgment]]:

@@ -3,7 +3,7 @@
 `divergence_point` finds the first turn where two conversations part (docs/design.md, "Divergence point")
 and `consequential_divergence` the first where they act differently; scorecards summarise a
 configuration (with pass^k and its noise floor); the scenario matrix orders scenarios by spread;
-`paired_difference` labels a difference better, worse or within noise; `systematic_summary` and
+`paired_difference` labels a difference better, worse, within noise or no pairs; `systematic_summary` and
 `template_prose` write the analysis; `compare_configurations` assembles all of it.
 """
 
@@ -20,11 +20,13 @@ from ._comparison import (
     ComparisonRefused,
     ConfigurationResults,
     DivergenceSet,
+    PairCount,
     ProbeComparison,
     ci_verdict,
     compare_configurations,
     compare_probes,
     config_key,
+    pair_count,
 )
 from ._divergence import Divergence, divergence_point
 from ._facts import ConversationFacts, agent_seconds, facts_of
@@ -62,6 +64,7 @@ __all__ = [
     "MatrixCell",
     "MatrixRow",
     "NoiseFloor",
+    "PairCount",
     "PairDivergence",
     "ProbeComparison",
     "ProbeRate",
@@ -82,6 +85,7 @@ __all__ = [
     "label_difference",
     "model_prose",
     "noise_floor",
+    "pair_count",
     "pair_divergence",
     "pair_divergences",
     "paired_bootstrap",

@@ -59,6 +59,18 @@ class ProbeComparison(DomainModel):
     comparable: bool
 
 
+class PairCount(DomainModel):
+    """How a candidate's conversations pair with the baseline's by (scenario, seed), over every result row."""
+
+    baseline: str
+    candidate: str
+    shared: int = Field(description="(scenario, seed) keys both runs have a conversation of")
+    baseline_unpaired: int = Field(description="baseline conversations whose (scenario, seed) the candidate lacks")
+    candidate_unpaired: int = Field(description="candidate conversations whose (scenario, seed) the baseline lacks")
+    baseline_conversations: int
+    candidate_conversations: int
+
+
 class CiVerdict(DomainModel):
     """What `polygon compare` exits with: 1 to block a change, 0 to let it through."""
 
@@ -82,6 +94,8 @@ class Comparison(DomainModel):
     prose: str
     ci: CiVerdict
     rows: dict[str, list[ResultRow]]
+    pairing: list[PairCount] = Field(
+        default_factory=list, description="per candidate, its conversations and the baseline's with no pair")
     conversations: dict[str, list[Conversation]] = Field(
         default_factory=dict, description="transcripts kept for reports; a large run keeps a bounded few")
     judgments: dict[str, list[Judgment]] = Field(default_factory=dict)
@@ -187,6 +201,7 @@ def compare_configurations(configs: Sequence[ConfigurationResults], baseline: st
         matrix=scenario_matrix(rows), divergence_sets=divergence_sets, differences=differences,
         noise_floors=floors, probes=compare_probes(cards), summary=summary, prose=template_prose(summary),
         ci=ci_verdict(baseline, differences, rows, cards), rows=rows,
+        pairing=[pair_count(baseline, base.rows, c.label, c.rows) for c in configs if c.label != baseline],
         conversations={c.label: c.conversations for c in configs},
         judgments={c.label: c.judgments for c in configs},
         facts={c.label: c.facts if c.facts is not None else facts_of(c.conversations, c.judgments) for c in configs},
@@ -198,6 +213,16 @@ def _by_scenario(rows: Sequence[ResultRow]) -> dict[str, list[ResultRow]]:
     for r in rows:
         grouped[r.scenario_id].append(r)
     return grouped
+
+
+def pair_count(baseline: str, base: Sequence[ResultRow], candidate: str, cand: Sequence[ResultRow]) -> PairCount:
+    """How many (scenario, seed) keys two runs share, and how many conversations of each have none
+    in the other (an interrupted run, other seeds or scenarios): the pairs a difference can use at most."""
+    a, b = {(r.scenario_id, r.seed) for r in base}, {(r.scenario_id, r.seed) for r in cand}
+    return PairCount(baseline=baseline, candidate=candidate, shared=len(a & b),
+                     baseline_unpaired=sum((r.scenario_id, r.seed) not in b for r in base),
+                     candidate_unpaired=sum((r.scenario_id, r.seed) not in a for r in cand),
+                     baseline_conversations=len(base), candidate_conversations=len(cand))
 
 
 def _unjudged(baseline: str, cards: Sequence[Scorecard]) -> list[str]:
@@ -218,9 +243,14 @@ def _unjudged(baseline: str, cards: Sequence[Scorecard]) -> list[str]:
 def ci_verdict(baseline: str, differences: Sequence[Difference],
                rows: dict[str, list[ResultRow]], cards: Sequence[Scorecard] = ()) -> CiVerdict:
     """Exit 1 when a candidate's composite is worse beyond noise, any gate fired in a candidate, a
-    candidate has no scored conversation, or a judge failed on any run."""
+    candidate has no scored conversation or shares no scored (scenario, seed) with the baseline
+    (nothing to compare is not "no worse"), or a judge failed on any run."""
     reasons = _unjudged(baseline, cards)
+    unscored = {c.label for c in cards if c.label != baseline and c.scored == 0}  # already a reason above
     for d in differences:
+        if (d.metric == "composite" and d.scope == "overall" and d.label == "no pairs"
+                and d.candidate not in unscored):
+            reasons.append(f"nothing to compare: {d.candidate} and {baseline} share no scored scenario and seed")
         if d.metric == "composite" and d.scope == "overall" and d.label == "worse":
             reasons.append(f"{d.candidate} is worse than {baseline} beyond noise: "
                            f"{d.delta:+.1f} points [{d.ci_low:.1f}, {d.ci_high:.1f}] over {d.pairs} pairs")

@@ -6,7 +6,9 @@ minus baseline) with a seeded paired-bootstrap 95% interval (resampling pairs). 
 
 * ``worse``: the interval lies wholly below zero and the drop is larger than the noise floor;
 * ``better``: the interval lies wholly above zero and the gain is larger than the noise floor;
-* ``within noise``: otherwise, including fewer than two pairs (no interval can be drawn).
+* ``within noise``: otherwise, including a single pair (no interval can be drawn);
+* ``no pairs``: no (scenario, seed) of the candidate has a scored partner in the baseline with a
+  value of the metric: there is nothing to compare, which is not "no difference".
 
 The noise floor of a configuration is the largest absolute difference of mean composite between two
 repeated runs of it (paired the same way): what "no change at all" looks like for that
@@ -26,7 +28,7 @@ from ..models import UNSCORED_END_REASONS, DomainModel
 from ._resample import LARGE_SAMPLE, bootstrap_means, normal_interval, normal_method
 from ._scorecard import ResultRow
 
-Label = Literal["better", "worse", "within noise"]
+Label = Literal["better", "worse", "within noise", "no pairs"]
 RESAMPLES = 2000
 _UNSCORED = {str(r.value) for r in UNSCORED_END_REASONS}
 Metric = Callable[[ResultRow], float | None]
@@ -122,7 +124,7 @@ def paired_difference(base: Sequence[ResultRow], cand: Sequence[ResultRow], *, b
     pairs = _paired(base, cand, metric)
     if not pairs:
         return Difference(metric=metric_name, scope=scope, baseline=baseline, candidate=candidate,
-                          pairs=0, noise_floor=noise_floor)
+                          pairs=0, noise_floor=noise_floor, label="no pairs")
     diffs = [b - a for a, b in pairs]
     delta = float(np.mean(diffs))
     ci = paired_bootstrap(diffs, seed=stable_seed("paired", seed, metric_name, scope) % 2**32)

@@ -36,6 +36,7 @@ from typing import NamedTuple
 
 from ..compare import Comparison, ConversationFacts, Difference, PairDivergence, ResultRow, Scorecard
 from ..models import UNSCORED_END_REASONS, GateHit, Judgment, Run
+from ._markdown import pairing_line
 
 _UNSCORED = {str(r.value) for r in UNSCORED_END_REASONS}
 
@@ -183,8 +184,11 @@ def _comparison_cases(comp: Comparison) -> Iterator[_Case]:
         yield _judged_case(card, comp.baseline)
     for d in comp.differences:
         message = difference_message(d)
+        # The overall composite without a pair is the verdict's "nothing to compare" (ci_verdict).
+        empty = d.label == "no pairs" and d.metric == "composite" and d.scope == "overall"
         yield _Case(f"comparison.{d.candidate}", f"{d.metric} ({d.scope}) vs {d.baseline}",
-                    outcome="failure" if d.label == "worse" else None, kind="worse beyond noise",
+                    outcome="failure" if d.label == "worse" or empty else None,
+                    kind="nothing to compare" if empty else "worse beyond noise",
                     message=message, text=message, out=message)
 
 
@@ -281,7 +285,9 @@ def _configuration_suite(comp: Comparison, card: Scorecard) -> _Suite:
 def junit_chunks(comp: Comparison) -> Iterator[str]:
     """The comparison as JUnit XML in pieces, to write one after another (see `junit_xml`)."""
     stamp, props = _timestamp(comp.runs), {"baseline": comp.baseline}
-    suites = [_Suite("comparison", stamp, props, lambda: _comparison_cases(comp)),
+    # How many conversations of each run have no pair: what no difference in the suite could use.
+    paired = {**props, **{f"pairs.{p.candidate}": pairing_line(p) for p in comp.pairing}}
+    suites = [_Suite("comparison", stamp, paired, lambda: _comparison_cases(comp)),
               _Suite("gates", stamp, props, lambda: _gates_cases(comp)),
               *(_configuration_suite(comp, card) for card in comp.cards)]
     totals = {key: str(sum(s.counts[key] for s in suites)) for key in ("tests", "failures", "errors")}

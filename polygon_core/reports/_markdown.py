@@ -12,7 +12,7 @@ import html
 import re
 from collections.abc import Sequence
 
-from ..compare import Comparison, Difference, MatrixRow, PairDivergence, Scorecard
+from ..compare import Comparison, Difference, MatrixRow, PairCount, PairDivergence, Scorecard
 
 # What can start markup in CommonMark/GFM inline text: escapes, code, emphasis, links and images,
 # table cells, strikethrough. `<`, `>` and `&` become HTML entities first (no raw HTML, no autolink).
@@ -129,11 +129,19 @@ def differences_markdown(diffs: Sequence[Difference]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def pairing_line(p: PairCount) -> str:
+    """How a candidate pairs with the baseline by (scenario, seed), and the conversations left without a pair."""
+    return (f"{p.candidate} vs {p.baseline}: {p.shared} (scenario, seed) pair(s); no pair for "
+            f"{p.baseline_unpaired} of {p.baseline}'s {p.baseline_conversations} conversations and "
+            f"{p.candidate_unpaired} of {p.candidate}'s {p.candidate_conversations}")
+
+
 def comparison_markdown(comp: Comparison) -> str:
     """The whole comparison as markdown (the Prefect artifact): verdict, analysis, matrix, divergences."""
     verdict = ("**blocks the change**: " + "; ".join(md_text(r) for r in comp.ci.reasons)) if comp.ci.exit_code else \
         "no candidate is worse beyond noise and no gate fired"
     parts = [f"# Comparison (baseline {md_text(comp.baseline)})", "", f"CI verdict: {verdict}", ""]
+    parts += [*(f"Pairs: {md_text(pairing_line(p))}" for p in comp.pairing), *([""] if comp.pairing else [])]
     if comp.prose.strip():
         parts += ["## Analysis", "", md_text(comp.prose.strip(), inline=False), ""]
     parts += ["## Scenario matrix (largest spread first)", "", matrix_markdown(comp.matrix, comp.labels)]
