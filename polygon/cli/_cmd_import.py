@@ -80,6 +80,7 @@ def grade_calls(source: Annotated[str, typer.Argument(
 
     usecases.parse_window(since, until)  # bad dates fail here, before Prefect starts
     stores = usecases.open_stores()
+    usecases.check_call_source(stores, source)  # a typo is exit 2 naming the known sources, not "no calls"
     settings = stores.settings
     for name, role in ((judge_model, "judge"), (probe_model, "probe answerer")):
         if name:
@@ -105,14 +106,20 @@ def grade_calls(source: Annotated[str, typer.Argument(
     from ._failures import stop_on_failures
 
     cards = [Scorecard.model_validate(c) for c in result["runs"]]
+    imp = result["import"]
+    # Every call read rejected: nothing was graded, and "no calls in the window" would read as green.
+    rejected_all = usecases.all_production_rejected(source, imp, fmt)
     if json_out:
         print(json.dumps(result))
         stop_on_failures(err, cards)
+        _stop_if_rejected(rejected_all)
         return
-    imp = result["import"]
     if imp["read"]:
         console.print(f"imported {imp['imported']} of {imp['read']} "
                       f"({imp['duplicates']} duplicates, {imp['rejected']} rejected)")
+    for line in usecases.production_rejections(imp):  # as `polygon import` says them, the first 20
+        err.print(f"[yellow]skipped:[/] {line}", highlight=False, soft_wrap=True)
+    _stop_if_rejected(rejected_all)
     if not result["runs"]:
         console.print(f"no calls of {source!r} in the window")
     for card in result["runs"]:
@@ -124,3 +131,10 @@ def grade_calls(source: Annotated[str, typer.Argument(
                       f"{v['pass']}/{v['warn']}/{v['fail']} (rubric {card['rubric_version']}, "
                       f"judge {card['judge_model']})", highlight=False, soft_wrap=True)
     stop_on_failures(err, cards)
+
+
+def _stop_if_rejected(error: Exception | None) -> None:
+    """Exit 1 with one `error:` line when every call read was rejected (the reasons are above it)."""
+    if error is not None:
+        err.print(f"[red]error:[/] {error}", highlight=False, soft_wrap=True)
+        raise typer.Exit(1)
