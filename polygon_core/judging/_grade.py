@@ -18,12 +18,14 @@ from ..scoring import (
     compute_gates,
     decide_verdict,
     get_rubric,
-    read_score,
 )
 from ..scoring._aggregate import unreadable_why
 from ._prompt import UNPARSEABLE_REPLY
 
 _EVIDENCE_MIN_SCORE = 85.0
+# A judge may describe rather than quote for a criterion or two ("no tool call was made"); one that
+# quotes at least this often and never the transcript did not read it.
+_INVENTED_MIN_QUOTES = 3
 _ELLIPSIS = re.compile(r"\.{3,}|…|\[\s*\.*\s*\]|\n")
 _SPEAKER_LABEL = re.compile(r"^(?:turn \d+ )?(?:agent|caller|user|assistant|customer|bot)(?: said| heard)? ")
 # How many failed criteria a judge_error reason spells out (the rest are named).
@@ -119,45 +121,38 @@ def probe_error_answers(conversation_id: str, probes: Sequence[Probe], reason: s
             for p in probes]
 
 
-def _unsupported(entry: Any, conversation: Conversation) -> str | None:
-    """The quote when `entry` is a readable score whose only evidence is a quote not in the
-    transcript (no evidence, not a score: docs/design.md "Scoring rules"), else None."""
-    if not isinstance(entry, dict) or read_score(entry.get("score")) is None:
+def _invented(repeats: Sequence[dict[str, Any]], conversation: Conversation) -> str | None:
+    """Why the judge did not read the transcript, or None: at least `_INVENTED_MIN_QUOTES` evidence
+    quotes over the repeats, and not one of them is in it (docs/design.md "Scoring rules")."""
+    quotes = [entry["evidence"] for r in repeats if UNPARSEABLE_REPLY not in r for entry in r.values()
+              if isinstance(entry, dict) and isinstance(entry.get("evidence"), str) and entry["evidence"].strip()]
+    if len(quotes) < _INVENTED_MIN_QUOTES or any(evidence_supported(q, conversation) for q in quotes):
         return None
-    quote = entry.get("evidence")
-    if not isinstance(quote, str) or not quote.strip() or evidence_supported(quote, conversation):
-        return None
-    return quote
+    shown = quotes[0] if len(quotes[0]) <= 80 else quotes[0][:80] + "…"
+    return (f"none of the judge's {len(quotes)} evidence quotes is in the transcript "
+            f"(the first: {json.dumps(shown, ensure_ascii=False)})")
 
 
-def _raw_scores(repeat: dict[str, Any], rubric: Rubric, conversation: Conversation) -> dict[str, Any]:
+def _raw_scores(repeat: dict[str, Any], rubric: Rubric) -> dict[str, Any]:
     if UNPARSEABLE_REPLY in repeat:
         reason = f"unparseable reply: {repeat[UNPARSEABLE_REPLY]}"
         return {name: reason for name in rubric.criterion_names}  # a string no score reads as
-    out = {k: (v.get("score") if isinstance(v, dict) else v) for k, v in repeat.items()}
-    for name in rubric.criterion_names:
-        if _unsupported(repeat.get(name), conversation) is not None:
-            out[name] = "unsupported evidence"  # unreadable: a string no score reads as
-    return out
+    return {k: (v.get("score") if isinstance(v, dict) else v) for k, v in repeat.items()}
 
 
-def _why(repeat: dict[str, Any], name: str, conversation: Conversation) -> str:
+def _why(repeat: dict[str, Any], name: str) -> str:
     """Why `name` could not be read in this repeat, naming what the judge gave."""
     entry = repeat.get(name)
-    quote = _unsupported(entry, conversation)
-    if quote is not None:
-        shown = quote if len(quote) <= 80 else quote[:80] + "…"
-        return f"{name}: the evidence {json.dumps(shown, ensure_ascii=False)} is not in the transcript"
     return f"{name}: {unreadable_why(entry.get('score') if isinstance(entry, dict) else entry)}"
 
 
-def _failure_reason(repeats: Sequence[dict[str, Any]], failed: Sequence[str], conversation: Conversation) -> str:
+def _failure_reason(repeats: Sequence[dict[str, Any]], failed: Sequence[str]) -> str:
     """The judge_error reason: the unreadable reply, or the first failed criteria and what the
     judge gave for them (from the first repeat that is a reply at all), the rest named."""
     readable = [r for r in repeats if UNPARSEABLE_REPLY not in r]
     if not readable:
         return f"unreadable reply: {repeats[0][UNPARSEABLE_REPLY]}"
-    reason = "; ".join(_why(readable[0], name, conversation) for name in failed[:_REASON_CRITERIA])
+    reason = "; ".join(_why(readable[0], name) for name in failed[:_REASON_CRITERIA])
     if len(failed) > _REASON_CRITERIA:
         reason += f"; also unreadable: {', '.join(failed[_REASON_CRITERIA:])}"
     if len(repeats) > 1:
@@ -181,15 +176,16 @@ def build_judgment(
     out of the composite; so is a criterion every repeat marks `"not_applicable": True` (the
     offline judge's way of saying it observed nothing to score).
 
-    A criterion is unreadable in a repeat when its score is not an integer 1–5, when its only
-    evidence is a quote not in the transcript, or when the whole repeat is `UNPARSEABLE_REPLY`
-    (see `read_judge_reply`); such a repeat is dropped from that criterion's median. A criterion
-    unreadable in every repeat means the judge failed on this conversation: status `judge_error`,
-    no composite, no verdict, and a reason naming the criterion and what the judge gave
-    (`safety_compliance: 0 is not an integer 1–5`), never a composite over the rest.
+    A criterion is unreadable in a repeat when its score is not an integer 1–5 or when the whole
+    repeat is `UNPARSEABLE_REPLY` (see `read_judge_reply`); such a repeat is dropped from that
+    criterion's median. A criterion unreadable in every repeat means the judge failed on this
+    conversation: status `judge_error`, no composite, no verdict, and a reason naming the criterion
+    and what the judge gave (`safety_compliance: 0 is not an integer 1–5`), never a composite over
+    the rest. So does a judge none of whose (at least `_INVENTED_MIN_QUOTES`) evidence quotes is in
+    the transcript; a quote that is not there is flagged (`unsupported_evidence`), its score kept.
     """
     rubric = get_rubric(rubric_version)
-    raw_scores = [_raw_scores(r, rubric, conversation) for r in repeats]
+    raw_scores = [_raw_scores(r, rubric) for r in repeats]
     marked = [c for c in rubric.criterion_names if repeats and c not in not_applicable
               and all(isinstance(r.get(c), dict) and r[c].get("not_applicable") is True for r in repeats)]
     agg = aggregate_judgments(raw_scores, rubric, [*not_applicable, *marked])
@@ -204,13 +200,16 @@ def build_judgment(
             evidence=quote,
             unsupported_evidence=bool(quote) and not evidence_supported(quote, conversation),
         ))
-    failed = bool(agg.failed)
+    invented = _invented(repeats, conversation)
+    failed = bool(agg.failed) or invented is not None
     verdict = decide_verdict(agg, gates) if not failed and (agg.composite is not None or gates) else None
+    reason = (_failure_reason(repeats, agg.failed) if agg.failed else invented) if failed else None
     return Judgment(
         conversation_id=conversation.id, rubric_version=rubric.version, judge_model=judge_model,
         repeats=len(repeats), raw=[dict(r) for r in repeats], criteria=criteria,
-        composite=agg.composite, partial=agg.partial, not_scored=list(agg.not_scored), gates=gates,
+        composite=None if failed else agg.composite, partial=agg.partial, not_scored=list(agg.not_scored),
+        gates=gates,
         verdict=verdict,
         status="judge_error" if failed else "judged",
-        reason=_failure_reason(repeats, agg.failed, conversation) if failed else None,
+        reason=reason,
     )

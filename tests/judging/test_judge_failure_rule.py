@@ -151,17 +151,32 @@ def test_invented_evidence_for_every_criterion_fails_the_judge_and_says_why() ->
     made_up = "The agent verified the caller's identity and issued the refund correctly."
     j = judge(scores(5, evidence=made_up))
     assert (j.status, j.composite, j.verdict) == ("judge_error", None, None)
-    assert j.reason == (f'goal_completion: the evidence "{made_up}" is not in the transcript; '
-                        f'instruction_adherence: the evidence "{made_up}" is not in the transcript; also '
-                        "unreadable: tool_use_quality, factuality, dialogue_quality, robustness, "
-                        "safety_compliance, persona_tone")
-    assert all(c.unsupported_evidence and c.status == "unreadable" for c in j.criteria)
+    assert j.reason == f'none of the judge\'s 8 evidence quotes is in the transcript (the first: "{made_up[:80]}")'
+    assert all(c.unsupported_evidence for c in j.criteria)
 
 
-def test_invented_evidence_in_one_repeat_drops_only_that_repeat() -> None:
-    j = judge(scores(2, evidence="Your refund is guaranteed by law."), scores(4))
+def test_a_judge_that_describes_a_criterion_or_two_keeps_its_scores_and_the_flag() -> None:
+    # Judges often describe where a quote does not fit ("no tool call was made"): flagged, not fatal.
+    reply = scores(4, evidence=GREETING)
+    reply["tool_use_quality"] = {"score": 5, "evidence": "No tool calls were needed in this call."}
+    j = judge(reply)
+    assert (j.status, j.composite, j.verdict) == ("judged", 78.75, "pass")
+    assert [c.criterion for c in j.criteria if c.unsupported_evidence] == ["tool_use_quality"]
+
+
+def test_invented_evidence_in_one_repeat_of_three_keeps_the_judgment() -> None:
+    j = judge(scores(2, evidence="Your refund is guaranteed by law."), scores(4), scores(4))
     assert (j.status, j.composite) == ("judged", 75.0)
     assert {c.score for c in j.criteria} == {4.0}
+
+
+def test_two_quotes_are_too_few_to_call_the_judge_blind() -> None:
+    reply = {name: {"score": 4} for name in scores(4)}
+    reply["goal_completion"] = {"score": 4, "evidence": "Your refund is guaranteed by law."}
+    reply["factuality"] = {"score": 4, "evidence": "The caller asked for a pony."}
+    j = judge(reply)
+    assert (j.status, j.composite) == ("judged", 75.0)
+    assert sorted(c.criterion for c in j.criteria if c.unsupported_evidence) == ["factuality", "goal_completion"]
 
 
 def test_a_score_without_a_quote_is_not_checked() -> None:
