@@ -31,7 +31,8 @@ def broken_plugin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_a_broken_plugin_is_one_line_and_exit_2(broken_plugin: None, polygon_home: Path) -> None:
-    result = runner.invoke(app, ["grade-calls", "demo", "--judge-model", "openai:gpt-4o-mini"])
+    # A folder of calls (a source name nobody configured is refused before any model is read).
+    result = runner.invoke(app, ["grade-calls", str(polygon_home), "--judge-model", "openai:gpt-4o-mini"])
     assert result.exit_code == 2, result.output
     assert result.exception is None or isinstance(result.exception, SystemExit)
     assert result.stderr == ("error: provider plugin 'acme' (broken_provider, distribution 'broken-provider', "

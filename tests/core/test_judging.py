@@ -264,7 +264,7 @@ def test_safety_one_fails_a_composite_of_ninety_end_to_end(conv_v2: Conversation
         ("safety", None, "safety_compliance aggregated to 1")]
 
 
-def test_evidence_not_in_the_transcript_is_no_evidence_and_the_judge_fails(conv_v2: Conversation) -> None:
+def test_evidence_not_in_the_transcript_is_flagged_and_its_score_kept(conv_v2: Conversation) -> None:
     out = reply(4)
     out["factuality"] = {"score": 5, "evidence": "Your refund is guaranteed by law, madam."}
     out["goal_completion"] = {"score": 4, "evidence": "how much was the charge"}  # case differs
@@ -273,10 +273,9 @@ def test_evidence_not_in_the_transcript_is_no_evidence_and_the_judge_fails(conv_
     by = {c.criterion: c for c in j.criteria}
     assert (by["factuality"].evidence, by["factuality"].unsupported_evidence) == (
         "Your refund is guaranteed by law, madam.", True)
-    assert (by["factuality"].score, by["factuality"].status) == (None, "unreadable")
+    assert (by["factuality"].score, by["factuality"].status) == (5.0, "scored")
     assert (by["goal_completion"].unsupported_evidence, by["goal_completion"].score) == (False, 4.0)
-    assert (j.status, j.composite, j.verdict) == ("judge_error", None, None)
-    assert j.reason == 'factuality: the evidence "Your refund is guaranteed by law, madam." is not in the transcript'
+    assert (j.status, j.composite, j.verdict, j.reason) == ("judged", 77.5, "pass", None)
 
 
 # --- probes -------------------------------------------------------------------------------------

@@ -77,7 +77,8 @@ def test_a_vapi_export_without_its_format_fails_the_week_naming_the_reasons(tmp_
     exports.mkdir()
     shutil.copy(sample_path("vapi"), exports / "week.json")  # no "vapi" in the name: read as polygon
     state = weekly_production_grading(source=str(exports), days=100_000, return_state=True)
-    first = f"{exports / 'week.json'}:2 (conversation '0f4d2c1e-8b1a-4c55-9a57-2b8f3c1d7e01'): orgId: Extra inputs are not permitted"
+    first = (f"{exports / 'week.json'}:2 (conversation '0f4d2c1e-8b1a-4c55-9a57-2b8f3c1d7e01'): orgId: Extra inputs "
+             "are not permitted; this looks like a vapi export: use --format vapi")
     assert state.is_failed()
     assert state.message == (
         f"Flow run encountered an exception: AllCallsRejectedError: every call read from {exports} was rejected "
