@@ -20,7 +20,7 @@ from ._faults import draw_fault, draw_latency, fault_seed, latency_seed
 from ._patterns import pattern_problems, tool_validator
 from ._rules import NO_RULE_MATCHED, RuleEngine, check_rule_expression
 from ._state import StateEngine
-from ._templates import TemplateRenderer, has_template
+from ._templates import TemplateRenderer, has_template, omitted
 
 
 @dataclass(frozen=True)
@@ -86,9 +86,13 @@ def template_strings(value: Any) -> Iterable[str]:
 class _Call:
     """One valid call as a stub kind sees it (`StubContext`): its arguments over the shared state."""
 
-    def __init__(self, env: ToolEnvironment, args: dict[str, Any]) -> None:
+    def __init__(self, env: ToolEnvironment, args: dict[str, Any], declared: Iterable[str] = ()) -> None:
         self._env, self._args = env, args
-        self._context = {"args": args, "state": env._state}
+        # Templates see a declared argument the agent left out (its schema allows that) as omitted:
+        # None when stored, '' in text, replaced by `| default(...)`, as before templates were
+        # strict; strictness is for names the tool does not have (`validate` refuses them at load).
+        self._template_args = {**{name: omitted(name) for name in declared if name not in args}, **args}
+        self._context = {"args": self._template_args, "state": env._state}
 
     def render(self, value: Any) -> Any:
         return self._env._renderer.render_deep(value, self._context)
@@ -100,7 +104,7 @@ class _Call:
         return self._env._rules.first_match(rules, self._args, self._env._state)
 
     def apply_state(self, op: StateOp) -> Any:
-        return self._env._state_engine.apply(op, self._env._state, self._args)
+        return self._env._state_engine.apply(op, self._env._state, self._template_args)
 
     def no_rule_matched(self) -> Any:
         return dict(NO_RULE_MATCHED)
@@ -305,5 +309,6 @@ class ToolEnvironment:
 
     def _respond(self, tool: ToolDef, args: dict[str, Any]) -> tuple[Any, list[str]]:
         """The stub's answer and the events the call emits (each kind answers for itself)."""
-        result, events = tool.respond(_Call(self, args))
+        declared = tool.parameters.get("properties") if isinstance(tool.parameters, dict) else None
+        result, events = tool.respond(_Call(self, args, declared if isinstance(declared, dict) else ()))
         return result, _unique(events)

@@ -9,7 +9,7 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from jinja2 import StrictUndefined, Template, TemplateError, Undefined, nodes
+from jinja2 import ChainableUndefined, StrictUndefined, Template, TemplateError, Undefined, nodes
 
 from ._errors import StubError
 from ._sandbox import BoundedSandbox, bounded_join, constant_problem
@@ -49,9 +49,19 @@ def _sandbox() -> BoundedSandbox:
     operator table); a rendering's state (step count, variables, namespaces) lives on the render
     Context, new for every `generate` or expression call.
 
-    StrictUndefined: a name that is not there (`args.amout` for `args.amount`) is an error, not
-    an empty value stored as the answer or the state; `| default(...)` and `is defined` still work."""
-    return BoundedSandbox(undefined=StrictUndefined, autoescape=False, keep_trailing_newline=True)
+    `_Missing`: a name that is not there (`args.amout` for `args.amount`) is an error when it is
+    used, not an empty value stored as the answer or the state; `| default(...)` and `is defined`
+    still work, through a chain too (`state.customer.name | default('x')`)."""
+    return BoundedSandbox(undefined=_Missing, autoescape=False, keep_trailing_newline=True)
+
+
+class _Missing(ChainableUndefined, StrictUndefined):
+    """Chainable (an attribute of a missing name is missing too, so `default` can still replace
+    it), false in a test (`{% if state.verified %}` before anything set it), and strict otherwise:
+    printing it, storing it or computing with it is an error."""
+
+    def __bool__(self) -> bool:  # type: ignore[override]  # StrictUndefined raises here
+        return False
 
 
 @functools.lru_cache(maxsize=_COMPILED_CACHE_SIZE)
@@ -128,10 +138,7 @@ class TemplateRenderer:
             return self.render_text(text, context)
         compiled = self._expression(expression, text)
         try:
-            value = compiled(**context)
-            if isinstance(value, Undefined):
-                value._fail_with_undefined_error()  # StrictUndefined's own "has no attribute" error
-            return copy.deepcopy(value)
+            return copy.deepcopy(_settled(compiled(**context)))
         except RecursionError:  # a macro calling itself without end
             raise StubError(f"template {_short(text)} failed: recursion too deep") from None
         except Exception as exc:  # any failure of a user's template is the stub's
@@ -173,3 +180,30 @@ class TemplateRenderer:
             return _compiled_expression(expression)
         except TemplateError as exc:
             raise StubError(f"template {_short(text)} does not compile: {exc}") from exc
+
+
+def omitted(name: str) -> Undefined:
+    """What a template sees for a declared argument the call left out (see `_Omitted`)."""
+    return _Omitted(name=name)
+
+
+class _Omitted(ChainableUndefined):
+    """A declared argument left out: undefined to `default` and `is defined`, '' in text, None as a
+    value (`_settled`): the lenient reading, kept for what the tool's schema allows to be absent."""
+
+
+def _settled(value: Any) -> Any:
+    """`value` with every omitted argument as None; a missing name anywhere in it (one inside a
+    list or mapping, `{{ [args.a, args.b] }}`, too) is StrictUndefined's own "has no attribute"
+    error, rather than a value stored and failing only when the conversation is written."""
+    if isinstance(value, _Omitted):
+        return None
+    if isinstance(value, Undefined):
+        value._fail_with_undefined_error()
+    if isinstance(value, Mapping):
+        return {key: _settled(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_settled(item) for item in value]
+    if isinstance(value, tuple):
+        return tuple(_settled(item) for item in value)
+    return value

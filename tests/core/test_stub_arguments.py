@@ -71,3 +71,29 @@ def test_validate_refuses_a_misspelled_argument_at_its_line(
     result = CliRunner().invoke(app, ["validate", "suite"])
     assert result.exit_code == 2, result.output
     assert result.stderr.strip() == f"error: {expected}"
+
+
+def test_an_optional_argument_left_out_reads_as_none_in_a_value_and_empty_in_text() -> None:
+    # `reason` is declared and optional: an agent may leave it out. Strict templates made that a
+    # simulator_error, for a suite `validate` had accepted.
+    env = env_of(_refund({"amount": "{{ args.amount }}", "reason": "{{ args.reason }}",  # type: ignore[arg-type]
+                          "note": "refund{% if args.reason %} for {{ args.reason }}{% endif %}",
+                          "label": "r-{{ args.reason }}"}), state={})
+    env.call("issue_refund", {"amount": 49.0}, turn=1)
+    assert env.state == {"refunds": [{"amount": 49.0, "reason": None, "note": "refund", "label": "r-"}]}
+
+
+def test_a_missing_name_inside_a_list_is_refused_not_stored() -> None:
+    # `[args.amount, args.reasn]` used to store an Undefined in the state, which failed only when the
+    # conversation was written (json.dumps: TypeError).
+    env = env_of(_refund({"pair": "{{ [args.amount, args.reasn] }}"}), state={})  # type: ignore[arg-type]
+    with pytest.raises(StubError, match="has no attribute 'reasn'"):
+        env.call("issue_refund", {"amount": 49.0}, turn=1)
+    assert env.state == {}
+
+
+def test_a_chain_through_a_missing_state_key_still_takes_its_default_and_tests_false() -> None:
+    env = env_of(_refund({"who": "{{ state.customer.name | default('unknown') }}",  # type: ignore[arg-type]
+                          "verified": "{{ 'yes' if state.verified else 'no' }}"}), state={})
+    env.call("issue_refund", {"amount": 49.0}, turn=1)
+    assert env.state == {"refunds": [{"who": "unknown", "verified": "no"}]}
