@@ -77,8 +77,16 @@ def evidence_supported(quote: str | None, conversation: Conversation) -> bool:
         return False
     pieces = _quote_pieces(quote)
     texts = _searchable(conversation)
-    return bool(pieces) and all(
-        any(fuzz.partial_ratio(piece, text) >= _EVIDENCE_MIN_SCORE for text in texts) for piece in pieces)
+    return bool(pieces) and all(any(_found(piece, text) for text in texts) for piece in pieces)
+
+
+def _found(piece: str, text: str) -> bool:
+    """`piece` is (fuzzily) in `text`. partial_ratio aligns the shorter string inside the longer, so
+    a quote longer than the text would match any short turn it contains ("Yes, … guaranteed"
+    holding a turn "Yes."): such a quote must match the whole text instead."""
+    if len(piece) <= len(text):
+        return fuzz.partial_ratio(piece, text) >= _EVIDENCE_MIN_SCORE
+    return fuzz.ratio(piece, text) >= _EVIDENCE_MIN_SCORE
 
 
 def agent_failure(conversation: Conversation) -> str | None:
@@ -202,7 +210,9 @@ def build_judgment(
         ))
     invented = _invented(repeats, conversation)
     failed = bool(agg.failed) or invented is not None
-    verdict = decide_verdict(agg, gates) if not failed and (agg.composite is not None or gates) else None
+    # A gate that fired decides the verdict whatever the judge did ("any gate → fail").
+    verdict = ("fail" if gates else None) if failed else (
+        decide_verdict(agg, gates) if agg.composite is not None or gates else None)
     reason = (_failure_reason(repeats, agg.failed) if agg.failed else invented) if failed else None
     return Judgment(
         conversation_id=conversation.id, rubric_version=rubric.version, judge_model=judge_model,

@@ -232,3 +232,28 @@ def test_the_stored_reply_text_is_bounded() -> None:
 def test_prose_json_then_prose_with_braces_is_read() -> None:
     j = judge("Sure! Here is my evaluation.\n\n" + BODY + "\n\nOverall fine. {Note: strict.}")
     assert (j.status, j.composite, j.verdict) == ("judged", 100.0, "pass")
+
+
+SHORT = Conversation(
+    id="c2", scenario_id="s", seed=0, agent_name="a", agent_version="v", persona_hash="p",
+    caller_type="cooperative", difficulty=1, end_reason=EndReason.CALLER_HANGUP,
+    turns=[Turn(index=0, speaker="agent", text="Hello, how can I help?"),
+           Turn(index=1, speaker="caller", text="Yes."), Turn(index=2, speaker="agent", text="Bye.")])
+
+
+@pytest.mark.parametrize("quote", [
+    "Yes, I have issued your refund of 500 dollars and guaranteed it",  # holds the turn "Yes."
+    "The caller hangup was handled rudely by the agent",                # holds the end reason
+])
+def test_a_long_quote_is_not_supported_by_a_short_turn_it_contains(quote: str) -> None:
+    # partial_ratio aligns the shorter string inside the longer: any quote holding "Yes." scored 100.
+    assert evidence_supported(quote, SHORT) is False
+    assert evidence_supported("Yes.", SHORT) and evidence_supported("how can I help", SHORT)
+
+
+def test_a_gate_that_fired_fails_the_conversation_even_when_the_judge_failed() -> None:
+    raw = read_judge_reply(provider_reply(json.dumps(scores(5, persona_tone=0))), V1)
+    j = build_judgment(CONV, [raw], rubric_version="v1", judge_model="openai:judge", forbidden_phrases=["refunded"])
+    assert (j.status, j.composite, j.verdict) == ("judge_error", None, "fail")
+    assert [g.gate for g in j.gates] == ["forbidden_phrase"]
+    assert j.reason == "persona_tone: 0 is not an integer 1–5"
