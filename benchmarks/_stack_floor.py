@@ -10,7 +10,8 @@ the body read whole; the SDK's aiohttp transport), and nothing else: no Prefect,
 caller, no judge, no storage. `loop_s` runs from the first request to the last reply.
 
 `flow`: a process that imports `openai` and `prefect` and runs one flow that does nothing
-(its run created on the API, started, completed and ended), timed whole by the parent.
+(its run created on the API, started, completed and ended), timed whole by the parent. Like every
+flow here, without flow-run heartbeats, as `polygon run` runs its own.
 
 `tasks`: one flow run whose conversations (the `sdk` calls) are each one Prefect async task on
 one loop, as `polygon run` runs them (one Prefect client for the loop, no cache policy, no
@@ -95,7 +96,8 @@ def _tasks_flow(n: int, concurrency: int, calls: int, url: str) -> None:
         gc.set_threshold(50_000, 20, 20)
         asyncio.run(main())
 
-    conversations()
+    with _no_heartbeats():
+        conversations()
 
 
 def _empty_flow() -> None:
@@ -106,7 +108,16 @@ def _empty_flow() -> None:
     def nothing() -> None:
         return None
 
-    nothing()
+    with _no_heartbeats():
+        nothing()
+
+
+def _no_heartbeats() -> Any:
+    # As `polygon run` runs its flows (polygon.cli._base.foreground_flows): without it a sync flow
+    # run waits about a second at exit for its heartbeat thread, which would overstate the floor.
+    from prefect.settings import temporary_settings
+
+    return temporary_settings(updates={"flows.heartbeat_frequency": None})
 
 
 def main() -> None:
