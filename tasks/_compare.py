@@ -12,7 +12,7 @@ from ._stores import task_stores
 
 
 def _key(text: str) -> str:
-    return "".join(ch if ch.isalnum() else "-" for ch in text.lower())
+    return "".join(ch if ch.isascii() and ch.isalnum() else "-" for ch in text.lower())  # Prefect's key rule
 
 
 @task(name="compare-runs", retries=1, retry_delay_seconds=1)

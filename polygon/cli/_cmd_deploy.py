@@ -50,7 +50,7 @@ def deploy(
         "--production-agent", help="agent file the production calls are graded against (its forbidden "
                                    "phrases, tools), relative to --working-dir")] = None,
     production_suite: Annotated[str | None, typer.Option(
-        "--production-suite", help="suite of the production grading (its rubric), relative to --working-dir")]
+        "--production-suite", help="suite the production agent is versioned with (its tools), with --production-agent; relative to --working-dir")]
         = None,
     cron: Annotated[str, typer.Option("--cron", help="weekly grading schedule")] = "0 6 * * 1",
     pull_cron: Annotated[str, typer.Option("--pull-cron", help="schedule of pull-calls (S3 prefixes listed)")]

@@ -108,7 +108,7 @@ def grade_calls(source: Annotated[str, typer.Argument(
     cards = [Scorecard.model_validate(c) for c in result["runs"]]
     imp = result["import"]
     # Every call read rejected: nothing was graded, and "no calls in the window" would read as green.
-    rejected_all = usecases.all_production_rejected(source, imp, fmt)
+    rejected_all = usecases.all_production_rejected(source, imp, fmt, format_option="--format")
     if json_out:
         print(json.dumps(result))
         stop_on_failures(err, cards)

@@ -118,20 +118,25 @@ def execute(suite: Path, agents: list[Path], seeds: int | None, rubric: str | No
                      batch_judging=batch_judging or None,  # the runs carry their seeds and rubric
                      probes_path=str(probes.resolve()) if probes else None, scenarios=chosen, concurrency=limit)
         except KeyboardInterrupt:
-            _interrupted(stores, runs)
+            _interrupted(stores, runs, run_id, agents)
             raise
     if show_progress:
         _execution_lines(stores, runs)
     return runs
 
 
-def _interrupted(stores: Any, runs: list[Run]) -> None:
+def _interrupted(stores: Any, runs: list[Run], run_id: str | None, agents: list[Path]) -> None:
     """After an interrupt: what each run kept, and how to resume it (a generated id is printed
-    nowhere else)."""
-    for run in runs:
+    nowhere else). With several agents the runs are `<--run-id>-1`, `-2`, …: the same command with
+    the same `--run-id` resumes them all; generated ids resume one agent each."""
+    for run, agent in zip(runs, agents, strict=True):
         kept = len(stores.repo.conversation_ids(run.id))
-        err.print(f"interrupted: run {run.id} keeps its {kept} stored conversation(s); resume it with the "
-                  f"same command and --run-id {run.id}", highlight=False, soft_wrap=True)
+        if run_id is None and len(runs) > 1:
+            how = f"the same command with only --agent {agent} and --run-id {run.id}"
+        else:
+            how = f"the same command and --run-id {run_id or run.id}"
+        err.print(f"interrupted: run {run.id} keeps its {kept} stored conversation(s); resume it with {how}",
+                  highlight=False, soft_wrap=True)
 
 
 def _execution_lines(stores: Any, runs: list[Run]) -> None:

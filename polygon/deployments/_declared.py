@@ -11,8 +11,8 @@ from a checkout (`python deployments/deploy.py`); `deployments/prefect.yaml` is 
   `production_suite` when given.
 - `sweep`: runs when `polygon.sweep.requested` arrives, with the sweep spec's path in the payload.
 - `import-calls`: runs when `polygon.calls.arrived` arrives (a voice platform's call-ended webhook,
-  or S3 objects an event notification named), at most once per source per `ARRIVAL_WINDOW`
-  seconds; the run waits that long, then imports everything waiting as one batch.
+  or S3 objects an event notification named), at most once per `ARRIVAL_WINDOW` seconds for all
+  sources; the run waits that long, then imports everything waiting as one batch.
 - `pull-calls`: a cron schedule (`pull_cron`, every 15 minutes by default) that lists each
   source's S3 prefix and imports the objects not seen before.
 """
@@ -32,7 +32,7 @@ from polygon_core.events import CALLS_ARRIVED, PROMPT_COMMITTED, SWEEP_REQUESTED
 
 WEEKLY_CRON = "0 6 * * 1"  # Monday 06:00
 PULL_CRON = "*/15 * * * *"  # every 15 minutes
-ARRIVAL_WINDOW = 60  # seconds: arrivals of a source within it are imported by one flow run
+ARRIVAL_WINDOW = 60  # seconds: arrivals of every source within it are imported by one flow run
 #: Every deployment Polygon can declare, by name, with the name of its flow (the deployment's full
 #: name is `<flow>/<deployment>`): what a re-deploy may remove when it no longer declares it. A
 #: deployment of another name or flow is never Polygon's to remove.

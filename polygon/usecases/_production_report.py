@@ -27,15 +27,17 @@ def production_rejections(imported: Mapping[str, Any], limit: int = MAX_REJECTIO
     return lines
 
 
-def all_production_rejected(source: str, imported: Mapping[str, Any], fmt: str | None) -> AllCallsRejectedError | None:
+def all_production_rejected(source: str, imported: Mapping[str, Any], fmt: str | None, *,
+                            format_option: str = "`polygon deploy --production-format`") -> AllCallsRejectedError | None:
     """The error to fail the run with when every call read was rejected (None otherwise, or when
-    nothing was read); it names the first reason and where the format came from."""
+    nothing was read); it names the first reason and where the format came from, and the option
+    that sets one where it was asked (`format_option`: the deployment's, or the command's)."""
     read, rejected = int(imported.get("read", 0)), int(imported.get("rejected", 0))
     if read == 0 or rejected < read:
         return None
     first = next(iter(imported.get("errors", [])), "no reason recorded")
     how = (f"read as {fmt}" if fmt else
-           "each file read in the format its name says; `polygon deploy --production-format` sets one")
+           f"each file read in the format its name says; {format_option} sets one")
     return AllCallsRejectedError(f"every call read from {source} was rejected ({rejected} of {read}, {how}); "
                                  f"the first: {first}")
 

@@ -88,7 +88,8 @@ def _install_unavailable(app: FastAPI) -> None:
             raise exc
         log.error("%s %s: 503: %s", request.method, request.url.path, line)
         # The answer says which store, not its address or keys (those stay in the server log).
-        return JSONResponse({"detail": f"{line.split(':', 1)[0]}; see the server log"}, status_code=503)
+        store = "the database" if isinstance(exc, (OperationalError, DatabaseNotReadyError)) else "the artifact store"
+        return JSONResponse({"detail": f"cannot use {store}; see the server log"}, status_code=503)
 
     for kind in (BotoCoreError, ClientError, ArtifactStoreError, OperationalError, DatabaseNotReadyError):
         app.add_exception_handler(kind, unavailable)

@@ -87,7 +87,7 @@ def looks_like_polygon(record: Any) -> bool:
 
 
 @import_format("polygon", "Polygon's own format: JSON Lines (.jsonl) or a JSON array (.json)",
-               sample="polygon.jsonl", sniff=looks_like_polygon)
+               sample="polygon.jsonl", name_hints=("polygon",), sniff=looks_like_polygon)
 def parse_polygon(stream: TextIO, speaker_map: Mapping[str, Speaker] | None = None, *,
                   lines: bool = True) -> Iterator[ParseItem]:
     """Polygon's format: JSON Lines (`lines=True`) or a JSON array of conversations."""

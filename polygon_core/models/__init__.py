@@ -35,7 +35,7 @@ from ._results import (
     Run,
     Verdict,
 )
-from ._scenario import AgentConfig, Language, SamplingParams, Scenario
+from ._scenario import AgentConfig, Language, SamplingParams, Scenario, endpoint_problem
 from ._tools import (
     TOOL_KINDS,
     ErrorSpec,
@@ -103,5 +103,6 @@ __all__ = [
     "TurnEnd",
     "Usage",
     "Verdict",
+    "endpoint_problem",
     "tool_def",
 ]

@@ -21,7 +21,7 @@ def endpoint_problem(url: str) -> str | None:
         parts.port  # noqa: B018 - raises ValueError for a port that is not a number
     except ValueError:
         return expected
-    if url != url.strip() or parts.scheme not in ("http", "https") or not parts.hostname:
+    if any(c.isspace() for c in url) or parts.scheme not in ("http", "https") or not parts.hostname:
         return expected
     return None
 

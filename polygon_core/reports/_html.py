@@ -177,8 +177,8 @@ def _quotes(judgment: Judgment | None) -> list[tuple[str, str]]:
 
 
 def _unsupported_note(judgment: Judgment | None, criterion: str) -> str:
-    """" (not in the transcript)" after a quote the transcript does not hold (a repeat's score
-    that quote backed was not counted: docs/design.md "Scoring rules")."""
+    """" (not in the transcript)" after a quote the transcript does not hold (its score is kept
+    and flagged: docs/design.md "Scoring rules")."""
     c = next((c for c in judgment.criteria if c.criterion == criterion), None) if judgment else None
     return " <b>(not in the transcript)</b>" if c is not None and c.unsupported_evidence else ""
 

@@ -151,7 +151,7 @@ def test_schema_lists_the_probe_kind_and_it_matches_the_loader(tmp_path: Path) -
          "agent.yaml:2: model: model 'frobnicate:gpt-4': expected 'offline', 'openai:<model>', "
          "'anthropic:<model>', or either followed by '@<base URL>' (e.g. 'openai:my-model@http://127.0.0.1:8000/v1')"),
         ('model: "openai:gpt-4o@http://"',
-         "agent.yaml:2: model: model 'openai:gpt-4o@http://': the base URL after '@' names no host "
+         "agent.yaml:2: model: model 'openai:gpt-4o@http://': the base URL after '@' names no host, or a bad port "
          "(e.g. '@http://127.0.0.1:8000/v1')"),
     ],
     ids=["endpoint-not-a-url", "endpoint-no-host", "endpoint-no-scheme", "model-unknown-provider", "model-url-no-host"],

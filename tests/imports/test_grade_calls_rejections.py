@@ -39,7 +39,7 @@ def test_every_call_rejected_is_exit_1_with_the_reasons_above_it(polygon_home: P
     assert _lines(graded.stderr) == [
         *(f"skipped: {r}" for r in reasons),
         f"error: every call read from {folder} was rejected ({read} of {read}, each file read in the format its "
-        f"name says; `polygon deploy --production-format` sets one); the first: {reasons[0]}"]
+        f"name says; --format sets one); the first: {reasons[0]}"]
     # --json prints the result and exits 1 alike.
     as_json = runner.invoke(app, ["grade-calls", str(folder), *WINDOW, "--json"])
     assert as_json.exit_code == 1 and json.loads(as_json.stdout)["import"]["rejected"] == read

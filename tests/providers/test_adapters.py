@@ -53,8 +53,9 @@ def test_parse_model_names() -> None:
         with pytest.raises(ModelNameError):
             parse_model_name(bad)
     # A base URL without a host was once stored as 'http:' and refused only inside the flow.
-    for hostless in ("openai:x@http://", "openai:x@https://", "anthropic:x@http://:8000/v1"):
-        with pytest.raises(ModelNameError, match=r"names no host \(e\.g\. '@http://127\.0\.0\.1:8000/v1'\)"):
+    for hostless in ("openai:x@http://", "openai:x@https://", "anthropic:x@http://:8000/v1",
+                     "openai:x@http://127.0.0.1:80a0/v1", "openai:x@http://h ost/v1"):
+        with pytest.raises(ModelNameError, match=r"names no host, or a bad port \(e\.g\. '@http://127\.0\.0\.1:8000/v1'\)"):
             parse_model_name(hostless)
 
 

@@ -51,7 +51,7 @@ def test_an_unreachable_artifact_store_is_503_with_the_reason(tmp_path: Path, mo
     response = client.post("/webhooks/calls/vline", content=body, headers={
         "Content-Type": "application/json", "X-Vapi-Signature": VAPI_SECRET})
     assert (response.status_code, response.json()) == (
-        503, {"detail": "cannot reach the artifact store; see the server log"})
+        503, {"detail": "cannot use the artifact store; see the server log"})
     # The server log has the whole line (the endpoint and the setting to check); the answer has not.
     assert any(r.getMessage().startswith("POST /webhooks/calls/vline: 503: cannot reach the artifact store: ")
                and r.getMessage().endswith("(check POLYGON_S3_ENDPOINT_URL)") for r in caplog.records)

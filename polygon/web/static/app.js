@@ -93,7 +93,7 @@ async function pageRuns() {
   form.append(field("q", "search", h("input", { placeholder: "id, agent, suite" })),
     field("agent", "agent", h("input", { placeholder: "agent name" })),
     field("rubric_version", "rubric", h("input", { size: 4 })),
-    field("status", "status", h("select", {}, ["", "running", "complete", "failed"].map((s) => h("option", { value: s }, s || "any")))),
+    field("status", "status", h("select", {}, ["", "running", "complete", "failed", "interrupted"].map((s) => h("option", { value: s }, s || "any")))),
     field("sort", "sort", h("select", {}, [["-created_at", "newest"], ["created_at", "oldest"], ["agent_name", "agent"],
       ["-mean_composite", "best composite"], ["mean_composite", "worst composite"], ["-conversations", "most conversations"],
       ["cost_usd", "cheapest"]].map(([v, l]) => h("option", { value: v }, l)))));

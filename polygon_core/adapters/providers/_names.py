@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from urllib.parse import urlsplit, urlunsplit
 
+from ...models import endpoint_problem
 from ._registry import provider_names
 
 __all__ = ["ModelNameError", "ModelSpec", "parse_model_name"]
@@ -65,9 +66,10 @@ def parse_model_name(name: str) -> ModelSpec:
     if at:
         if not base.startswith(("http://", "https://")):
             raise ModelNameError(f"model {name!r}: the base URL after '@' must start with http:// or https://")
-        if not urlsplit(base).hostname:
-            # `http://` alone would be stored as `http:` and refused only when a task reads it back.
-            raise ModelNameError(f"model {name!r}: the base URL after '@' names no host "
+        if endpoint_problem(base) is not None:
+            # `http://` alone would be stored as `http:` and refused only when a task reads it back;
+            # one rule with an HTTP agent's endpoint (a host, a numeric port, no spaces).
+            raise ModelNameError(f"model {name!r}: the base URL after '@' names no host, or a bad port "
                                  "(e.g. '@http://127.0.0.1:8000/v1')")
         return ModelSpec(provider, model, base.rstrip("/"))
     return ModelSpec(provider, model)
