@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from rapidfuzz import fuzz
@@ -73,11 +73,22 @@ def evidence_supported(quote: str | None, conversation: Conversation) -> bool:
     whitespace are ignored, a quote may be part of a turn, and a quote joining excerpts with an
     ellipsis is supported when each excerpt is (each one fuzzily, at `_EVIDENCE_MIN_SCORE`).
     An empty quote (nothing but punctuation) is not supported: it is no quote."""
-    if not quote:
-        return False
-    pieces = _quote_pieces(quote)
+    return bool(quote) and _quote_checker(conversation)(quote or "")
+
+
+def _quote_checker(conversation: Conversation) -> Callable[[str], bool]:
+    """`evidence_supported` for many quotes of one conversation: its texts made plain once, and a
+    quote repeated across criteria or repeats looked up once."""
     texts = _searchable(conversation)
-    return bool(pieces) and all(any(_found(piece, text) for text in texts) for piece in pieces)
+    seen: dict[str, bool] = {}
+
+    def supported(quote: str) -> bool:
+        if quote not in seen:
+            pieces = _quote_pieces(quote)
+            seen[quote] = bool(pieces) and all(any(_found(piece, text) for text in texts) for piece in pieces)
+        return seen[quote]
+
+    return supported
 
 
 def _found(piece: str, text: str) -> bool:
@@ -129,12 +140,12 @@ def probe_error_answers(conversation_id: str, probes: Sequence[Probe], reason: s
             for p in probes]
 
 
-def _invented(repeats: Sequence[dict[str, Any]], conversation: Conversation) -> str | None:
+def _invented(repeats: Sequence[dict[str, Any]], supported: Callable[[str], bool]) -> str | None:
     """Why the judge did not read the transcript, or None: at least `_INVENTED_MIN_QUOTES` evidence
     quotes over the repeats, and not one of them is in it (docs/design.md "Scoring rules")."""
     quotes = [entry["evidence"] for r in repeats if UNPARSEABLE_REPLY not in r for entry in r.values()
               if isinstance(entry, dict) and isinstance(entry.get("evidence"), str) and entry["evidence"].strip()]
-    if len(quotes) < _INVENTED_MIN_QUOTES or any(evidence_supported(q, conversation) for q in quotes):
+    if len(quotes) < _INVENTED_MIN_QUOTES or any(supported(q) for q in quotes):
         return None
     shown = quotes[0] if len(quotes[0]) <= 80 else quotes[0][:80] + "…"
     return (f"none of the judge's {len(quotes)} evidence quotes is in the transcript "
@@ -198,6 +209,7 @@ def build_judgment(
               and all(isinstance(r.get(c), dict) and r[c].get("not_applicable") is True for r in repeats)]
     agg = aggregate_judgments(raw_scores, rubric, [*not_applicable, *marked])
     gates = compute_gates(conversation.turns, rubric, agg, list(forbidden_phrases), assertions)
+    supported = _quote_checker(conversation)
     criteria: list[CriterionScore] = []
     for c in rubric.criteria:
         quotes = [r[c.name].get("evidence") for r in repeats
@@ -206,9 +218,9 @@ def build_judgment(
         criteria.append(CriterionScore(
             criterion=c.name, score=agg.scores.get(c.name), status=agg.statuses.get(c.name, "scored"),
             evidence=quote,
-            unsupported_evidence=bool(quote) and not evidence_supported(quote, conversation),
+            unsupported_evidence=bool(quote) and not supported(quote or ""),
         ))
-    invented = _invented(repeats, conversation)
+    invented = _invented(repeats, supported)
     failed = bool(agg.failed) or invented is not None
     # A gate that fired decides the verdict whatever the judge did ("any gate → fail").
     verdict = ("fail" if gates else None) if failed else (
