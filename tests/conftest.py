@@ -7,6 +7,7 @@ import tempfile
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -119,3 +120,20 @@ def _sdk_clients_closed_with_their_loop(request: pytest.FixtureRequest) -> Itera
     if left:
         pytest.fail(f"{request.node.nodeid}: {len(left)} event loop(s) ended with SDK clients still open",
                     pytrace=False)
+
+
+@pytest.fixture
+def emitted(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
+    """Every event the webhook router sends (`polygon.web._webhooks.send_event` is never called)."""
+    from types import SimpleNamespace
+
+    from polygon.web import _webhooks
+
+    captured: list[dict[str, Any]] = []
+
+    def fake_send(**kwargs: Any) -> SimpleNamespace:
+        captured.append(kwargs)
+        return SimpleNamespace(id=kwargs["id"])
+
+    monkeypatch.setattr(_webhooks, "send_event", fake_send)
+    return captured

@@ -10,31 +10,17 @@ from __future__ import annotations
 import json
 import uuid
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
 
-from polygon.web import _webhooks, create_app, sign
+from polygon.web import create_app, sign
 from polygon_core.adapters.settings import load_settings
 
 SECRET = "attack-class-webhook-secret"
 PROMPT = {"agent_path": "agents/support.yaml", "prompt_hash": "abc123", "suite_path": "suites/support"}
 OUTSIDE = "is outside the webhook roots (POLYGON_WEBHOOK_ROOTS)"
-
-
-@pytest.fixture
-def emitted(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
-    """Every event the receiver emits (Prefect's emit function is never called)."""
-    captured: list[dict[str, Any]] = []
-
-    def fake_emit(**kwargs: Any) -> SimpleNamespace:
-        captured.append(kwargs)
-        return SimpleNamespace(id=kwargs["id"])
-
-    monkeypatch.setattr(_webhooks, "send_event", fake_emit)
-    return captured
 
 
 @pytest.fixture

@@ -1,10 +1,18 @@
 """A sweep request for a spec that does not exist or is not a sweep is refused by the webhook (422,
-the file, line and field), and a task failing on a bad input file is not retried."""
+the file, line and field), and a task failing on a bad input file is not retried.
+
+A webhook's 202 means its event reached the Prefect server: with the API unreachable the answer is
+503 and the delivery id is not kept, so the sender's retry (once Prefect is back) is accepted.
+Before: Prefect's `emit_event` queued the event for a background worker and the webhook answered
+202; the worker then logged "event data ... may be lost", and the retry got 409 (already received).
+"""
 
 from __future__ import annotations
 
 import json
 import shutil
+import socket
+import time
 import uuid
 from pathlib import Path
 from types import SimpleNamespace
@@ -13,26 +21,17 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 from polygon.tasks._retry import retry_unless_bad_input
+from prefect.client.orchestration import get_client
+from prefect.events.filters import EventFilter, EventIDFilter
+from prefect.settings import PREFECT_API_URL, temporary_settings
 
-from polygon.web import _webhooks, create_app
+from polygon.web import create_app
 from polygon.web._webhooks import sign
 from polygon_core.adapters.settings import load_settings
 from polygon_core.files import FileErrors, PolygonFileError
 
 SECRET = "sweep-spec-secret"
 REPO = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture
-def emitted(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
-    captured: list[dict[str, Any]] = []
-
-    def fake_emit(**kwargs: Any) -> SimpleNamespace:
-        captured.append(kwargs)
-        return SimpleNamespace(id=kwargs["id"])
-
-    monkeypatch.setattr(_webhooks, "send_event", fake_emit)
-    return captured
 
 
 @pytest.fixture
@@ -43,11 +42,11 @@ def client(tmp_path: Path) -> TestClient:
     return TestClient(create_app(settings))
 
 
-def _sweep(client: TestClient, spec_path: str) -> Any:
+def _sweep(client: TestClient, spec_path: str, delivery: str | None = None) -> Any:
     raw = json.dumps({"spec_path": spec_path}).encode()
     return client.post("/webhooks/sweep", content=raw, headers={
         "Content-Type": "application/json", "X-Hub-Signature-256": sign(SECRET, raw),
-        "X-Polygon-Delivery": str(uuid.uuid4())})
+        "X-Polygon-Delivery": delivery or str(uuid.uuid4())})
 
 
 def test_a_missing_spec_is_422_and_emits_nothing(client: TestClient, emitted: list[dict[str, Any]]) -> None:
@@ -103,3 +102,40 @@ def test_the_plan_task_reads_a_missing_spec_once(tmp_path: Path, monkeypatch: py
     state = plan_sweep_task(str(tmp_path / "nope.yaml"), return_state=True)
     assert state.is_failed()
     assert reads == [str(tmp_path / "nope.yaml")]  # retries=1: without the condition it is read twice
+
+
+def _unused_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _stored_event(event_id: str) -> list[str]:
+    """The names of the events the Prefect server holds with this id (it stores them shortly after)."""
+    with get_client(sync_client=True) as prefect:
+        for _ in range(50):
+            page = prefect.read_events(filter=EventFilter(id=EventIDFilter(id=[uuid.UUID(event_id)])), limit=10)
+            if page.events:
+                return [e.event for e in page.events]
+            time.sleep(0.2)
+    return []
+
+
+@pytest.mark.prefect
+@pytest.mark.usefixtures("prefect_harness")
+def test_prefect_down_is_503_and_the_retry_after_it_is_up_is_202(client: TestClient) -> None:
+    down = f"http://127.0.0.1:{_unused_port()}/api"
+    with temporary_settings(updates={PREFECT_API_URL: down}):
+        refused = _sweep(client, "sweeps/noise.yaml", "gh-lost-7")
+    assert refused.status_code == 503
+    assert refused.json() == {"detail": f"the Prefect API at {down} did not take the event: "
+                                        "[Errno 111] Connection refused; nothing was recorded: retry the delivery"}
+
+    accepted = _sweep(client, "sweeps/noise.yaml", "gh-lost-7")  # the sender's retry, with the harness's server up
+    assert accepted.status_code == 202, accepted.text
+    body = accepted.json()
+    assert body["delivery"] == "gh-lost-7"
+    assert _stored_event(body["event_id"]) == ["polygon.sweep.requested"]
+
+    replay = _sweep(client, "sweeps/noise.yaml", "gh-lost-7")  # once accepted, the id is kept
+    assert (replay.status_code, replay.json()) == (409, {"detail": "delivery gh-lost-7 was already received"})

@@ -8,7 +8,6 @@ import threading
 import uuid
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -19,7 +18,6 @@ from polygon.web import (
     MemoryDeliveryStore,
     PromptTarget,
     WebhookConfig,
-    _webhooks,
     create_app,
     glob_match,
     sign,
@@ -31,19 +29,6 @@ from polygon_core.adapters.storage import DeliveryLedger, ensure_database
 SECRET = "s3cr3t-webhook-key-do-not-log"
 PROMPT = {"agent_path": "agents/support.yaml", "prompt_hash": "abc123def456",
           "suite_path": "suites/support"}
-
-
-@pytest.fixture
-def emitted(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
-    """Every event the router emits (the real emit function is never called)."""
-    captured: list[dict[str, Any]] = []
-
-    def fake_emit(**kwargs: Any) -> SimpleNamespace:
-        captured.append(kwargs)
-        return SimpleNamespace(id=kwargs["id"])
-
-    monkeypatch.setattr(_webhooks, "send_event", fake_emit)
-    return captured
 
 
 @pytest.fixture
