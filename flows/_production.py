@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 from polygon.flows._batch import batch_judge  # absolute: Prefect loads this file by path
@@ -24,10 +23,6 @@ from polygon_core.compare import Scorecard
 from polygon_core.models import Run
 
 
-def _is_location(source: str) -> bool:
-    return source.startswith("s3://") or Path(source).exists()
-
-
 @flow(name="grade-production-calls", flow_run_name="grade calls {source} {since}..{until}",
       task_runner=ThreadPoolTaskRunner(max_workers=8))  # type: ignore[arg-type]
 def grade_production_calls(source: str, since: str | None = None, until: str | None = None,
@@ -45,7 +40,7 @@ def grade_production_calls(source: str, since: str | None = None, until: str | N
     tag_flow_run(["polygon", "source:production", f"calls:{name}"])
     errors: list[Any] = []
     imported: dict[str, Any] = {"read": 0, "imported": 0, "duplicates": 0, "rejected": 0, "errors": errors}
-    if _is_location(source):
+    if usecases.is_call_location(source):
         futures = [import_file_task.submit(f, fmt, name, agent_path, suite_path)
                    for f in list_call_files_task(source)]
         for future in futures:

@@ -56,7 +56,9 @@ def failure_line(cards: Sequence[Scorecard], *, first_provider_detail: str | Non
                            judged[0].judge_error_reason))
     probed = [c for c in cards if c.probe_errors and "probe" in kinds]
     if probed:
-        names = ", ".join(dict.fromkeys(c.models.get("probe") or "offline-heuristic" for c in probed))
+        from polygon_core.judging import HEURISTIC_JUDGE  # not at import: `--help` loads this module
+
+        names = ", ".join(dict.fromkeys(c.models.get("probe") or HEURISTIC_JUDGE for c in probed))
         parts.append(_kind("probe answerer", names, sum(c.probe_errors for c in probed), total,
                            probed[0].probe_error_reason))
     return "; ".join(parts) or None

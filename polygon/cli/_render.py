@@ -16,6 +16,7 @@ from polygon_core.compare import (
     ProbeComparison,
     Scorecard,
 )
+from polygon_core.judging import HEURISTIC_JUDGE
 from polygon_core.reports import fmt, pairing_line, provenance
 
 from ._fit import fit
@@ -63,7 +64,7 @@ def probes_table(cards: Sequence[Scorecard], comparisons: Sequence[ProbeComparis
     """Probe conformance with Wilson intervals, per configuration; changed wording is not comparable."""
     stale = {p.probe_id for p in comparisons if not p.comparable}
     # Each card counts one answerer's answers (its `models["probe"]`): the title says whose.
-    answerers = ", ".join(dict.fromkeys(c.models.get("probe") or "offline-heuristic" for c in cards))
+    answerers = ", ".join(dict.fromkeys(c.models.get("probe") or HEURISTIC_JUDGE for c in cards))
     table = Table(title=f"Behaviour probes (conformance, Wilson 95%; answered by {answerers})")
     table.add_column("probe")
     for card in cards:

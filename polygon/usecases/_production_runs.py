@@ -106,13 +106,18 @@ def check_regrade(stores: Stores, source: str, since: str | date | None = None,
             _check_models(run, judge, probe, rubric)
 
 
+def is_call_location(source: str) -> bool:
+    """Whether `source` names where calls are (an s3:// prefix, a file or folder), not a source name."""
+    from pathlib import Path
+
+    return source.startswith("s3://") or Path(source).exists()
+
+
 def check_call_source(stores: Stores, source: str) -> None:
     """Refuse (ValueError) a `grade-calls` source that is no folder, file or s3:// prefix, was never
     imported and is not configured (POLYGON_SOURCES): a typo would otherwise grade "no calls in the
     window" and pass. The message names the sources that are known."""
-    from pathlib import Path
-
-    if source.startswith("s3://") or Path(source).exists():
+    if is_call_location(source):
         return
     imported = ImportLedger(stores.repo.engine).sources()
     configured: list[str] = []

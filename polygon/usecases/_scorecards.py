@@ -18,7 +18,7 @@ from typing import Any
 from polygon_core.adapters.storage import scorecard_reads as reads
 from polygon_core.compare import ResultRow, Scorecard, build_scorecard
 from polygon_core.judging import HEURISTIC_JUDGE
-from polygon_core.models import ProbeAnswer, Run
+from polygon_core.models import UNSCORED_END_REASONS, ProbeAnswer, Run
 
 from ._common import Stores, load_conversation
 
@@ -223,7 +223,7 @@ def run_view(stores: Stores, run_id: str, *, rubric_version: str | None = None, 
                    answerers=answerers)
 
 
-_UNSCORED = ("provider_error", "simulator_error")
+_UNSCORED = {str(r.value) for r in UNSCORED_END_REASONS}
 
 
 def _with_end_details(stores: Stores, run_id: str, rows: Iterator[ResultRow]) -> Iterator[ResultRow]:
