@@ -17,7 +17,7 @@ from simpleeval import (
 from ..models import Conversation, ToolDef
 from ..scoring import normalise_speech, phrase_pattern
 from ..stubs import SafeEvaluator
-from ._helpers import normalize_text, same_set
+from ._helpers import same_set
 from ._language import (
     before_subject,
     classify_call,
@@ -259,11 +259,11 @@ class AssertionEvaluator(SafeEvaluator):
         """
         if not isinstance(phrase, str):
             raise TypeError("said() takes a phrase")
-        wanted = phrase_pattern(normalize_text(phrase))
+        wanted = phrase_pattern(phrase)
         if wanted is None:
             raise ValueError(f"said() needs a phrase with a letter or digit, got {phrase!r}")
         for turn in self._context.conversation.turns:
-            if turn.speaker == "agent" and wanted.search(normalise_speech(normalize_text(turn.text))):
+            if turn.speaker == "agent" and wanted.search(normalise_speech(turn.text)):
                 message = f"agent said {phrase!r} at turn {turn.index}"
                 self.notes.append(Note(True, message, turn.index))
                 return True

@@ -21,11 +21,12 @@ if TYPE_CHECKING:  # the bundled rubrics are validated (gate names) while _aggre
 CallLike = ToolCall | Mapping[str, Any]
 
 # Typographic apostrophes survive NFKC; fold them so "we’ll" in a transcript matches "we'll".
-_APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'"})
+_APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "ё": "е"})
 
 
 def normalise_speech(text: str) -> str:
-    """NFKC + casefold (+ NFKC again, as casefold can denormalise): the form phrases match in."""
+    """NFKC + casefold (+ NFKC again, as casefold can denormalise), typographic apostrophes made
+    plain and "ё" read as "е" (Russian writes both): the form phrases match in."""
     folded = unicodedata.normalize("NFKC", text).casefold()
     return unicodedata.normalize("NFKC", folded).translate(_APOSTROPHES)
 

@@ -65,17 +65,20 @@ def test_a_phrase_with_no_words_is_an_error(phrase: str) -> None:
 
 
 @pytest.mark.parametrize(
-    ("spoken", "phrase"),
+    ("spoken", "phrase", "holds"),
     [
-        ("That comes to 180 dollars.", "80"),
-        ("it's 80 dollars", "80"),
-        ("I have issued\nthe refund.", "Issued the refund"),
-        ("It was refunded.", "refund"),
-        ("We’ll call you back.", "we'll call"),
+        ("That comes to 180 dollars.", "80", False),
+        ("it's 80 dollars", "80", True),
+        ("I have issued\nthe refund.", "Issued the refund", True),
+        ("It was refunded.", "refund", False),
+        ("We’ll call you back.", "we'll call", True),
+        ("Я еще проверю.", "ещё", True),  # the gate used to miss the common spelling with е
+        ("Я ЕЩЁ проверю.", "еще", True),
+        ("Заказ подтверждённый", "подтвержден", False),
     ],
 )
-def test_said_and_the_forbidden_phrase_gate_agree(spoken: str, phrase: str) -> None:
+def test_said_and_the_forbidden_phrase_gate_agree(spoken: str, phrase: str, holds: bool) -> None:
     conv = _agent_said(spoken)
     said = evaluate_assertion("x", f"said({phrase!r})", conv).status == "pass"
     forbidden = bool(forbidden_phrase_hits(conv.turns, [phrase]))
-    assert said is forbidden
+    assert (said, forbidden) == (holds, holds)
