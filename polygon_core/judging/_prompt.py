@@ -272,6 +272,54 @@ def _by_name(reply: Mapping[str, Any], names: Sequence[str]) -> dict[str, Any]:
     return out
 
 
+# Keys a judge (often a server ignoring `response_format`) wraps the whole score object under;
+# read one level down when the top level names no criterion (docs/design.md, "Scoring rules").
+NESTING_KEYS = ("criteria", "scores")
+# How many of a reply's keys the reason for "no criterion" lists.
+_SHAPE_KEYS = 6
+
+
+def reply_shape(value: Any) -> str:
+    """A short description of a reply that names no criterion: "an empty object", "an object with
+    keys ['criteria']" (the first few keys), "a list of 2 items", "a str"."""
+    if isinstance(value, Mapping):
+        if not value:
+            return "an empty object"
+        keys = [str(k) for k in value]
+        shown = repr(keys[:_SHAPE_KEYS])
+        more = f" and {len(keys) - _SHAPE_KEYS} more" if len(keys) > _SHAPE_KEYS else ""
+        return f"an object with keys {shown}{more}"
+    if isinstance(value, list):
+        return f"a list of {len(value)} items"
+    return f"a {type(value).__name__}"
+
+
+def _criteria_object(reply: Mapping[str, Any], names: Sequence[str]) -> Mapping[str, Any] | None:
+    """The object holding the criteria: the reply itself when it names one, else the value under
+    a well-known nesting key (`criteria`, `scores`) when that names one; None when neither does."""
+    if _by_name(reply, names):
+        return reply
+    for key in NESTING_KEYS:
+        inner = _by_name(reply, [key]).get(key)
+        if isinstance(inner, Mapping) and _by_name(inner, names):
+            return inner
+    return None
+
+
+def no_criterion_reason(rubric_version: str, reply: Any) -> str:
+    """Why a reply gave nothing to score: "no criterion of rubric v2 in the judge's reply: an
+    object with keys ['foo']"."""
+    return f"no criterion of rubric {rubric_version} in the judge's reply: {reply_shape(reply)}"
+
+
+def _unread(problem: str, response: ChatResponse, reply: Any = None) -> dict[str, Any]:
+    unread: dict[str, Any] = {UNPARSEABLE_REPLY: problem}
+    text = response.text or ("" if reply is None else json.dumps(reply, ensure_ascii=False, default=str))
+    if text:  # what the model said, so the stored raw shows it (bounded)
+        unread[UNPARSEABLE_TEXT] = text[:UNPARSEABLE_TEXT_MAX_CHARS]
+    return unread
+
+
 def read_judge_reply(response: ChatResponse, rubric: Rubric) -> dict[str, Any]:
     """The judge's reply as criterion → {"score": raw value, "evidence": str | None}.
 
@@ -279,20 +327,23 @@ def read_judge_reply(response: ChatResponse, rubric: Rubric) -> dict[str, Any]:
     so aggregation reads or rejects them under the scoring rules; a criterion absent from the reply
     is absent here (it counts as 1); a criterion whose entry is a bare value keeps that value as
     its score; an entry without a score has score None (missing). Non-string evidence is None;
-    evidence longer than EVIDENCE_MAX_CHARS is cut to it (the score stands).
+    evidence longer than EVIDENCE_MAX_CHARS is cut to it (the score stands). When the top level
+    names no criterion, the object under `criteria` or `scores` is read instead (`NESTING_KEYS`).
 
-    A reply that is not a JSON object at all gives `{UNPARSEABLE_REPLY: reason, UNPARSEABLE_TEXT:
+    A reply that is not a JSON object at all, or one from which no criterion of the rubric can be
+    read (`{}`, scores under an unknown key), gives `{UNPARSEABLE_REPLY: reason, UNPARSEABLE_TEXT:
     the reply's first 2,000 characters}` (no criteria), which `build_judgment` reads as every
-    criterion unreadable (the judge failed on that repeat; nothing is scored 1).
+    criterion unreadable (the judge failed on that repeat; nothing is scored 1). Missing-as-1
+    therefore applies only to a reply from which at least one criterion was read.
     """
     reply, problem = _reply_object(response)
     if reply is None:
-        unread: dict[str, Any] = {UNPARSEABLE_REPLY: problem or "unparseable reply"}
-        if response.text:  # what the model said, so the stored raw shows it (bounded)
-            unread[UNPARSEABLE_TEXT] = response.text[:UNPARSEABLE_TEXT_MAX_CHARS]
-        return unread
+        return _unread(problem or "unparseable reply", response)
+    scores = _criteria_object(reply, rubric.criterion_names)
+    if scores is None:
+        return _unread(no_criterion_reason(rubric.version, reply), response, reply)
     out: dict[str, Any] = {}
-    for name, entry in _by_name(reply, rubric.criterion_names).items():
+    for name, entry in _by_name(scores, rubric.criterion_names).items():
         if isinstance(entry, Mapping):
             evidence = entry.get("evidence")
             out[name] = {"score": entry.get("score"),

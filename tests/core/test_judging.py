@@ -213,6 +213,41 @@ def test_unparseable_reply_gives_only_the_flag(parsed: Any, text: str, reason: s
     assert got.get(UNPARSEABLE_TEXT) == (text or None)
 
 
+@pytest.mark.parametrize(
+    ("raw", "shape"),
+    [({}, "an empty object"), ({"foo": {"goal_completion": 4}}, "an object with keys ['foo']"),
+     ({"criteria": {"result": {"goal_completion": 4}}}, "an object with keys ['criteria']"),
+     ({f"k{i}": 1 for i in range(8)}, "an object with keys ['k0', 'k1', 'k2', 'k3', 'k4', 'k5'] and 2 more")],
+    ids=["empty", "unknown-key", "unknown-nesting", "many-keys"],
+)
+def test_a_reply_naming_no_criterion_is_unreadable_never_all_ones(
+        raw: dict[str, Any], shape: str, conv_v2: Conversation) -> None:
+    got = read_judge_reply(response(raw), V1)
+    why = f"no criterion of rubric v1 in the judge's reply: {shape}"
+    assert got == {UNPARSEABLE_REPLY: why, UNPARSEABLE_TEXT: json.dumps(raw)}
+    j = build_judgment(conv_v2, [got], rubric_version="v1", judge_model="openai:judge-1")
+    assert (j.status, j.composite, j.verdict, j.reason) == ("judge_error", None, None, f"unreadable reply: {why}")
+
+
+@pytest.mark.parametrize("key", ["criteria", "Scores"])
+def test_scores_under_a_well_known_key_are_read_one_level_down(key: str) -> None:
+    got = read_judge_reply(response({key: reply(4, factuality=2)}), V1)
+    assert {k: v["score"] for k, v in got.items()} == {**dict.fromkeys(CRITERIA, 4), "factuality": 2}
+
+
+def test_one_criterion_read_leaves_the_rest_missing_as_one(conv_v2: Conversation) -> None:
+    got = read_judge_reply(response({"goal_completion": {"score": 5, "evidence": "How can I help?"}}), V1)
+    j = build_judgment(conv_v2, [got], rubric_version="v1", judge_model="m")
+    assert (j.status, j.composite, j.verdict) == ("judged", 25.0, "fail")
+
+
+def test_an_empty_repeat_given_directly_is_unreadable_too(conv_v2: Conversation) -> None:
+    good = read_judge_reply(response(reply(4)), V1)
+    j = build_judgment(conv_v2, [{}, good], rubric_version="v1", judge_model="m")
+    assert (j.status, j.composite, j.verdict) == ("judged", 75.0, "pass")
+    assert j.raw[0] == {UNPARSEABLE_REPLY: "no criterion of rubric v1 in the judge's reply: an empty object"}
+
+
 # --- judgments from model replies ----------------------------------------------------------------
 
 
