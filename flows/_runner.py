@@ -26,7 +26,6 @@ whatever the variable says.
 
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -34,6 +33,7 @@ from typing import Any
 from prefect.task_runners import TaskRunner, ThreadPoolTaskRunner
 
 from polygon import usecases
+from polygon_core.adapters.settings import runner_variables
 
 __all__ = ["RUNNERS", "on_cluster", "run_on_cluster", "runner_kind", "task_runner"]
 
@@ -42,7 +42,7 @@ RUNNERS = ("thread", "dask")
 
 def runner_kind() -> str:
     """`POLYGON_TASK_RUNNER`: thread (default) or dask; anything else is a clear error."""
-    kind = os.environ.get("POLYGON_TASK_RUNNER", "").strip().lower() or "thread"
+    kind = runner_variables().task_runner.lower() or "thread"
     if kind not in RUNNERS:
         raise ValueError(f"POLYGON_TASK_RUNNER={kind!r}: expected one of {', '.join(RUNNERS)}")
     return kind
@@ -72,10 +72,10 @@ def task_runner(concurrency: int) -> TaskRunner[Any]:
     except ImportError:
         raise ValueError("POLYGON_TASK_RUNNER=dask needs prefect-dask and distributed: "
                          "pip install 'polygon-bench[dask]'") from None
-    address = os.environ.get("POLYGON_DASK_ADDRESS", "").strip()
-    if address:
-        return DaskTaskRunner(address=address)
-    raw = os.environ.get("POLYGON_DASK_WORKERS", "").strip() or "2"
+    variables = runner_variables()
+    if variables.dask_address:
+        return DaskTaskRunner(address=variables.dask_address)
+    raw = variables.dask_workers or "2"
     if not raw.isdigit() or int(raw) < 1:
         raise ValueError(f"POLYGON_DASK_WORKERS={raw!r}: expected a whole number of worker processes, 1 or more")
     return DaskTaskRunner(cluster_class="distributed.LocalCluster",

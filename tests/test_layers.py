@@ -85,3 +85,53 @@ def test_front_ends_tasks_and_flows_call_only_the_use_cases_face() -> None:
     offenders = {str(p.relative_to(REPO)): sorted(n for n in _absolute_imports(p) if n.startswith("polygon.usecases._"))
                  for p in _files("polygon/cli", "polygon/web", "tasks", "flows")}
     assert {k: v for k, v in offenders.items() if v} == {}
+
+
+def _polygon_variables_read(source: str) -> list[str]:
+    """`POLYGON_*` names `source` reads from the environment: `os.environ[...]`, `os.environ.get(...)`,
+    `os.getenv(...)` (or `environ`/`getenv` imported from os), and `"POLYGON_…" in os.environ`."""
+    def is_environ(node: ast.expr) -> bool:
+        return (isinstance(node, ast.Attribute) and node.attr == "environ") or (
+            isinstance(node, ast.Name) and node.id == "environ")
+
+    def polygon_literal(node: ast.expr | None) -> str | None:
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.startswith("POLYGON_"):
+            return node.value
+        if isinstance(node, ast.JoinedStr) and node.values and polygon_literal(node.values[0]):
+            return polygon_literal(node.values[0])
+        return None
+
+    found: list[str] = []
+    for node in ast.walk(ast.parse(source)):
+        key: ast.expr | None = None
+        if isinstance(node, ast.Subscript) and is_environ(node.value):
+            key = node.slice
+        elif isinstance(node, ast.Call) and node.args and (
+                (isinstance(node.func, ast.Attribute) and node.func.attr in ("get", "pop", "setdefault")
+                 and is_environ(node.func.value))
+                or (isinstance(node.func, ast.Attribute) and node.func.attr == "getenv")
+                or (isinstance(node.func, ast.Name) and node.func.id == "getenv")):
+            key = node.args[0]
+        elif isinstance(node, ast.Compare) and any(is_environ(c) for c in node.comparators):
+            key = node.left
+        if (name := polygon_literal(key)) is not None:
+            found.append(f"{name} (line {node.lineno})")
+    return found
+
+
+def test_only_the_settings_module_reads_polygon_variables() -> None:
+    # adapters/settings.py says it is the only place POLYGON_* variables are read: hold it to that.
+    settings = REPO / "polygon_core" / "adapters" / "settings.py"
+    scanned = [p for p in _files("polygon_core", "polygon", "tasks", "flows") if p != settings]
+    offenders = {str(p.relative_to(REPO)): found for p in scanned
+                 if (found := _polygon_variables_read(p.read_text(encoding="utf-8")))}
+    assert offenders == {}
+    assert len(scanned) > 200  # the scan really covered the packages
+    # ... and sees every way of reading one (and not a variable named at run time).
+    reads = ("import os\nfrom os import environ, getenv\n"
+             "a = os.environ['POLYGON_A']\nb = os.environ.get('POLYGON_B', '')\nc = os.getenv('POLYGON_C')\n"
+             "d = environ.get(f'POLYGON_{x}_D')\ne = getenv('POLYGON_E')\nf = 'POLYGON_F' in os.environ\n"
+             "g = os.environ.get(name)\nh = os.environ.get('OPENAI_API_KEY')\n")
+    assert sorted(_polygon_variables_read(reads)) == [
+        "POLYGON_ (line 6)", "POLYGON_A (line 3)", "POLYGON_B (line 4)", "POLYGON_C (line 5)",
+        "POLYGON_E (line 7)", "POLYGON_F (line 8)"]

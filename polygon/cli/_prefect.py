@@ -112,7 +112,9 @@ def start_temporary_server(deadline_seconds: float) -> str:
 
 
 def _deadline() -> float:
-    raw = os.environ.get("POLYGON_PREFECT_STARTUP_SECONDS", "")
+    from polygon_core.adapters.settings import prefect_startup_variable
+
+    raw = prefect_startup_variable()
     try:
         return float(raw) if raw else _STARTUP_SECONDS
     except ValueError:

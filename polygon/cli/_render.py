@@ -18,6 +18,7 @@ from polygon_core.compare import (
 )
 from polygon_core.judging import HEURISTIC_JUDGE
 from polygon_core.reports import fmt, pairing_line, provenance
+from polygon_core.scoring import in_rubric_order
 
 from ._fit import fit
 
@@ -48,7 +49,8 @@ def scorecards_table(cards: Sequence[Scorecard]) -> Table:
         row("broken calls (fail, not judged)", [str(c.agent_failures) for c in cards])
     if any(c.judge_errors or c.probe_errors for c in cards):
         row("judge / probe errors", [f"{c.judge_errors} / {c.probe_errors}" for c in cards])
-    names = sorted({n for c in cards for n in c.criteria})
+    # The rubric's order (heaviest first), as the judge prompt lists them, not the alphabet's.
+    names = in_rubric_order({n for c in cards for n in c.criteria}, [c.rubric_version for c in cards])
     for name in names:
         row(f"  {name}", [fmt(c.criteria.get(name), 2) for c in cards])
     return table

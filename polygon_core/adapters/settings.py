@@ -1,6 +1,12 @@
 """Polygon's runtime settings, read from the environment (prefix ``POLYGON_``).
 
-This is the only place Polygon reads environment variables; the domain receives plain values.
+This is the only place Polygon reads its ``POLYGON_*`` variables (and the providers' key and base
+URL variables); the domain receives plain values. `PolygonSettings` holds what a run uses; the
+task runner's variables and the Prefect start-up deadline are read apart (`runner_variables`,
+`prefect_startup_variable`) because they are read where a flow runs or before any store is open,
+and a bad one must fail only the command that uses it. Outside this module only variables named
+at run time are read: a production source's webhook secret (its `secret_env`) and Prefect's own.
+`tests/test_layers.py` checks that no other module reads a ``POLYGON_`` variable.
 """
 
 from __future__ import annotations
@@ -8,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -16,7 +23,7 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from polygon_core.scoring import DEFAULT_RUBRIC_VERSION
 
-__all__ = ["PolygonSettings", "load_settings"]
+__all__ = ["PolygonSettings", "RunnerVariables", "load_settings", "prefect_startup_variable", "runner_variables"]
 
 
 def _provider_environ() -> dict[str, str]:
@@ -249,3 +256,28 @@ def load_settings(**overrides: Any) -> PolygonSettings:
     if unknown:
         raise TypeError(f"unknown setting(s): {', '.join(unknown)}")
     return PolygonSettings(**given)
+
+
+@dataclass(frozen=True)
+class RunnerVariables:
+    """The task runner's variables as set (stripped; '' when unset), checked by `polygon.flows`."""
+
+    task_runner: str  # POLYGON_TASK_RUNNER: thread (default) or dask
+    dask_address: str  # POLYGON_DASK_ADDRESS: a running Dask scheduler
+    dask_workers: str  # POLYGON_DASK_WORKERS: worker processes of a local cluster
+
+
+def runner_variables() -> RunnerVariables:
+    """`POLYGON_TASK_RUNNER`, `POLYGON_DASK_ADDRESS` and `POLYGON_DASK_WORKERS`, read now.
+
+    Read at each call, not with `PolygonSettings`: a deployment's flow reads them on the worker
+    that runs it, and a bad value is an error of the run that asks for a runner only.
+    """
+    return RunnerVariables(*(os.environ.get(f"POLYGON_{name}", "").strip()
+                             for name in ("TASK_RUNNER", "DASK_ADDRESS", "DASK_WORKERS")))
+
+
+def prefect_startup_variable() -> str:
+    """`POLYGON_PREFECT_STARTUP_SECONDS` as set ('' when unset): read before settings are loaded,
+    when a command starts Prefect's temporary server."""
+    return os.environ.get("POLYGON_PREFECT_STARTUP_SECONDS", "").strip()

@@ -20,6 +20,7 @@ from typing import Any
 
 from ..compare import Comparison, PairDivergence, Scorecard
 from ..models import Conversation, Judgment, Turn
+from ..scoring import in_rubric_order
 from ._markdown import fmt, pairing_line
 
 _CSS = """
@@ -78,7 +79,7 @@ def _scorecards(cards: Sequence[Scorecard], calibrations: Mapping[str, str] | No
     ]
     if calibrations is not None:  # the judge's agreement with people (docs/calibration.md)
         rows.append(row("judge calibration", [calibrations.get(c.run_id, "not calibrated") for c in cards]))
-    for name in sorted({n for c in cards for n in c.criteria}):
+    for name in in_rubric_order({n for c in cards for n in c.criteria}, [c.rubric_version for c in cards]):
         rows.append(row(f"criterion {name}", [fmt(c.criteria.get(name), 2) for c in cards]))
     return f"<table>{head}{''.join(rows)}</table>"
 

@@ -13,6 +13,7 @@ import re
 from collections.abc import Sequence
 
 from ..compare import Comparison, Difference, MatrixRow, PairCount, PairDivergence, Scorecard
+from ..scoring import in_rubric_order
 
 # What can start markup in CommonMark/GFM inline text: escapes, code, emphasis, links and images,
 # table cells, strikethrough. `<`, `>` and `&` become HTML entities first (no raw HTML, no autolink).
@@ -64,8 +65,8 @@ def scorecard_table(card: Scorecard) -> list[dict[str, object]]:
         {"metric": "provider / simulator errors", "value": f"{card.provider_errors} / {card.simulator_errors}",
          "detail": "counted apart, never scored"},
     ]
-    for name, value in card.criteria.items():
-        rows.append({"metric": f"criterion {name}", "value": fmt(value, 2), "detail": "mean 1–5"})
+    for name in in_rubric_order(card.criteria, [card.rubric_version]):
+        rows.append({"metric": f"criterion {name}", "value": fmt(card.criteria[name], 2), "detail": "mean 1–5"})
     return rows
 
 

@@ -30,6 +30,7 @@ from ._rubric import (
     GateName,
     Rubric,
     get_rubric,
+    in_rubric_order,
 )
 from ._verdict import decide_verdict
 
@@ -54,6 +55,7 @@ __all__ = [
     "gate",
     "gate_names",
     "get_rubric",
+    "in_rubric_order",
     "invalid_tool_call_hits",
     "normalise_speech",
     "phrase_pattern",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from functools import cache
 from importlib import resources
 
@@ -100,6 +101,17 @@ def _load_bundled(version: str) -> Rubric:
     if rubric.version != version:
         raise ValueError(f"bundled rubric {name} declares version {rubric.version!r}")
     return rubric
+
+
+def in_rubric_order(names: Iterable[str], versions: Iterable[str]) -> list[str]:
+    """`names` as the rubrics `versions` list their criteria (the judge prompt's order: heaviest
+    weight first), the first version's before the next's; a name no known rubric lists (a stored
+    judgment's, say) follows, alphabetically. An unknown version is skipped, not an error: this
+    orders what is shown."""
+    given = set(names)
+    ordered = [n for v in dict.fromkeys(versions) if v in KNOWN_VERSIONS for n in _load_bundled(v).criterion_names]
+    known = [n for n in dict.fromkeys(ordered) if n in given]
+    return known + sorted(given - set(known))
 
 
 # The criteria of the first bundled rubric, in its order (v1, v2 and v3 share them): read from its

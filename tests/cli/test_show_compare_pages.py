@@ -156,3 +156,19 @@ def test_html_lists_a_bounded_number_of_the_divergent_pairs_left_out_and_counts_
     assert page.count(": diverges at turn 3 (") == 5
     assert ("<p class='muted'>Not listed: 7 more divergent pair(s) and 108 identical pair(s). <code>polygon compare "
             "scale-baseline scale-candidate --json</code> lists every pair (<code>divergence_sets</code>).</p>") in page
+
+
+def test_show_lists_criteria_in_the_rubrics_order_heaviest_first(polygon_home: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    # As the judge prompt lists them (rubric v1's order), not alphabetically (dialogue_quality first).
+    from polygon.cli import _app
+
+    monkeypatch.setattr(_app.console, "_width", 200)
+    polygon_home.mkdir(parents=True)
+    run_id = scale.fill(polygon_home, 4)[0]
+    result = runner.invoke(app, ["show", run_id])
+    assert result.exit_code == 0, result.output
+    shown = [name for line in result.output.splitlines() for name in scale.CRITERIA
+             if line.strip("│ ").startswith(name + " ")]
+    assert shown == ["goal_completion", "instruction_adherence", "tool_use_quality", "factuality",
+                     "dialogue_quality", "robustness", "safety_compliance", "persona_tone"]
