@@ -86,7 +86,7 @@ _NOT_FOR_A_RUN = (
     "polygon.tasks._analysis", "polygon.tasks._calibrate", "polygon.tasks._sweep", "polygon.tasks._arrivals",
     "polygon.tasks._production", "polygon.tasks._personas", "polygon.tasks._reevaluate",
     "polygon.web", "polygon_core.analysis", "polygon_core.imports", "polygon_core.redaction",
-    "polygon_core.adapters.analysis_store", "polygon_core.adapters.persona_generation",
+    "polygon_core.adapters.analysis_store", "polygon.usecases._personas",
     "sklearn", "scipy", "krippendorff", "boto3",  # (not fastapi: Prefect's own client imports it)
 )
 

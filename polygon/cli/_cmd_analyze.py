@@ -34,9 +34,9 @@ def _read_prompt(file: Path | None, agent: Path | None) -> tuple[str, str | None
     if (file is None) == (agent is None):
         raise ValueError("give a prompt FILE or --agent A.yaml (exactly one)")
     if agent is not None:
-        from polygon_core.adapters.analysis_store import agent_prompt
+        from polygon import usecases
 
-        text, language = agent_prompt(agent)
+        text, language = usecases.agent_prompt_text(agent)
         return text, language, str(agent)
     assert file is not None
     if not file.is_file():
@@ -106,28 +106,18 @@ def analyze_prompt_cmd(
 ) -> None:
     """Read a prompt before running it: overload, attention dilution, conflict, ambiguity and
     redundancy (0..1, higher is worse), with the passages that caused them."""
-    from polygon_core.adapters.analysis_store import (
-        analyze_and_store,
-        judge_model_for,
-    )
-    from polygon_core.adapters.artifacts import artifact_store_from_url
-    from polygon_core.adapters.settings import load_settings
+    from polygon import usecases
     from polygon_core.analysis import compare_analyses
 
     text, agent_language, source = _read_prompt(file, agent)
     language = language or agent_language
     if language not in (None, "en", "ru"):
         raise ValueError(f"--language must be en or ru; got {language!r}")
-    settings = load_settings()
-    judge = judge_model_for(settings, max_tier)
-    artifacts = (artifact_store_from_url(settings.resolved_artifacts_url(),
-                                         endpoint_url=settings.s3_endpoint_url) if store else None)
-    analysis = analyze_and_store(artifacts, text, language=language, max_tier=max_tier, judge_model=judge)
+    analysis, stored = usecases.analyze_text(text, language=language, max_tier=max_tier, store=store)
     changes = None
     if previous is not None:
         old_text, _lang, _src = _read_prompt(previous, None)
-        old = analyze_and_store(artifacts, old_text, language=analysis.language, max_tier=max_tier,
-                                judge_model=judge)
+        old, _uri = usecases.analyze_text(old_text, language=analysis.language, max_tier=max_tier, store=store)
         changes = compare_analyses(old, old_text, analysis, text)
     if json_out:
         out = analysis.to_json()
@@ -148,5 +138,5 @@ def analyze_prompt_cmd(
                   highlight=False)
     if changes is not None:
         console.print(_changes_table(changes))
-    if artifacts is not None:
-        console.print(f"stored: {artifacts.uri(f'analyses/{analysis.prompt_hash}.json')}", highlight=False)
+    if stored is not None:
+        console.print(f"stored: {stored}", highlight=False)

@@ -89,13 +89,13 @@ def print_calibration(c: Calibration, labels: Path) -> None:
 
 def _fit(stores: Any, labels: Path, run_id: str, rubric: str | None, name: str, seed: int,
          json_out: bool) -> None:
+    from polygon import usecases
+
     try:
-        from polygon_core.adapters.fitted_judges import fit_and_store
+        fit_and_store = usecases.fit_and_store
     except ImportError:
         raise ValueError("fitting is not available in this version of Polygon") from None
-    from polygon.usecases import labelled_conversations
-
-    examples = labelled_conversations(stores, labels, run_id, rubric)
+    examples = usecases.labelled_conversations(stores, labels, run_id, rubric)
     report = fit_and_store(stores, examples, name=name, seed=seed)
     data = asdict(report) if is_dataclass(report) else dict(vars(report))
     if json_out:

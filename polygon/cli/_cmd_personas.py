@@ -3,23 +3,13 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 from rich.table import Table
 
 from ._base import console, err, friendly
 from ._fit import fit
-
-
-def _store():  # type: ignore[no-untyped-def]
-    from polygon_core.adapters.artifacts import artifact_store_from_url
-    from polygon_core.adapters.persona_store import PersonaStore
-    from polygon_core.adapters.settings import load_settings
-
-    settings = load_settings()
-    return PersonaStore(artifact_store_from_url(settings.resolved_artifacts_url(),
-                                                endpoint_url=settings.s3_endpoint_url))
 
 
 @friendly
@@ -29,16 +19,10 @@ def generate(agent: Annotated[Path, typer.Option("--agent", "-a", help="agent YA
              model: Annotated[str, typer.Option(help="offline, or a model name (openai:<m>, …)")] = "offline",
              ) -> None:
     """Generate personas from the agent's prompt; personas of an older prompt are marked stale."""
-    from polygon_core.adapters.persona_generation import (
-        agent_prompt,
-        generate_for_agent,
-        store_generation,
-    )
+    from polygon import usecases
 
-    name, _prompt, current = agent_prompt(agent)
-    result = generate_for_agent(agent, count=count, seed=seed, model=model)
-    report = store_generation(_store(), name, current, result)
-    console.print(f"agent {name}: prompt {current}: stored {len(report.stored)} persona(s) "
+    report = usecases.generate_personas(agent, count=count, seed=seed, model=model)
+    console.print(f"agent {report.agent}: prompt {report.prompt_hash}: stored {len(report.stored)} persona(s) "
                   f"({report.generator})")
     if report.dropped:
         console.print(f"dropped {len(report.dropped)} near-duplicate(s): {', '.join(report.dropped)}")
@@ -50,15 +34,15 @@ def generate(agent: Annotated[Path, typer.Option("--agent", "-a", help="agent YA
         raise typer.Exit(1)
 
 
-def _agent_name(store: Any, agent: str | None) -> str | None:
+def _agent_name(agent: str | None) -> str | None:
     """An agent name as given, or the name in an agent file: its personas of another prompt are
     marked stale first, so `--stale` shows what a run would refuse before any run refuses it."""
     if agent is None or not Path(agent).is_file():
         return agent
-    from polygon_core.adapters.persona_generation import agent_prompt
+    from polygon import usecases
 
-    name, _prompt, current = agent_prompt(agent)
-    marked = store.mark_stale(name, current)
+    name, _prompt, current = usecases.persona_prompt(agent)
+    marked = usecases.mark_stale_personas(agent)
     if marked:
         err.print(f"agent {name}: prompt is now {current}: marked {len(marked)} persona(s) stale: "
                   f"{', '.join(r.id for r in marked)}", highlight=False, soft_wrap=True)
@@ -70,8 +54,9 @@ def list_personas(agent: Annotated[str | None, typer.Option(
                       help="agent name, or the agent YAML (then personas of an older prompt show as stale)")] = None,
                   stale: Annotated[bool, typer.Option("--stale", help="only stale personas")] = False) -> None:
     """List stored personas (status, prompt hash, type, outcome, difficulty, goal)."""
-    store = _store()
-    records = store.list(_agent_name(store, agent), statuses=["stale"] if stale else None)
+    from polygon import usecases
+
+    records = usecases.list_personas(_agent_name(agent), stale_only=stale)
     table = Table(title="Personas")
     table.add_column("id", no_wrap=True)
     for col in ("agent", "prompt", "status", "type", "outcome", "diff", "goal"):
@@ -92,7 +77,9 @@ def export(out: Annotated[Path, typer.Argument(help="folder to write YAML files 
            agent: Annotated[str | None, typer.Option(help="agent name")] = None,
            include_stale: Annotated[bool, typer.Option("--include-stale")] = False) -> None:
     """Write personas as YAML files for review and editing (re-import with `personas import`)."""
-    paths = _store().export(out, agent, include_stale=include_stale)
+    from polygon import usecases
+
+    paths = usecases.export_personas(out, agent, include_stale=include_stale)
     console.print(f"exported {len(paths)} persona(s) to {out}")
 
 
@@ -101,10 +88,9 @@ def import_(files: Annotated[list[Path], typer.Argument(help="persona YAML files
             pin: Annotated[bool, typer.Option("--pin", help="pin every imported persona")] = False) -> None:
     """Store edited persona files (all are validated before any is stored)."""
     paths = [p for f in files for p in (sorted(f.glob("*.yaml")) if f.is_dir() else [f])]
-    store = _store()
-    records = store.import_files(paths)
-    if pin:
-        records = [store.set_status(r, "pinned") for r in records]
+    from polygon import usecases
+
+    records = usecases.import_personas(paths, pin=pin)
     console.print(f"imported {len(records)} persona(s)" + (" (pinned)" if pin else ""))
 
 
@@ -112,7 +98,9 @@ def import_(files: Annotated[list[Path], typer.Argument(help="persona YAML files
 def pin(persona: Annotated[str, typer.Argument(help="persona id")],
         agent: Annotated[str | None, typer.Option(help="agent name")] = None) -> None:
     """Pin a persona: it is kept as reviewed, never marked stale or replaced."""
-    record = _store().pin(persona, agent)
+    from polygon import usecases
+
+    record = usecases.pin_persona(persona, agent)
     console.print(f"pinned {record.id} ({record.agent}, prompt {record.prompt_hash})")
 
 
@@ -123,10 +111,8 @@ def persona_run_suite(suite: Path, agents: list[Path], *, allow_stale: bool = Fa
     the last agent's prompt and every agent meets the same callers. Stale personas stop the run with
     a message naming them unless `allow_stale`; the line saying which personas are used goes to stderr.
     """
-    from polygon_core.adapters.persona_store import use_personas
-    from polygon_core.adapters.settings import load_settings
+    from polygon import usecases
 
-    home = load_settings().home.expanduser().absolute()
-    out, selection = use_personas(_store(), suite, agents[-1], home, allow_stale=allow_stale)
+    out, selection = usecases.persona_run_suite(suite, agents[-1], allow_stale=allow_stale)
     err.print(selection.describe(), highlight=False, soft_wrap=True)
     return out

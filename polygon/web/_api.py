@@ -16,19 +16,28 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, HTTPException, Query, Request
 from pydantic import BaseModel, ConfigDict
 
+from polygon import usecases
 from polygon.usecases import (
+    CONVERSATION_SORTS,
     Stores,
     call_origins,
+    conversation_judgments,
     conversation_list,
+    conversation_probe_answers,
+    conversation_record,
+    find_run,
+    judgment_page,
     load_conversation,
     open_stores,
+    rubric_versions,
     run_labels,
     run_manifest,
+    run_summaries,
     scorecard,
+    stored_summary,
 )
 from polygon_core.adapters.artifacts import ArtifactNotFoundError
 from polygon_core.adapters.settings import PolygonSettings
-from polygon_core.adapters.storage import pages
 from polygon_core.compare import ProbeRate
 from polygon_core.models import Run
 
@@ -107,7 +116,7 @@ def page(total: int, offset: int, limit: int, items: list[Any]) -> dict[str, Any
 
 def _run(stores: Stores, run_id: str) -> Run:
     try:
-        run = stores.repo.get_run(run_id)
+        run = find_run(stores, run_id)
     except ValueError as exc:  # an ambiguous prefix
         raise HTTPException(400, str(exc)) from None
     if run is None:
@@ -118,7 +127,7 @@ def _run(stores: Stores, run_id: str) -> Run:
 def _summary(stores: Stores, run: Run) -> dict[str, Any]:
     # Computed now, by the code `polygon show` uses (one judge, one probe answerer), not the summary
     # stored when the run finished: a later `polygon probe` or `rescore` would leave that one behind.
-    stored = stores.repo.get_run_summary(run.id)
+    stored = stored_summary(stores, run.id)
     label = stored["label"] if stored and "label" in stored else run_labels([run])[run.id]
     return scorecard(stores, run.id, label=label).model_dump(mode="json")
 
@@ -135,7 +144,7 @@ def list_runs(ctx: Ctx, offset: Offset = 0, limit: Limit = 50, agent: str | None
     if sort not in RUN_SORTS:
         raise HTTPException(422, f"sort must be one of {', '.join(RUN_SORTS)}")
     stores = ctx.stores()
-    runs = [r for r in stores.repo.list_runs(limit=None)
+    runs = [r for r in usecases.list_runs(stores, limit=None)
             if (agent is None or r.agent_name == agent) and (suite is None or r.suite == suite)
             and (rubric_version is None or r.rubric_version == rubric_version)
             and (status is None or r.status == status) and (source is None or r.source == source)
@@ -144,10 +153,10 @@ def list_runs(ctx: Ctx, offset: Offset = 0, limit: Limit = 50, agent: str | None
     if key in ("created_at", "agent_name"):
         runs.sort(key=lambda r: (getattr(r, key) or "", r.id), reverse=sort.startswith("-"))
         chosen = runs[offset:offset + limit]
-        summaries = pages.run_summaries(stores.repo.engine, [r.id for r in chosen])
+        summaries = run_summaries(stores, [r.id for r in chosen])
         items = [run_summary(r, summaries.get(r.id)) for r in chosen]
     else:
-        summaries = pages.run_summaries(stores.repo.engine, [r.id for r in runs])
+        summaries = run_summaries(stores, [r.id for r in runs])
         rows = [run_summary(r, summaries.get(r.id)) for r in runs]
         present = [x for x in rows if x[key] is not None]
         present.sort(key=lambda x: x[key], reverse=sort.startswith("-"))
@@ -163,7 +172,7 @@ def get_run(run_id: str, ctx: Ctx) -> dict[str, Any]:
     run = _run(stores, run_id)
     card = _summary(stores, run)
     return {**run_summary(run, card), "scorecard": card, "manifest": run_manifest(stores, run.id),
-            "rubric_versions": sorted(stores.repo.rubric_versions(run.id)),
+            "rubric_versions": sorted(rubric_versions(stores, run.id)),
             "calibration": _calibration(stores, run, card)}
 
 
@@ -187,8 +196,8 @@ def list_conversations(run_id: str, ctx: Ctx, offset: Offset = 0, limit: Limit =
     and `q` (a search over conversation and scenario ids); `/api/runs/{id}/facets` lists the values."""
     stores = ctx.stores()
     run = _run(stores, run_id)
-    if sort not in pages.CONVERSATION_SORTS:
-        raise HTTPException(422, f"sort must be one of {', '.join(pages.CONVERSATION_SORTS)}")
+    if sort not in CONVERSATION_SORTS:
+        raise HTTPException(422, f"sort must be one of {', '.join(CONVERSATION_SORTS)}")
     total, items = conversation_list(
         stores, run, rubric_version=rubric_version, offset=offset, limit=limit, sort=sort, scenario=scenario,
         verdict=verdict, end_reason=end_reason, caller_type=caller_type, gate=gate, assertion=assertion, q=q)
@@ -202,7 +211,7 @@ def get_conversation(run_id: str, conversation_id: str, ctx: Ctx,
     tool calls, end reason, assertions, gate hits and evidence quotes at their turn, probe answers."""
     stores = ctx.stores()
     run = _run(stores, run_id)
-    record = pages.conversation_record(stores.repo.engine, run.id, conversation_id)
+    record = conversation_record(stores, run.id, conversation_id)
     if record is None:
         raise HTTPException(404, f"run {run.id} has no conversation {conversation_id!r}")
     try:
@@ -211,8 +220,8 @@ def get_conversation(run_id: str, conversation_id: str, ctx: Ctx,
         raise HTTPException(404, f"the transcript of {conversation_id!r} is missing from the artifact store") from None
     view = conversation_view(
         run, conv, assertions=record.assertions,
-        judgments=pages.conversation_judgments(stores.repo.engine, run.id, conversation_id),
-        answers=pages.conversation_probe_answers(stores.repo.engine, run.id, conversation_id),
+        judgments=conversation_judgments(stores, run.id, conversation_id),
+        answers=conversation_probe_answers(stores, run.id, conversation_id),
         rubric_version=rubric_version)
     origin = call_origins(stores, [conversation_id]).get(conversation_id) if run.source == "production" else None
     return {**view, "origin": origin.as_dict() if origin else None}
@@ -224,8 +233,7 @@ def list_judgments(run_id: str, ctx: Ctx, offset: Offset = 0, limit: Limit = 50,
     """One page of a run's judgments in the order saved (all rubric versions unless one is named)."""
     stores = ctx.stores()
     run = _run(stores, run_id)
-    total, items = pages.judgment_page(stores.repo.engine, run.id, rubric_version=rubric_version,
-                                       offset=offset, limit=limit)
+    total, items = judgment_page(stores, run.id, rubric_version=rubric_version, offset=offset, limit=limit)
     return page(total, offset, limit, [j.model_dump(mode="json", exclude={"raw"}) for j in items])
 
 
@@ -250,10 +258,10 @@ def probe_trends(ctx: Ctx, agent: str | None = None, suite: str | None = None,
                  probe: str | None = None, limit: Limit = 100) -> dict[str, Any]:
     """Each probe's conformance across runs (oldest first), split into segments of equal wording."""
     stores = ctx.stores()
-    runs = [r for r in stores.repo.list_runs(limit=None)
+    runs = [r for r in usecases.list_runs(stores, limit=None)
             if (agent is None or r.agent_name == agent) and (suite is None or r.suite == suite)][:limit]
     runs.reverse()  # oldest first: a trend reads left to right
-    summaries = pages.run_summaries(stores.repo.engine, [r.id for r in runs])
+    summaries = run_summaries(stores, [r.id for r in runs])
     points = [(r, [p for p in _rates(stores, r, summaries.get(r.id)) if probe is None or p.probe_id == probe])
               for r in runs]
     points = [(r, rates) for r, rates in points if rates]  # a run without probe answers draws nothing
@@ -270,10 +278,10 @@ def probe_trends(ctx: Ctx, agent: str | None = None, suite: str | None = None,
 def list_calibrations(ctx: Ctx, offset: Offset = 0, limit: Limit = 50, judge_model: str | None = None,
                       rubric_version: str | None = None) -> dict[str, Any]:
     """Stored calibrations (`polygon calibrate`), newest first, optionally of one judge / rubric."""
-    from polygon_core.adapters.storage import CalibrationStore
+    from polygon.usecases import calibration_page
 
-    total, items = CalibrationStore(ctx.stores().repo.engine).page(
-        offset=offset, limit=limit, judge_model=judge_model, rubric_version=rubric_version)
+    total, items = calibration_page(ctx.stores(), offset=offset, limit=limit, judge_model=judge_model,
+                                    rubric_version=rubric_version)
     return page(total, offset, limit, [c.model_dump(mode="json") for c in items])
 
 

@@ -6,16 +6,19 @@ script reading the API sees what the page shows.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from fastapi import APIRouter, Depends, HTTPException
 
-from polygon.usecases import conversation_facets, judge_calibration, metric_trends, run_distributions
-from polygon_core.adapters.artifacts import ArtifactNotFoundError
+from polygon.usecases import (
+    conversation_facets,
+    judge_calibration,
+    metric_trends,
+    run_distributions,
+    stored_sweep,
+)
 
 from ._api import Ctx, Limit, _run, read_access
-from ._api_stored import sweep_key
 from ._models import Facets, RunDistributions, SweepCurves, Trends
 from ._schema import API_RESPONSES, documented
 from ._views import sweep_curves
@@ -64,10 +67,8 @@ def trends(ctx: Ctx, agent: str | None = None, suite: str | None = None, source:
 def curves(name: str, ctx: Ctx) -> dict[str, Any]:
     """The sweep's mean composite against each swept parameter, with 95% intervals; the base point
     (the agent's own values) is drawn as a reference band."""
-    stores = ctx.stores()
-    try:
-        report = json.loads(stores.artifacts.get_text(sweep_key(name)))
-    except ArtifactNotFoundError:
-        raise HTTPException(404, f"no sweep {name!r} is stored") from None
+    report = stored_sweep(ctx.stores(), name)
+    if report is None:
+        raise HTTPException(404, f"no sweep {name!r} is stored")
     return {"name": report.get("sweep", name), "metric": "mean_composite",
             "curves": sweep_curves(report.get("leaderboard") or [])}

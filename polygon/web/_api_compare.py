@@ -14,8 +14,16 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, HTTPException, Query
 
-from polygon.usecases import ComparisonError, Stores, compare_runs, load_conversation, run_labels
-from polygon_core.adapters.storage import pages
+from polygon.usecases import (
+    ComparisonError,
+    Stores,
+    compare_runs,
+    conversation_ids,
+    conversation_page,
+    judgment_page,
+    load_conversation,
+    run_labels,
+)
 
 from ._api import MAX_LIMIT, Ctx, Limit, Offset, WebContext, _calibration, _run, read_access
 from ._models import ComparisonOut, DivergencesOut, PairView
@@ -41,8 +49,8 @@ def _run_ids(runs: list[str]) -> list[str]:
 def _holdings(stores: Stores, run_id: str) -> tuple[str, int, int]:
     """What a cached comparison of this run depends on: its status and its stored row counts."""
     run = _run(stores, run_id)
-    judged, _ = pages.judgment_page(stores.repo.engine, run.id, limit=0)
-    return run.status, len(stores.repo.conversation_ids(run.id)), judged
+    judged, _ = judgment_page(stores, run.id, limit=0)
+    return run.status, len(conversation_ids(stores, run.id)), judged
 
 
 def _comparison(ctx: WebContext, runs: list[str], baseline: str | None, rubric: str | None = None,
@@ -119,8 +127,8 @@ def compare_pair(ctx: Ctx, a: str, b: str, scenario: str, seed: int | None = Non
                                  f"({run_a.rubric_version} and {run_b.rubric_version}); `rubric` names the one to compare")
     found: list[dict[int, str]] = []
     for run in (run_a, run_b):
-        _total, items = pages.conversation_page(stores.repo.engine, run.id, rubric_version=rubric or run.rubric_version,
-                                                scenario=scenario, limit=MAX_LIMIT, sort="scenario_id")
+        _total, items = conversation_page(stores, run.id, rubric_version=rubric or run.rubric_version,
+                                          scenario=scenario, limit=MAX_LIMIT, sort="scenario_id")
         found.append({i["seed"]: i["conversation_id"] for i in items})
     shared = sorted(set(found[0]) & set(found[1]))
     if seed is None:

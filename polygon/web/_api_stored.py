@@ -12,27 +12,18 @@ from typing import Any
 
 from fastapi import APIRouter, Depends, HTTPException
 
+from polygon import usecases
 from polygon.usecases import Stores, run_manifest
-from polygon_core.adapters.artifacts import ArtifactNotFoundError
 from polygon_core.models import Run
 
 from ._api import Ctx, Limit, Offset, page, read_access
 from ._models_stored import AnalysisOut, AnalysisPage, PersonaGroups, SweepList, SweepOut
 from ._schema import API_RESPONSES, documented
 
-__all__ = ["SWEEP_PREFIX", "router", "sweep_key"]
-
-#: Sweeps are read from the artifact store: `sweeps/<name>/leaderboard.json`, holding the sweep
-#: flow's report ({"sweep", "leaderboard": [PointResult…], "refused": [{label, reason…}], "stopped_early"}).
-SWEEP_PREFIX = "sweeps/"
+__all__ = ["router"]
 
 router = APIRouter(prefix="/api", tags=["results"], dependencies=[Depends(read_access)],
                    responses=API_RESPONSES)
-
-
-def sweep_key(name: str) -> str:
-    """Where a sweep's leaderboard is stored."""
-    return f"{SWEEP_PREFIX}{name}/leaderboard.json"
 
 
 # -- prompt analyses -----------------------------------------------------------------------------
@@ -51,7 +42,7 @@ def _prompt_hash(agent_path: str) -> str | None:
 def _prompt_history(stores: Stores, limit: int = 200) -> list[tuple[Run, str]]:
     """(run, prompt hash) of recent runs made from an agent file, oldest first."""
     out = []
-    for run in reversed(stores.repo.list_runs(limit=limit)):
+    for run in reversed(usecases.list_runs(stores, limit=limit)):
         path = run_manifest(stores, run.id).get("agent_path")
         digest = _prompt_hash(path) if path else None
         if digest:
@@ -60,10 +51,8 @@ def _prompt_history(stores: Stores, limit: int = 200) -> list[tuple[Run, str]]:
 
 
 def _analysis(stores: Stores, prompt_hash: str) -> Any:
-    from polygon_core.adapters.analysis_store import load_analysis
-
     try:
-        return load_analysis(stores.artifacts, prompt_hash)
+        return usecases.stored_analysis(stores, prompt_hash)
     except ValueError as exc:
         raise HTTPException(422, str(exc)) from None
 
@@ -72,19 +61,19 @@ def _analysis(stores: Stores, prompt_hash: str) -> Any:
 def list_analyses(ctx: Ctx, offset: Offset = 0, limit: Limit = 50) -> dict[str, Any]:
     """Stored prompt analyses (one per prompt version), with axis scores and the agents that used them."""
     stores = ctx.stores()
-    keys = [k for k in stores.artifacts.list("analyses/") if k.endswith(".json")]
+    hashes = usecases.stored_analyses(stores)
     used: dict[str, set[str]] = {}
     for run, digest in _prompt_history(stores):
         used.setdefault(digest, set()).add(run.agent_name)
     items = []
-    for key in keys[offset:offset + limit]:
-        a = _analysis(stores, key.removeprefix("analyses/").removesuffix(".json"))
+    for digest in hashes[offset:offset + limit]:
+        a = _analysis(stores, digest)
         if a is None:
             continue
         items.append({"prompt_hash": a.prompt_hash, "language": a.language, "length": a.length,
                       "axes": {k: v.score for k, v in a.axes.items()},
                       "agents": sorted(used.get(a.prompt_hash, ()))})
-    return page(len(keys), offset, limit, items)
+    return page(len(hashes), offset, limit, items)
 
 
 @router.get("/analyses/{prompt_hash}", **documented(AnalysisOut))
@@ -127,16 +116,10 @@ def get_analysis(prompt_hash: str, ctx: Ctx, previous: str | None = None) -> dic
 @router.get("/sweeps", **documented(SweepList))
 def list_sweeps(ctx: Ctx) -> dict[str, Any]:
     """Stored sweeps: name, points ranked, points refused, and the leader."""
-    import json
-
-    stores = ctx.stores()
     items = []
-    for key in stores.artifacts.list(SWEEP_PREFIX):
-        if not key.endswith("/leaderboard.json"):
-            continue
-        report = json.loads(stores.artifacts.get_text(key))
+    for name, report in usecases.stored_sweeps(ctx.stores()).items():
         board = report.get("leaderboard") or []
-        items.append({"name": report.get("sweep") or key.split("/")[1], "points": len(board),
+        items.append({"name": report.get("sweep") or name, "points": len(board),
                       "refused": len(report.get("refused") or []), "leader": board[0] if board else None,
                       "stopped_early": report.get("stopped_early")})
     return {"total": len(items), "items": items}
@@ -145,13 +128,9 @@ def list_sweeps(ctx: Ctx) -> dict[str, Any]:
 @router.get("/sweeps/{name}", **documented(SweepOut))
 def get_sweep(name: str, ctx: Ctx) -> dict[str, Any]:
     """A sweep's leaderboard (ranked points) and its refused points with their reasons."""
-    import json
-
-    stores = ctx.stores()
-    try:
-        report = json.loads(stores.artifacts.get_text(sweep_key(name)))
-    except ArtifactNotFoundError:
-        raise HTTPException(404, f"no sweep {name!r} is stored") from None
+    report = usecases.stored_sweep(ctx.stores(), name)
+    if report is None:
+        raise HTTPException(404, f"no sweep {name!r} is stored")
     return {"name": report.get("sweep", name), "leaderboard": report.get("leaderboard") or [],
             "refused": report.get("refused") or [], "stopped_early": report.get("stopped_early")}
 
@@ -160,10 +139,7 @@ def get_sweep(name: str, ctx: Ctx) -> dict[str, Any]:
 def list_personas(ctx: Ctx, agent: str | None = None, prompt_hash: str | None = None,
                   status: str | None = None) -> dict[str, Any]:
     """Personas grouped by agent and the prompt version they were made from; stale ones marked."""
-    from polygon_core.adapters.persona_store import PersonaStore
-
-    stores = ctx.stores()
-    records = [r for r in PersonaStore(stores.artifacts).list(agent)
+    records = [r for r in usecases.persona_records(ctx.stores(), agent)
                if (prompt_hash is None or r.prompt_hash == prompt_hash) and (status is None or r.status == status)]
     groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for r in records:

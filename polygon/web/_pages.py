@@ -18,6 +18,7 @@ from urllib.parse import urlencode
 from fastapi import APIRouter, FastAPI, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
+from polygon.usecases import find_run
 from polygon_core.adapters.settings import PolygonSettings
 
 from ._api import WebContext, context
@@ -137,7 +138,7 @@ def run_page(request: Request, run_id: str) -> Response:
     if refused is not None:
         return refused
     try:
-        missing = context(request).stores().repo.get_run(run_id) is None
+        missing = find_run(context(request).stores(), run_id) is None
     except ValueError:  # an ambiguous prefix: the page shows the candidates the API names
         missing = False
     return _shell("run", f"Run {run_id}", {"run_id": run_id}, status=404 if missing else 200)

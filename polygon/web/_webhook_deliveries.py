@@ -1,33 +1,22 @@
 """Where the receiver remembers delivery ids, so a replayed delivery is refused (409).
 
-The default is Polygon's database (`DatabaseDeliveryStore`, table ``polygon_webhook_delivery``):
+The default is Polygon's database (`DatabaseDeliveryStore`, a use case; table ``polygon_webhook_delivery``):
 the ids survive a restart, and receivers sharing the database refuse each other's replays.
 `MemoryDeliveryStore` keeps them in this process only (tests, or a deliberately single receiver).
 """
 
 from __future__ import annotations
 
-import logging
 import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable
-from typing import Protocol, TypeVar
+from typing import Protocol
 
-from sqlalchemy import Engine
-from sqlalchemy import exc as sa_exc
-
-from polygon_core.adapters.settings import PolygonSettings
-from polygon_core.adapters.storage import DatabaseNotReadyError, DeliveryLedger, repository_from_settings
+# The database store is a use case (it opens the storage adapter); the receiver only uses it.
+from polygon.usecases import DatabaseDeliveryStore, DeliveryStoreUnavailableError
 
 __all__ = ["DatabaseDeliveryStore", "DeliveryStore", "DeliveryStoreUnavailableError", "MemoryDeliveryStore"]
-
-log = logging.getLogger("polygon.web.webhooks")
-_T = TypeVar("_T")
-
-
-class DeliveryStoreUnavailableError(RuntimeError):
-    """The store cannot be reached (the message is safe to answer with: no URL, no password)."""
 
 
 class DeliveryStore(Protocol):
@@ -77,42 +66,3 @@ class MemoryDeliveryStore:
 
     def __len__(self) -> int:
         return len(self._seen)
-
-
-class DatabaseDeliveryStore:
-    """Delivery ids in Polygon's database (opened on the first webhook, not at start-up)."""
-
-    def __init__(self, open_engine: Callable[[], Engine], ttl_seconds: float) -> None:
-        """`open_engine` gives an engine whose schema is at head; called once, on first use."""
-        self._open_engine = open_engine
-        self._ttl = ttl_seconds
-        self._ledger: DeliveryLedger | None = None
-        self._lock = threading.Lock()
-
-    @classmethod
-    def from_settings(cls, settings: PolygonSettings, ttl_seconds: float) -> DatabaseDeliveryStore:
-        """The store in the database `settings` point at (SQLite is created and migrated as needed)."""
-        return cls(lambda: repository_from_settings(settings).engine, ttl_seconds)
-
-    def reserve(self, delivery_id: str, kind: str = "") -> bool:
-        """Claim the id in the database; False when it is already there (a replay)."""
-        return self._call(lambda ledger: ledger.claim(delivery_id, kind, ttl_seconds=self._ttl))
-
-    def release(self, delivery_id: str) -> None:
-        """Delete the id's row."""
-        self._call(lambda ledger: ledger.release(delivery_id))
-
-    def _call(self, action: Callable[[DeliveryLedger], _T]) -> _T:
-        try:
-            return action(self._get())
-        except (DatabaseNotReadyError, sa_exc.SQLAlchemyError) as exc:
-            # The cause goes to the server log; the caller only learns that the ledger is down.
-            log.error("webhook delivery ledger unavailable: %s", str(exc).splitlines()[0][:300])
-            raise DeliveryStoreUnavailableError(
-                "the webhook delivery ledger (Polygon's database) is unavailable; see the server log") from None
-
-    def _get(self) -> DeliveryLedger:
-        with self._lock:
-            if self._ledger is None:
-                self._ledger = DeliveryLedger(self._open_engine())
-            return self._ledger

@@ -1,4 +1,4 @@
-"""Fitted judges in the artifact store: fit and store one, load one by its `fitted:<name>@<hash>` name.
+"""Fitted judges in the artifact store: store one, load one by its `fitted:<name>@<hash>` name.
 
 An artifact is `judges/<name>/<hash>.json` (the first 12 hex of its content hash): JSON only, with
 its training set's hash and feature list inside (polygon_core/calibration/_fit.py). Loading checks
@@ -8,17 +8,15 @@ the content against the hash in the name, so an edited artifact is refused rathe
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from ..calibration import LabelledConversation
-from ..calibration._fit import FitReport, FittedJudge, artifact_text, fit_judge
+from ..calibration._fit import FittedJudge, artifact_text
 from .artifacts import ArtifactNotFoundError
 
 if TYPE_CHECKING:
     from .stores import Stores
 
-__all__ = ["PREFIX", "FitReport", "fit_and_store", "fitted_key", "list_fitted", "load_fitted"]
+__all__ = ["PREFIX", "check_fitted_name", "fitted_key", "list_fitted", "load_fitted", "store_fitted"]
 
 PREFIX = "fitted:"
 _ROOT = "judges/"
@@ -31,21 +29,20 @@ def fitted_key(name: str, digest: str) -> str:
     return f"{_ROOT}{name}/{digest[:12]}.json"
 
 
-def _check_name(name: str) -> str:
+def check_fitted_name(name: str) -> str:
+    """`name` when it can name a fitted judge; ValueError saying what a name may hold otherwise."""
     if not _NAME.fullmatch(name):
         raise ValueError(f"fitted judge name {name!r}: use 1-64 letters, digits, '.', '_' or '-', "
                          "starting with a letter or digit")
     return name
 
 
-def fit_and_store(stores: Stores, examples: Sequence[LabelledConversation], *, name: str,
-                  seed: int = 0) -> FitReport:
-    """Fit a judge on `examples` (see `fit_judge`), store its JSON artifact, report its CV agreement."""
-    body = fit_judge(examples, name=_check_name(name), seed=seed)
+def store_fitted(stores: Stores, name: str, body: dict[str, Any]) -> str:
+    """Store a fitted judge's JSON artifact (`fit_judge`'s body) under its content hash; return its
+    `fitted:<name>@<hash>` model name."""
     text, digest = artifact_text(body)
-    stores.artifacts.put_text(fitted_key(name, digest), text)
-    return FitReport(model_name=f"{PREFIX}{name}@{digest[:12]}", training_hash=body["training_hash"],
-                     n=len(examples), cv=body["cv"])
+    stores.artifacts.put_text(fitted_key(check_fitted_name(name), digest), text)
+    return f"{PREFIX}{name}@{digest[:12]}"
 
 
 def list_fitted(stores: Stores) -> list[str]:

@@ -7,7 +7,8 @@ from pathlib import Path
 
 from polygon.tasks._analysis import analyze_prompt_task
 
-from polygon_core.adapters.analysis_store import analysis_key, analyze_and_store, load_analysis
+from polygon.usecases import analyze_and_store
+from polygon_core.adapters.analysis_store import analysis_key, load_analysis
 from polygon_core.adapters.artifacts import LocalArtifactStore
 from polygon_core.analysis import analyze_prompt, compare_analyses
 from polygon_core.demo import demo_dir

@@ -6,7 +6,6 @@ import csv
 import json
 import os
 import sys
-import types
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -190,7 +189,8 @@ def test_unknown_ids_are_counted_and_listed(graded: str, tmp_path: Path) -> None
 
 
 def test_fit_without_the_fitting_module_exits_2(graded: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(sys.modules, "polygon_core.adapters.fitted_judges", None)  # import fails
+    monkeypatch.delattr(usecases, "fit_and_store", raising=False)  # not resolved yet
+    monkeypatch.setitem(sys.modules, "polygon.usecases._fitting", None)  # so its import fails
     result = runner.invoke(app, ["calibrate", str(LABELS), "--run", graded, "--fit", "mine"])
     assert result.exit_code == 2
     assert result.stderr.strip() == "error: fitting is not available in this version of Polygon"
@@ -211,9 +211,7 @@ def test_fit_hands_the_labelled_conversations_over(graded: str, monkeypatch: pyt
         seen.update(examples=examples, name=name, seed=seed)
         return _Report("fitted:mine@abc123", "f00d", len(examples), {OVERALL: {"rho": 0.61, "folds": [0.5, 0.7]}})
 
-    fake = types.ModuleType("polygon_core.adapters.fitted_judges")
-    fake.fit_and_store = fit_and_store  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "polygon_core.adapters.fitted_judges", fake)
+    monkeypatch.setattr(usecases, "fit_and_store", fit_and_store)
     before = CalibrationStore(usecases.open_stores().repo.engine).page()[0]
     result = runner.invoke(app, ["calibrate", str(LABELS), "--run", graded, "--fit", "mine", "--seed", "5"])
     assert result.exit_code == 0, result.output

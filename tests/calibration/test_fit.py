@@ -11,8 +11,9 @@ import pytest
 from scipy.stats import spearmanr
 from sklearn.feature_extraction.text import TfidfVectorizer
 
+from polygon.usecases import fit_and_store
 from polygon_core.adapters.artifacts import LocalArtifactStore
-from polygon_core.adapters.fitted_judges import fit_and_store, fitted_key, list_fitted, load_fitted
+from polygon_core.adapters.fitted_judges import fitted_key, list_fitted, load_fitted
 from polygon_core.calibration import (
     OVERALL,
     FitReport,

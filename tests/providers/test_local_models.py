@@ -10,8 +10,7 @@ from typing import Any
 
 import pytest
 
-from polygon_core.adapters.analysis_store import analyze_and_store
-from polygon_core.adapters.persona_generation import generate_for_agent
+from polygon.usecases import analyze_and_store, generate_for_agent
 from polygon_core.adapters.providers import make_chat_model
 from polygon_core.adapters.providers._openai import OpenAIAdapter
 from polygon_core.conversation import ProviderFailure

@@ -138,8 +138,7 @@ def test_compare_refuses_mixed_rubric_versions(client: TestClient, demo: Demo) -
 def test_sweeps_empty_state_then_a_leaderboard(client: TestClient, demo: Demo) -> None:
     assert client.get("/api/sweeps").json() == {"total": 0, "items": []}
     assert client.get("/api/sweeps/none").status_code == 404
-    from polygon.usecases import open_stores
-    from polygon.web._api_stored import sweep_key
+    from polygon.usecases import open_stores, sweep_key
 
     stores = open_stores(load_settings(home=demo.home))
     point = {"profile": "p1", "label": "temperature=0.2", "run_id": demo.v1, "mean_composite": 91.0}
@@ -172,8 +171,7 @@ def test_personas_grouped_with_stale_marked(client: TestClient, demo: Demo) -> N
 
 
 def test_prompt_analysis_with_change_since_previous_version(client: TestClient, demo: Demo) -> None:
-    from polygon.usecases import open_stores
-    from polygon_core.adapters.analysis_store import analyze_and_store
+    from polygon.usecases import analyze_and_store, open_stores
     from polygon_core.files import load_agent
 
     from .conftest import V1, V2

@@ -301,8 +301,7 @@ def test_refused_comparison(page, base_url: str, demo: Demo) -> None:  # type: i
 
 
 def test_prompt_analysis_and_personas_pages(page, base_url: str, demo: Demo) -> None:  # type: ignore[no-untyped-def]
-    from polygon.usecases import open_stores
-    from polygon_core.adapters.analysis_store import analyze_and_store
+    from polygon.usecases import analyze_and_store, open_stores
     from polygon_core.adapters.persona_store import PersonaStore
     from polygon_core.adapters.settings import load_settings
     from polygon_core.files import load_agent
