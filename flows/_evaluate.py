@@ -31,23 +31,24 @@ from polygon import usecases
 from polygon_core.models import Run
 
 
-def _conversations(run: Run, suite_path: str, agent_path: str, plan: list[tuple[str, int]], limit: int,
-                   step: Callable[[int], None], **options: Any) -> tuple[list[usecases.Evaluated], usecases.InFlight]:
+def _conversations(run: Run, plan: list[tuple[str, int]], limit: int, step: Callable[[int], None],
+                   stages: tuple[str, ...]) -> tuple[list[usecases.Evaluated], usecases.InFlight]:
     """Every conversation of one run as its own task, all on one event loop, `limit` at once.
 
     One Prefect client for the loop (Prefect would otherwise open one, with its TLS context, per
-    task). A conversation whose task failed after its retries fails the flow, as before.
+    task). A conversation whose task failed after its retries fails the flow, as before. Each task
+    is given the run id, scenario, seed and stages only: it reads the rest from the stored run.
     """
     from prefect.context import AsyncClientContext
 
-    per = 1 + len(options["stages"])
+    per = 1 + len(stages)
     if on_cluster():  # the flow run's runner is Dask's: one submitted task per conversation (flows/_runner.py)
-        return run_on_cluster(evaluate_conversation_task, run.id, suite_path, agent_path, plan, lambda _r: step(per), **options)
+        return run_on_cluster(evaluate_conversation_task, run.id, plan, lambda _r: step(per), stages=stages)
 
     async def main() -> tuple[list[Any], usecases.InFlight]:
         async with AsyncClientContext.get_or_create():
             return await usecases.run_bounded(
-                plan, lambda item: evaluate_conversation_task(run.id, suite_path, agent_path, *item, **options),
+                plan, lambda item: evaluate_conversation_task(run.id, *item, stages=stages),
                 limit=limit, done=lambda _result: step(per))
 
     results, flight = asyncio.run(main())
@@ -139,9 +140,9 @@ def evaluate_suite(suite_path: str, runs: list[Run], agent_paths: list[str], rep
                                            probes_path=carried.probes_path, enabled=batch_judging,
                                            caches=stores.caches)
             stages = tuple(k for k in usecases.STAGES if k not in {spec.kind for spec in passes})
-            # The task reads the rest (repeats, probe library) from the run, as create-run recorded it.
-            done, flight = _conversations(run, suite_path, agent_path, plans[run.id], limit, step,
-                                          rubric_version=carried.rubric_version, stages=stages)
+            # The task reads the rest (files, rubric, repeats, probe library) from the run, as
+            # create-run recorded it.
+            done, flight = _conversations(run, plans[run.id], limit, step, stages)
             logger.info("run %s: %s", run.id, usecases.record_execution(stores, run.id, flight,
                                                                         limit, [r.simulated for r in done]))
             cids = [r.conversation_id for r in done]

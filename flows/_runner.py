@@ -83,15 +83,15 @@ def task_runner(concurrency: int) -> TaskRunner[Any]:
                                           "dashboard_address": None})
 
 
-def run_on_cluster(task: Any, run_id: str, suite_path: str, agent_path: str, plan: Sequence[tuple[str, int]],
-                   done: Callable[[Any], None], **options: Any) -> tuple[list[Any], usecases.InFlight]:
+def run_on_cluster(task: Any, run_id: str, plan: Sequence[tuple[str, int]], done: Callable[[Any], None],
+                   **options: Any) -> tuple[list[Any], usecases.InFlight]:
     """Submit one `task` per (scenario, seed) to the flow's task runner and wait for all of them.
 
     Results come back in plan order; a conversation that failed after its retries fails the flow,
     as on the thread runner. `InFlight.peak` is what was submitted at once (the cluster decides
     how many of those its workers run together).
     """
-    futures = [task.submit(run_id, suite_path, agent_path, scenario_id, seed, **options)
+    futures = [task.submit(run_id, scenario_id, seed, **options)
                for scenario_id, seed in plan]
     flight = usecases.InFlight(limit=len(futures), peak=len(futures))
     results = []

@@ -35,8 +35,15 @@ def _simulate_name() -> str:
 
 
 def _conversation_name() -> str:
-    # "evaluate <scenario> seed=<n> agent=<name>", like the simulate task's.
-    return "evaluate" + _simulate_name()[len("simulate"):]
+    # "evaluate <scenario> seed=<n> agent=<name>", like the simulate task's; the agent is the run's.
+    from prefect.runtime import task_run
+
+    params = task_run.parameters
+    try:
+        agent = usecases.run_settings(task_stores(), str(params["run_id"])).run.agent_name
+    except Exception:
+        agent = "?"
+    return f"evaluate {params['scenario_id']} seed={params['seed']} agent={agent}"
 
 
 # No cache policy and no persisted result: the conversation's stages are keyed in Polygon's own
@@ -44,21 +51,18 @@ def _conversation_name() -> str:
 # its result record per task would be work for nothing (hundreds of tasks per run).
 @task(name="evaluate-conversation", retries=2, retry_delay_seconds=1, task_run_name=_conversation_name,
       cache_policy=NO_CACHE, persist_result=False)
-async def evaluate_conversation_task(run_id: str, suite_path: str | None, agent_path: str | None, scenario_id: str,
-                                     seed: int, rubric_version: str | None = None, repeats: int | None = None,
-                                     probes_path: str | None = None,
+async def evaluate_conversation_task(run_id: str, scenario_id: str, seed: int,
                                      stages: tuple[str, ...] = usecases.STAGES) -> usecases.Evaluated:
     """One conversation simulated (skipped when stored), judged and probed (`stages`), all stored.
 
-    What is None is read from the run (`usecases.run_settings`: its files, rubric version, judge
-    repeats and probe library, recorded when it was created).
+    The run id is the one carrier of its settings: its suite and agent files, rubric version, judge
+    repeats and probe library are read from the run (`usecases.run_settings`, recorded when it was
+    created), so a retry or a resumed run cannot evaluate under others.
 
     Async, so a flow runs hundreds on one event loop (`usecases.run_bounded`). A retry redoes only
     what is not stored: a stored conversation is never simulated again.
     """
-    return await usecases.evaluate_conversation(
-        task_stores(), run_id, suite_path, agent_path, scenario_id, seed, rubric_version=rubric_version,
-        repeats=repeats, probes_path=probes_path, stages=stages)
+    return await usecases.evaluate_conversation(task_stores(), run_id, scenario_id, seed, stages)
 
 
 @task(name="simulate", retries=2, retry_delay_seconds=1, task_run_name=_simulate_name)

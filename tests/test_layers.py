@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import inspect
 import subprocess
 import sys
 from pathlib import Path
@@ -135,3 +136,24 @@ def test_only_the_settings_module_reads_polygon_variables() -> None:
     assert sorted(_polygon_variables_read(reads)) == [
         "POLYGON_ (line 6)", "POLYGON_A (line 3)", "POLYGON_B (line 4)", "POLYGON_C (line 5)",
         "POLYGON_E (line 7)", "POLYGON_F (line 8)"]
+
+
+def _parameters(path: str, function: str) -> list[str]:
+    """The parameter names of `function` as defined in `path` (read from the source, not imported)."""
+    tree = ast.parse((REPO / path).read_text(encoding="utf-8"))
+    (found,) = [n for n in ast.walk(tree) if isinstance(n, ast.AsyncFunctionDef | ast.FunctionDef) and n.name == function]
+    return [a.arg for a in (*found.args.posonlyargs, *found.args.args, *found.args.kwonlyargs)] + (
+        ["*" + found.args.vararg.arg] if found.args.vararg else []) + (
+        ["**" + found.args.kwarg.arg] if found.args.kwarg else [])
+
+
+def test_a_conversation_is_evaluated_from_its_run_id_scenario_seed_and_stages_alone() -> None:
+    # One carrier of run settings (docs/design.md, "Run settings: one precedence"): the evaluate task
+    # and its use case take no file path, rubric, repeats or probe library beside the run id.
+    assert _parameters("tasks/_evaluate.py", "evaluate_conversation_task") == ["run_id", "scenario_id", "seed", "stages"]
+    assert _parameters("polygon/usecases/_evaluate.py", "evaluate_conversation") == [
+        "stores", "run_id", "scenario_id", "seed", "stages"]
+    from polygon.tasks import evaluate_conversation_task  # the registered task is that function
+
+    assert list(inspect.signature(evaluate_conversation_task.fn).parameters) == ["run_id", "scenario_id", "seed",
+                                                                                "stages"]

@@ -20,11 +20,11 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from polygon_core.models import Conversation, Run
+from polygon_core.models import Conversation
 
 from ._common import Stores, load_conversation
 from ._grade import judge_conversation, probe_conversation
-from ._runs import cached_run_settings, run_settings
+from ._runs import RunSettings, cached_run_settings, run_settings
 from ._simulate import simulate_async
 
 __all__ = ["STAGES", "Evaluated", "InFlight", "evaluate_conversation", "run_bounded"]
@@ -43,45 +43,40 @@ class Evaluated:
     probes: int = 0
 
 
-async def evaluate_conversation(stores: Stores, run_id: str, suite_path: str | None, agent_path: str | None,
-                                scenario_id: str, seed: int, *, rubric_version: str | None = None,
-                                repeats: int | None = None, probes_path: str | None = None,
+async def evaluate_conversation(stores: Stores, run_id: str, scenario_id: str, seed: int,
                                 stages: Sequence[str] = STAGES) -> Evaluated:
     """Simulate one conversation of a stored run, then judge and probe it (`stages`), all stored.
 
-    What is not given is the run's (`run_settings`: its suite and agent files, rubric version,
-    judge repeats and probe library, as `create_run` recorded them). Must run inside an event loop
-    (see `run_bounded`); equivalent to `simulate`, then `judge` and `probe` on the stored
-    conversation.
+    Everything else is the run's (`run_settings`: its suite and agent files, rubric version, judge
+    repeats and probe library, as `create_run` recorded them), never an argument: a retried task or
+    a resumed run evaluates under the settings the run was created with (docs/design.md, "Run
+    settings: one precedence"). Must run inside an event loop (see `run_bounded`); equivalent to
+    `simulate`, then `judge` and `probe` on the stored conversation.
     """
     own = cached_run_settings(stores, run_id)
     if own is None:  # the first conversation of the run in this process reads them
         own = await asyncio.to_thread(run_settings, stores, run_id)
-    suite, agent = suite_path or own.suite_path, agent_path or own.agent_path
-    if not suite or not agent:
+    if not own.suite_path or not own.agent_path:
         raise ValueError(f"run {run_id!r} has no manifest naming its suite and agent files")
-    sim = await simulate_async(stores, run_id, suite, agent, scenario_id, seed, run=own.run)
+    sim = await simulate_async(stores, run_id, own.suite_path, own.agent_path, scenario_id, seed, run=own.run)
     if not stages:
         return Evaluated(sim.conversation_id, sim.fresh)
-    return await asyncio.to_thread(_grade, stores, own.run, sim.conversation_id, sim.conversation,
-                                   not sim.fresh, suite_path=suite, agent_path=agent,
-                                   rubric_version=rubric_version or own.rubric_version,
-                                   repeats=own.repeats if repeats is None else repeats,
-                                   probes_path=own.probes_path if probes_path is None else probes_path,
-                                   stages=tuple(stages), simulated=sim.fresh)
+    return await asyncio.to_thread(_grade, stores, own, sim.conversation_id, sim.conversation,
+                                   not sim.fresh, stages=tuple(stages), simulated=sim.fresh)
 
 
-def _grade(stores: Stores, run: Run, cid: str, conv: Conversation | None, resumed: bool, *,
-           suite_path: str, agent_path: str, rubric_version: str, repeats: int, probes_path: str | None,
+def _grade(stores: Stores, own: RunSettings, cid: str, conv: Conversation | None, resumed: bool, *,
            stages: tuple[str, ...], simulated: bool) -> Evaluated:
+    run, suite_path, agent_path = own.run, str(own.suite_path), str(own.agent_path)
     conv = conv or load_conversation(stores, run.id, cid)
     composite, answered = None, 0
     if "judge" in stages:
         composite = judge_conversation(stores, run, conv, suite_path=suite_path, agent_path=agent_path,
-                                       rubric_version=rubric_version, repeats=repeats, reuse=resumed).composite
+                                       rubric_version=own.rubric_version, repeats=own.repeats,
+                                       reuse=resumed).composite
     if "probe" in stages:
         answered = len(probe_conversation(stores, run, conv, suite_path=suite_path, agent_path=agent_path,
-                                          probes_path=probes_path, reuse=resumed))
+                                          probes_path=own.probes_path, reuse=resumed))
     return Evaluated(cid, simulated, composite, answered)
 
 

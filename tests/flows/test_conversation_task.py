@@ -32,11 +32,11 @@ def _counted_run(tmp_path: Path, stores: usecases.Stores) -> tuple[Run, str]:
 def test_a_retry_after_a_failed_judgment_write_never_simulates_again(
         polygon_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     stores = usecases.shared_stores()
-    run, agent = _counted_run(tmp_path, stores)
+    run, _agent = _counted_run(tmp_path, stores)
     (scenario_id, seed), *_ = usecases.plan_conversations(SUITE, [0])
 
     def evaluate() -> usecases.Evaluated:
-        return asyncio.run(usecases.evaluate_conversation(stores, run.id, SUITE, agent, scenario_id, seed))
+        return asyncio.run(usecases.evaluate_conversation(stores, run.id, scenario_id, seed))
 
     def broken(*args: object, **kwargs: object) -> None:
         raise sa_exc.IntegrityError("INSERT ...", {}, sqlite3.IntegrityError("disk I/O error"))
@@ -74,7 +74,7 @@ def test_the_same_stages_give_the_same_results_as_the_separate_steps(polygon_hom
 
     async def together() -> tuple[list[object], usecases.InFlight]:
         return await usecases.run_bounded(plan, lambda item: usecases.evaluate_conversation(
-            stores, run.id, SUITE, agent, *item), limit=4)
+            stores, run.id, *item), limit=4)
 
     results, flight = asyncio.run(together())
     assert flight.peak == 4 and flight.errors == [] and len(results) == len(plan)

@@ -197,3 +197,27 @@ def test_a_resumed_run_keeps_its_own_settings_and_refuses_others_asked_for(
     assert run is not None and (run.seeds, run.rubric_version) == ([0], "v2")
     assert (summary["conversations"], summary["rubric_version"]) == (1, "v2")
     assert usecases.run_execution(stores, "kept")["already_stored"] == 1  # type: ignore[index]
+
+
+def test_a_conversation_given_only_its_run_id_scenario_and_seed_is_evaluated_under_the_run_s_settings(
+        polygon_home: Path, tmp_path: Path) -> None:
+    # The evaluate task takes (run_id, scenario_id, seed, stages) alone (tests/test_layers.py): the
+    # suite and agent files, rubric, repeats and probe library it uses are those the run recorded.
+    import asyncio
+
+    suite, agent = str(_suite(tmp_path, "name: s\nprobes: probes.yaml\n")), str(V1)
+    other = tmp_path / "other-probes.yaml"
+    other.write_text(OTHER_PROBES, encoding="utf-8")
+    stores = usecases.open_stores()
+    run = usecases.new_run(agent, suite, seeds=[0], rubric="v2", run_id="own", roles={}, caches=stores.caches)
+    usecases.create_run(stores, run, suite_path=suite, agent_path=agent, repeats=2, probes_path=str(other))
+    done = asyncio.run(usecases.evaluate_conversation(usecases.open_stores(), "own", "billing-dispute-v3", 0))
+    assert done.simulated is True and done.probes == 1
+    assert stores.repo.conversation_ids("own") == {done.conversation_id}
+    (judgment,) = stores.repo.judgments("own")
+    assert (judgment.rubric_version, judgment.repeats, len(judgment.raw), judgment.composite) == (
+        "v2", 2, 2, done.composite)
+    assert [a.probe_id for a in stores.repo.probe_answers("own")] == ["said_goodbye"]  # the run's library
+    judged_only = asyncio.run(usecases.evaluate_conversation(usecases.open_stores(), "own", "billing-dispute-v3", 0,
+                                                             ("judge",)))
+    assert judged_only == usecases.Evaluated(done.conversation_id, False, done.composite, 0)  # resumed: kept
