@@ -51,16 +51,22 @@ class Registry(Generic[T]):
         self.what, self.builtins = what, builtins
         self.submodules, self.first, self.plugins = submodules, first, plugins
         self.entries: dict[str, T] = {}
+        self._modules: dict[str, str] = {}  # name → the module that registered it
         self._builtins_loaded = self._loading = False
         self._lock = threading.RLock()
 
-    def register(self, name: str) -> Callable[[T], T]:
-        """Register the decorated entry under `name` (a name registered twice is an error)."""
+    def register(self, name: str, *, module: str | None = None) -> Callable[[T], T]:
+        """Register the decorated entry under `name` (a name registered twice is an error).
+
+        `module` is where it is defined (default: the entry's `__module__`): a built-in keeps its
+        module's place in the listing even when its module was imported before the first lookup.
+        """
 
         def add(entry: T) -> T:
             if name in self.entries:
                 raise ValueError(f"{self.what} {name!r} is registered twice")
             self.entries[name] = entry
+            self._modules[name] = module or getattr(entry, "__module__", None) or ""
             return entry
 
         return add
@@ -68,6 +74,7 @@ class Registry(Generic[T]):
     def remove(self, name: str) -> None:
         """Forget an entry (tests, and plugins that replace one); an unknown name is ignored."""
         self.entries.pop(name, None)
+        self._modules.pop(name, None)
 
     def loaded(self) -> dict[str, T]:
         """Every entry, the built-ins included (imported on first use, so a lookup never misses one)."""
@@ -78,14 +85,27 @@ class Registry(Generic[T]):
                 if not self._builtins_loaded and not self._loading:
                     self._loading = True
                     try:
-                        for module in self._builtin_modules():
+                        modules = self._builtin_modules()
+                        for module in modules:
                             self._import(functools.partial(importlib.import_module, module))
+                        self._in_module_order(modules)
                         if self.plugins:
                             self._load_plugins(self.plugins)
                         self._builtins_loaded = True
                     finally:
                         self._loading = False  # after a failure the next lookup raises it again
         return self.entries
+
+    def _in_module_order(self, modules: list[str]) -> None:
+        """The built-ins in their modules' order, whatever imported a module first (a caller that
+        imported `_vapi` by name must not move Vapi ahead of CSV); anything else after them, in
+        registration order. The same dict object: tests and callers may hold it."""
+        place = {module: i for i, module in enumerate(modules)}
+        ordered = sorted(self.entries, key=lambda name: place.get(self._modules.get(name, ""), len(place)))
+        if ordered != list(self.entries):
+            reordered = {name: self.entries[name] for name in ordered}
+            self.entries.clear()
+            self.entries.update(reordered)
 
     def _import(self, load: Callable[[], object]) -> None:
         """Import one module; if it fails, forget what it registered first: Python forgets the module

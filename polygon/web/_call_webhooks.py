@@ -1,17 +1,19 @@
 """Call-ended webhooks from voice platforms in, `polygon.calls.arrived` out.
 
 `POST /webhooks/calls/{source}` receives the webhook of the source named in the sources file
-(POLYGON_SOURCES): its platform's format says how the call is read, and its scheme below how the
-request is signed, with the secret read from the environment variable the source names. Every
-request is checked in this order, and a refused one stores nothing and emits nothing:
+(POLYGON_SOURCES): its platform's import format says how the call is read (`webhook`) and how the
+request is signed (`verify`, registered with it), with the secret read from the environment
+variable the source names. Every request is checked in this order, and a refused one
+stores nothing and emits nothing:
 
 1. content type ``application/json`` (415), body within ``POLYGON_WEBHOOK_MAX_BODY_BYTES`` (413);
 2. the source is configured and receives webhooks (404), and its secret is set (401);
-3. the platform's signature (401):
+3. the platform's signature (401), checked by its format's `verify` (`polygon_core/imports`):
    * Vapi: ``X-Vapi-Signature`` (or the older ``X-Vapi-Secret``) equal to the server URL secret, or,
      with an HMAC credential, ``X-Signature`` = hex HMAC-SHA256(secret, ``"{X-Timestamp}.{body}"``);
    * Retell: ``X-Retell-Signature: v=<ms>,d=<hex>`` with d = HMAC-SHA256(API key, body + ms);
-   a signed timestamp more than ``TOLERANCE_SECONDS`` from the server's clock is a replay (401);
+   a signed timestamp more than ``TOLERANCE_SECONDS`` (`imports/_signing.py`) from the server's
+   clock is a replay (401);
 4. the payload (422): valid JSON, a call its format can import, with the platform's call id
    (``message.call.id``, ``call.call_id``). An event without a finished call (Vapi's status
    updates, Retell's ``call_started``) is answered 200 and ignored. A call without a start time
@@ -26,8 +28,6 @@ records the objects it names for the same import.
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import json
 import logging
 import os
@@ -54,70 +54,11 @@ from ._schema import Detail
 from ._webhook_models import WebhookConfig
 from ._webhooks import SIGNATURE_HEADER, _read_body, _Refused, verify_signature
 
-__all__ = [
-    "CALLS_ARRIVED",
-    "TOLERANCE_SECONDS",
-    "call_webhook_router",
-    "retell_signature",
-    "vapi_hmac_signature",
-    "verify_retell",
-    "verify_vapi",
-]
+__all__ = ["CALLS_ARRIVED", "call_webhook_router"]
 
-TOLERANCE_SECONDS = 300  # how far a signed timestamp may be from the server's clock
 _NAMESPACE = uuid.UUID("0c6f3f0e-4a43-4c1e-9a55-3b1f5d2d7a21")
 
 log = logging.getLogger("polygon.web.webhooks")
-
-
-# -- signature schemes -------------------------------------------------------------------------
-
-
-def vapi_hmac_signature(secret: str, timestamp: str, body: bytes) -> str:
-    """Vapi's HMAC credential signature: hex HMAC-SHA256 of ``"{timestamp}.{body}"``."""
-    return hmac.new(secret.encode(), timestamp.encode() + b"." + body, hashlib.sha256).hexdigest()
-
-
-def verify_vapi(secret: str, body: bytes, headers: Any, now: float) -> bool:
-    """A Vapi request: the secret token header, or a fresh HMAC signature (constant-time)."""
-    token = headers.get("x-vapi-signature") or headers.get("x-vapi-secret")
-    if token and hmac.compare_digest(token.encode(), secret.encode()):
-        return True
-    signature, stamp = headers.get("x-signature"), headers.get("x-timestamp")
-    if not signature or not stamp or not _fresh(stamp, now):
-        return False
-    return hmac.compare_digest(vapi_hmac_signature(secret, stamp, body).encode(),
-                               signature.strip().removeprefix("sha256=").encode())
-
-
-def retell_signature(api_key: str, body: bytes, timestamp_ms: int) -> str:
-    """The ``X-Retell-Signature`` value Retell sends: ``v=<ms>,d=<hex HMAC-SHA256(key, body + ms)>``."""
-    digest = hmac.new(api_key.encode(), body + str(timestamp_ms).encode(), hashlib.sha256).hexdigest()
-    return f"v={timestamp_ms},d={digest}"
-
-
-def verify_retell(api_key: str, body: bytes, headers: Any, now: float) -> bool:
-    """A Retell request: a well-formed, fresh and matching ``X-Retell-Signature``."""
-    header = headers.get("x-retell-signature") or ""
-    parts = dict(p.split("=", 1) for p in header.split(",") if "=" in p)
-    stamp, digest = parts.get("v", ""), parts.get("d", "")
-    # ASCII digits, at most 16 of them: `isdigit` admits "²", which int() refuses, and a huge number
-    # overflows; either was a 500 before any signature was checked.
-    if not (stamp.isascii() and stamp.isdigit() and len(stamp) <= 16) or not digest \
-            or not _fresh(str(int(stamp) / 1000), now):
-        return False
-    return hmac.compare_digest(retell_signature(api_key, body, int(stamp)).encode(),
-                               f"v={stamp},d={digest}".encode())
-
-
-def _fresh(stamp: str, now: float) -> bool:
-    try:
-        seconds = float(stamp)
-    except ValueError:
-        return False
-    if seconds > 1e11:  # milliseconds
-        seconds /= 1000
-    return abs(now - seconds) <= TOLERANCE_SECONDS
 
 
 class CallReceived(BaseModel):
@@ -156,10 +97,6 @@ CALL_RESPONSES: dict[int | str, dict[str, Any]] = {
     415: _refusal("the content type is not application/json"),
     422: _refusal("invalid JSON, or not a call (or S3 objects) that can be imported"),
 }
-
-Verifier = Callable[[str, bytes, Any, float], bool]
-VERIFIERS: dict[str, Verifier] = {"vapi": verify_vapi, "retell": verify_retell}
-
 
 # -- the router --------------------------------------------------------------------------------
 
@@ -206,7 +143,7 @@ def call_webhook_router(settings: PolygonSettings, config: WebhookConfig, *,
         stores, sources = held.get()
         configured = source_of(sources, source)
         fmt = get_format(configured.platform)
-        verify = VERIFIERS.get(configured.platform)
+        verify = fmt.verify  # registered with the format (`@import_format(..., verify=...)`)
         if fmt.webhook is None or verify is None:
             raise _Refused(404, f"source {source!r} ({configured.platform}) receives no webhooks")
         secret = os.environ.get(configured.secret_env or "", "")

@@ -17,14 +17,14 @@ from ._applicability import (
     not_applicable_assertions,
 )
 from ._builder import TurnBuilder
-from ._common import format_time, iso_time
+from ._common import format_time, iso_time, parse_values
 from ._convert import (
     PRODUCTION_CALLER,
     PRODUCTION_SCENARIO,
     conversation_id_for,
     to_conversation,
 )
-from ._format import ImportFormat, import_format, unregister_format
+from ._format import ImportFormat, SignatureCheck, import_format, unregister_format
 from ._registry import (
     DEFAULT_FORMAT,
     FORMATS,
@@ -35,6 +35,7 @@ from ._registry import (
     looks_like,
     read_calls,
 )
+from ._signing import TOLERANCE_SECONDS, signed_recently
 from ._sources import Source, SourcesFile, load_sources
 from ._tool_checks import check_imported_tool_calls
 from ._types import (
@@ -56,12 +57,14 @@ __all__ = [
     "NOT_APPLICABLE_PROBES",
     "PRODUCTION_CALLER",
     "PRODUCTION_SCENARIO",
+    "TOLERANCE_SECONDS",
     "ImportFormat",
     "ImportProblem",
     "ImportedCall",
     "ImportedToolCall",
     "ImportedTurn",
     "ParseItem",
+    "SignatureCheck",
     "Source",
     "SourcesFile",
     "SpeakerError",
@@ -81,8 +84,10 @@ __all__ = [
     "mark_probes_not_applicable",
     "not_applicable_assertions",
     "parse_speaker_map",
+    "parse_values",
     "read_calls",
     "sample_path",
+    "signed_recently",
     "to_conversation",
     "unregister_format",
 ]

@@ -6,7 +6,8 @@ first lookup, so a new built-in format is one new module here and no list names 
 outside Polygon registers itself when its module is imported, or through the
 ``polygon.import_formats`` entry-point group. Everything that needs to know the formats
 (``read_calls``, ``polygon import --format``, the format guessed from a file name, the bundled
-samples, the webhook receivers) reads this table. docs/import-formats.md has a worked example.
+samples, the webhook receivers and their signature checks) reads this table.
+docs/import-formats.md has a worked example.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from .._registry import Registry
 from ..models import Speaker
 from ._types import ParseItem
 
-__all__ = ["REGISTRY", "ImportFormat", "Parser", "Sniffer", "WebhookReader", "import_format",
+__all__ = ["REGISTRY", "ImportFormat", "Parser", "SignatureCheck", "Sniffer", "WebhookReader", "import_format",
            "unregister_format"]
 
 
@@ -33,6 +34,17 @@ class Parser(Protocol):
 # A platform's webhook body → the call record(s) its parser reads, or None for an event that
 # carries no finished call (Vapi's status updates, Retell's call_started).
 WebhookReader = Callable[[Any], list[Any] | None]
+
+
+class SignatureCheck(Protocol):
+    """A platform's webhook signature check: whether a request was signed with `secret` (the value
+    of the source's `secret_env`). `body` is the raw request body, `headers` the request's headers
+    looked up by lower-case name, `now` the server's clock (Unix seconds) for replay windows
+    (`_signing.TOLERANCE_SECONDS`). Compare secrets in constant time (`hmac.compare_digest`)."""
+
+    def __call__(self, secret: str, body: bytes, headers: Mapping[str, str], now: float, /) -> bool: ...
+
+
 # One decoded record → whether it has this format's unmistakable keys (a Vapi call's `artifact`):
 # only used to say "this looks like a Vapi export: use --format vapi" when another format rejects it.
 Sniffer = Callable[[Any], bool]
@@ -50,6 +62,7 @@ class ImportFormat:
     suffixes: tuple[str, ...] = ()  # file-name endings that select this format (".csv")
     webhook: WebhookReader | None = None  # set for platforms whose call-ended webhook is received
     sniff: Sniffer | None = None  # recognises one of its records (for rejection hints only)
+    verify: SignatureCheck | None = None  # the webhook's signature check: set exactly when `webhook` is
 
 
 # Name order: csv, openai, polygon, retell, vapi, then any other format (file-name guesses try them
@@ -62,15 +75,25 @@ REGISTRY: Registry[ImportFormat] = Registry(
 
 def import_format(name: str, description: str, *, sample: str | None = None,
                   name_hints: tuple[str, ...] = (), suffixes: tuple[str, ...] = (),
-                  webhook: WebhookReader | None = None,
+                  webhook: WebhookReader | None = None, verify: SignatureCheck | None = None,
                   sniff: Sniffer | None = None) -> Callable[[Parser], Parser]:
-    """Register the decorated parser as format `name` (a name already taken is an error)."""
+    """Register the decorated parser as format `name` (a name already taken is an error).
+
+    A platform whose call-ended webhook Polygon receives gives `webhook` (the body → its call
+    records) and `verify` (its signature check) together: the sources file, `polygon serve` and the
+    web app all read them from here, so one without the other is refused at registration.
+    """
+    if (webhook is None) != (verify is None):
+        given, missing = ("webhook", "verify") if verify is None else ("verify", "webhook")
+        raise ValueError(f"import format {name!r}: {given}= needs {missing}= too (a received webhook is "
+                         "read by `webhook` and its signature checked by `verify`)")
+
     def register(parse: Parser) -> Parser:
         # Against the entries so far, not `loaded()`: this runs while a module is being imported, and
         # loading the built-ins from here takes the registry's lock under the import lock (two
         # threads can deadlock). A format registered before the built-ins load clashes when they do.
-        REGISTRY.register(name)(ImportFormat(name, description, parse, sample, name_hints, suffixes, webhook,
-                                                sniff))
+        entry = ImportFormat(name, description, parse, sample, name_hints, suffixes, webhook, sniff, verify)
+        REGISTRY.register(name, module=parse.__module__)(entry)
         return parse
 
     return register

@@ -10,6 +10,8 @@ Read from the documented call object: ``call_id``, ``agent_id``, ``start_timesta
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 from collections.abc import Iterator, Mapping
 from typing import Any, TextIO
 
@@ -25,9 +27,11 @@ from ._common import (
     result_value,
 )
 from ._format import import_format
+from ._signing import signed_recently
 from ._types import AGENT, CALLER, ImportedCall, ParseItem, SpeakerMap
 
-__all__ = ["END_REASONS", "WEBHOOK_EVENTS", "looks_like_retell", "parse_retell", "webhook_calls"]
+__all__ = ["END_REASONS", "WEBHOOK_EVENTS", "looks_like_retell", "parse_retell", "retell_signature",
+           "verify_retell", "webhook_calls"]
 
 DEFAULT_SPEAKERS: dict[str, Speaker] = {"user": CALLER, "agent": AGENT}
 
@@ -114,9 +118,29 @@ def webhook_calls(body: Any) -> list[Any] | None:
     return [call]
 
 
+def retell_signature(api_key: str, body: bytes, timestamp_ms: int) -> str:
+    """The ``X-Retell-Signature`` value Retell sends: ``v=<ms>,d=<hex HMAC-SHA256(key, body + ms)>``."""
+    digest = hmac.new(api_key.encode(), body + str(timestamp_ms).encode(), hashlib.sha256).hexdigest()
+    return f"v={timestamp_ms},d={digest}"
+
+
+def verify_retell(api_key: str, body: bytes, headers: Mapping[str, str], now: float) -> bool:
+    """A Retell request: a well-formed, fresh and matching ``X-Retell-Signature``."""
+    header = headers.get("x-retell-signature") or ""
+    parts = dict(p.split("=", 1) for p in header.split(",") if "=" in p)
+    stamp, digest = parts.get("v", ""), parts.get("d", "")
+    # ASCII digits, at most 16 of them: `isdigit` admits "²", which int() refuses, and a huge number
+    # overflows; either was a 500 before any signature was checked.
+    if not (stamp.isascii() and stamp.isdigit() and len(stamp) <= 16) or not digest \
+            or not signed_recently(str(int(stamp) / 1000), now):
+        return False
+    return hmac.compare_digest(retell_signature(api_key, body, int(stamp)).encode(),
+                               f"v={stamp},d={digest}".encode())
+
+
 @import_format("retell", "Retell AI call objects: a JSON array (list-calls) or JSON Lines",
                sample="retell_calls.json", name_hints=("retell",), webhook=webhook_calls,
-               sniff=looks_like_retell)
+               verify=verify_retell, sniff=looks_like_retell)
 def parse_retell(stream: TextIO, speaker_map: Mapping[str, Speaker] | None = None, *,
                  lines: bool = False) -> Iterator[ParseItem]:
     """Retell call objects: a JSON array (default) or JSON Lines."""

@@ -10,6 +10,8 @@ ms) and ``secondsFromStart``; ``tool_calls`` entries carry OpenAI-style ``toolCa
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 from collections.abc import Iterator, Mapping
 from typing import Any, TextIO
 
@@ -25,9 +27,10 @@ from ._common import (
     result_value,
 )
 from ._format import import_format
+from ._signing import signed_recently
 from ._types import AGENT, CALLER, ImportedCall, ParseItem, SpeakerMap
 
-__all__ = ["END_REASONS", "looks_like_vapi", "parse_vapi", "webhook_calls"]
+__all__ = ["END_REASONS", "looks_like_vapi", "parse_vapi", "vapi_hmac_signature", "verify_vapi", "webhook_calls"]
 
 DEFAULT_SPEAKERS: dict[str, Speaker] = {"user": CALLER, "customer": CALLER, "bot": AGENT,
                                         "assistant": AGENT}
@@ -116,8 +119,27 @@ def webhook_calls(body: Any) -> list[Any] | None:
     return [merged]
 
 
+def vapi_hmac_signature(secret: str, timestamp: str, body: bytes) -> str:
+    """Vapi's HMAC credential signature: hex HMAC-SHA256 of ``"{timestamp}.{body}"``."""
+    return hmac.new(secret.encode(), timestamp.encode() + b"." + body, hashlib.sha256).hexdigest()
+
+
+def verify_vapi(secret: str, body: bytes, headers: Mapping[str, str], now: float) -> bool:
+    """A Vapi request: ``X-Vapi-Signature`` (or the older ``X-Vapi-Secret``) equal to the server URL
+    secret, or, with an HMAC credential, a fresh ``X-Signature`` = hex HMAC-SHA256(secret,
+    ``"{X-Timestamp}.{body}"``) (compared in constant time)."""
+    token = headers.get("x-vapi-signature") or headers.get("x-vapi-secret")
+    if token and hmac.compare_digest(token.encode(), secret.encode()):
+        return True
+    signature, stamp = headers.get("x-signature"), headers.get("x-timestamp")
+    if not signature or not stamp or not signed_recently(stamp, now):
+        return False
+    return hmac.compare_digest(vapi_hmac_signature(secret, stamp, body).encode(),
+                               signature.strip().removeprefix("sha256=").encode())
+
+
 @import_format("vapi", "Vapi call objects: a JSON array (GET /call) or JSON Lines",
-               sample="vapi_calls.json", name_hints=("vapi",), webhook=webhook_calls,
+               sample="vapi_calls.json", name_hints=("vapi",), webhook=webhook_calls, verify=verify_vapi,
                sniff=looks_like_vapi)
 def parse_vapi(stream: TextIO, speaker_map: Mapping[str, Speaker] | None = None, *,
                lines: bool = False) -> Iterator[ParseItem]:

@@ -39,8 +39,8 @@ class GateInput:
 GateFunction = Callable[[GateInput], list[GateHit]]
 
 # Every `_gate*` module of this package is imported on the first lookup: a new gate is one module
-# (`_gate_<name>.py`), named by no list. `_gates.py` holds the built-ins.
-GATES: Registry[GateFunction] = Registry("gate", "polygon_core.scoring", submodules="_gate")
+# (`_gate_<name>.py`), named by no list. `_gates.py` holds the built-ins, and they lead the listing.
+GATES: Registry[GateFunction] = Registry("gate", "polygon_core.scoring", submodules="_gate", first=("_gates",))
 
 
 def gate(name: str) -> Callable[[GateFunction], GateFunction]:

@@ -90,3 +90,15 @@ def test_a_module_that_registers_then_fails_raises_its_own_error_every_time(pack
         with pytest.raises(RuntimeError, match=r"^half-built extension$"):
             reg.names()
     assert reg.entries == {"alpha": "a"}  # the module that loaded keeps its entry
+
+
+def test_a_built_in_imported_before_the_first_lookup_keeps_its_modules_place(package: Path,
+                                                                              reg: Registry[str]) -> None:
+    # Before, the listing was registration order: a caller that imported one built-in module by
+    # name (`from polygon_core.imports._vapi import ...`) moved its entries ahead of the others.
+    _module(package, "_alpha", "reg.register('alpha', module=__name__)('a')")
+    _module(package, "_beta", "reg.register('beta', module=__name__)('b')")
+    _module(package, "_zeta", "reg.register('zeta', module=__name__)('z')")
+    reg.register("early", module="elsewhere")("e")  # registered before the lookup, from outside the package
+    import demo_ext._beta  # noqa: F401
+    assert reg.names() == ("zeta", "alpha", "beta", "early")

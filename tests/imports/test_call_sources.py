@@ -13,7 +13,6 @@ import pytest
 from typer.testing import CliRunner
 
 from polygon.cli import app
-from polygon.web._call_webhooks import retell_signature, vapi_hmac_signature, verify_retell, verify_vapi
 from polygon_core.files import FileErrors
 from polygon_core.imports import (
     FORMATS,
@@ -29,6 +28,8 @@ from polygon_core.imports import (
     unregister_format,
 )
 from polygon_core.imports._common import parse_values
+from polygon_core.imports._retell import retell_signature, verify_retell
+from polygon_core.imports._vapi import vapi_hmac_signature, verify_vapi
 
 DEMO_AGENT = Path(__file__).resolve().parents[2] / "polygon_core" / "demo" / "agents" / "agent_v1.yaml"
 

@@ -17,10 +17,11 @@ from prefect.client.orchestration import get_client
 
 from polygon import usecases
 from polygon.web import _webhooks, create_app
-from polygon.web._call_webhooks import retell_signature, vapi_hmac_signature
 from polygon_core.adapters.settings import load_settings
 from polygon_core.adapters.storage import CallObjectLedger, ImportLedger
 from polygon_core.imports import sample_path
+from polygon_core.imports._retell import retell_signature
+from polygon_core.imports._vapi import vapi_hmac_signature
 
 pytestmark = [pytest.mark.prefect, pytest.mark.usefixtures("prefect_harness")]
 
