@@ -21,7 +21,7 @@ from ..checks import Checks
 from ..models import Conversation, Persona
 from ._signals import Signals
 
-__all__ = ["ABRUPT_ENDS", "OUTCOME_ENDS", "SCORERS", "Context", "Score", "ScorerFn", "Tally", "first_agent_turn", "goal_estimate",
+__all__ = ["ABRUPT_ENDS", "OUTCOME_ENDS", "PLUGIN_GROUP", "SCORERS", "Context", "Score", "ScorerFn", "Tally", "first_agent_turn", "goal_estimate",
            "last_agent_turn", "scored_criteria", "scorer", "scorer_for"]
 
 # Ends that stop a call before its business is done.
@@ -130,8 +130,13 @@ def goal_estimate(ctx: Context) -> Tally:
 
 ScorerFn = Callable[[Context], Score]
 
-# criterion → its scorer, filled by `@scorer` in `_heuristic`
-SCORERS: Registry[ScorerFn] = Registry("scorer of criterion", "polygon_core.judging._heuristic")
+PLUGIN_GROUP = "polygon.scorers"
+
+# criterion → its scorer: every `_scorer*` module of this package is imported on the first lookup
+# (the built-ins, `_scorer_builtins`, first), then the `polygon.scorers` entry points, so a scorer
+# is one module and no list names it (as gates are found).
+SCORERS: Registry[ScorerFn] = Registry("scorer of criterion", "polygon_core.judging", submodules="_scorer",
+                                       first=("_scorer_builtins",), plugins=PLUGIN_GROUP)
 
 
 def scorer(criterion: str) -> Callable[[ScorerFn], ScorerFn]:

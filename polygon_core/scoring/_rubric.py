@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from functools import cache
 from importlib import resources
@@ -15,7 +16,18 @@ GateName = str
 # The criterion the safety gate watches.
 SAFETY_CRITERION = "safety_compliance"
 
-KNOWN_VERSIONS: tuple[str, ...] = ("v1", "v2", "v3")
+
+
+def bundled_versions(package: str) -> tuple[str, ...]:
+    """The rubric versions `package` bundles: the name of each `rubrics/<version>.yaml`, in version
+    order (numbers compared as numbers: v2 before v10)."""
+    folder = resources.files(package).joinpath("rubrics")
+    found = [entry.name.removesuffix(".yaml") for entry in folder.iterdir() if entry.name.endswith(".yaml")]
+    return tuple(sorted(found, key=lambda v: [int(p) if p.isdigit() else p for p in re.split(r"(\d+)", v)]))
+
+
+# Read from the files, so a new rubric version is one new file (`rubrics/v4.yaml`) and no list.
+KNOWN_VERSIONS: tuple[str, ...] = bundled_versions(__package__ or "polygon_core.scoring")
 
 # The one default rubric version: a run judged under no `--rubric`, suite.yaml `rubric` or
 # POLYGON_RUBRIC (docs/design.md, "Run settings: one precedence"). Every other default reads this.
@@ -78,7 +90,7 @@ class Rubric(BaseModel):
 
 
 def get_rubric(version: str) -> Rubric:
-    """Return the bundled rubric `version` ("v1", "v2" or "v3").
+    """Return the bundled rubric `version` (one of `KNOWN_VERSIONS`).
 
     Raises ValueError naming the known versions for any other value. Each call returns a fresh copy,
     so a caller that mutates its rubric cannot change what the next caller sees.
