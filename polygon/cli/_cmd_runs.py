@@ -72,7 +72,7 @@ def _origins_of(stores: Any, run: Any) -> Origins:
     return lambda rows: usecases.call_origins(stores, [r.conversation_id for r in rows])
 
 
-def _show_json(card: Any, rows: Any, origins: Origins) -> dict[str, Any]:
+def _show_json(card: Any, rows: Any, origins: Origins, parts: list[Any] | None) -> dict[str, Any]:
     from polygon import usecases
 
     out: list[dict[str, Any]] = []
@@ -85,7 +85,9 @@ def _show_json(card: Any, rows: Any, origins: Origins) -> dict[str, Any]:
             out.extend({**r.model_dump(mode="json"), "why": usecases.failed_text(r),
                         "origin": o.as_dict() if (o := found.get(r.conversation_id)) else None} for r in batch)
             batch = []
-    return {"scorecard": card.model_dump(mode="json"), "conversations": out}
+    return {"scorecard": card.model_dump(mode="json"), "conversations": out,
+            # What the agent version hashes (None: a run made before parts were recorded, or imported).
+            "version_parts": None if parts is None else [p.model_dump(mode="json") for p in parts]}
 
 
 def _rows_table(rows: list[Any], title: str, origins: Origins) -> Table:
@@ -153,8 +155,9 @@ def show(run_id: Annotated[str, typer.Argument(help="run id (or a unique prefix)
     view = usecases.run_view(stores, run_id, rubric_version=rubric, judge=judge, probe_model=probe_model,
                              limit=None if every or json_out else PAGE)
     card = view.card
+    parts = usecases.run_version_parts(stores, view.run.id)
     if json_out:
-        print(json.dumps(_show_json(card, view.rows, _origins_of(stores, view.run)), indent=2))
+        print(json.dumps(_show_json(card, view.rows, _origins_of(stores, view.run), parts), indent=2))
         return
     if view.run.status != "complete":  # a part-way run's card looks whole: say so above it
         stored, planned = usecases.run_progress(stores, view.run)
@@ -171,3 +174,8 @@ def show(run_id: Annotated[str, typer.Argument(help="run id (or a unique prefix)
         others = ", ".join(sorted(set(view.answerers) - {card.models["probe"]}))
         console.print(f"(probes also answered by {others}: see --probe-model)", highlight=False)
     _render.print_provenance(console, [card])
+    if parts is not None:
+        from polygon_core.files import describe_parts
+
+        console.print(f"agent version {view.run.agent_version} hashes: {describe_parts(parts)}",
+                      highlight=False, soft_wrap=True)

@@ -10,7 +10,8 @@ Modules: `_common` (stores, cached loading), `_runs`, `_simulate`, `_grade` (jud
 `_results` (result rows, scorecards), `_compare`, `_batch` (judge and probe passes through batch APIs),
 `_production`, `_production_runs` and `_production_grade` (imported calls: import, plan, grade),
 `_arrivals` (calls arriving by webhook or S3, imported once), `_calibrations`, `_sweeps`, `_replay`,
-`_run_steps` (judge and probe passes that read everything from the run).
+`_run_steps` (judge and probe passes that read everything from the run), `_versions` (a run's agent
+version parts, checked before a replay or re-score).
 """
 
 from __future__ import annotations
@@ -70,6 +71,7 @@ if TYPE_CHECKING:
         FileCaches,
         Stores,
         agent_identity,
+        agent_parts,
         fingerprint,
         load_conversation,
         open_stores,
@@ -187,6 +189,7 @@ if TYPE_CHECKING:
         top_matrix,
     )
     from ._trends import TREND_METRICS, metric_trends
+    from ._versions import check_run_agent, run_version_parts
     from ._views import conversation_facets, conversation_list, run_distributions
 
 __all__ = [
@@ -228,6 +231,7 @@ __all__ = [
     "StoredAnalysis",
     "Stores",
     "agent_identity",
+    "agent_parts",
     "agent_prompt_text",
     "all_production_rejected",
     "analysis_for_run",
@@ -243,6 +247,7 @@ __all__ = [
     "check_call_source",
     "check_model_name",
     "check_regrade",
+    "check_run_agent",
     "chosen_judge",
     "collect_batch_pass",
     "compare_runs",
@@ -342,6 +347,7 @@ __all__ = [
     "run_progress",
     "run_settings",
     "run_summaries",
+    "run_version_parts",
     "run_view",
     "scorable",
     "scorecard",
@@ -374,7 +380,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "rescore_batch_pass", "submit_batch_pass", "wait_for_batch_pass"),
     "_calibrations": ("CalibrationOutcome", "RatedRun", "calibrate_run", "judge_calibration", "judge_calibrations",
         "judge_labelled", "labelled_conversations", "load_labels", "store_calibration"),
-    "_common": ("FileCaches", "Stores", "agent_identity", "fingerprint", "load_conversation", "open_stores",
+    "_common": ("FileCaches", "Stores", "agent_identity", "agent_parts", "fingerprint", "load_conversation", "open_stores",
         "plan_conversations", "shared_stores", "transcript_key"),
     "_compare": ("Comparison", "ComparisonError", "compare_runs", "run_labels", "run_progress", "unfinished_runs"),
     "_deliveries": ("DatabaseDeliveryStore", "DeliveryStoreUnavailableError"),
@@ -408,6 +414,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "_sweeps": ("LoadedSweep", "base_values", "load_sweep", "materialise_point", "planned_conversations", "point_cost",
         "point_measurements", "point_profile", "top_matrix"),
     "_trends": ("TREND_METRICS", "metric_trends"),
+    "_versions": ("check_run_agent", "run_version_parts"),
     "_views": ("conversation_facets", "conversation_list", "run_distributions"),
 }
 

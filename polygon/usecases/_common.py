@@ -11,14 +11,14 @@ from polygon_core._hashing import canonical_json
 from polygon_core.adapters.file_cache import FileCaches
 from polygon_core.adapters.settings import PolygonSettings
 from polygon_core.adapters.stores import Stores, open_stores
-from polygon_core.files import Suite, agent_version
+from polygon_core.files import Suite, VersionPart, agent_version, version_parts
 from polygon_core.models import (
     AgentConfig,
     Conversation,
     Scenario,
 )
 
-__all__ = ["FileCaches", "Stores", "agent_identity", "fingerprint", "load_conversation", "open_stores",
+__all__ = ["FileCaches", "Stores", "agent_identity", "agent_parts", "fingerprint", "load_conversation", "open_stores",
            "plan_conversations", "shared_stores", "transcript_key"]
 
 _shared: dict[tuple[str, str, str | None], tuple[Any, Any, FileCaches]] = {}
@@ -65,12 +65,26 @@ def agent_identity(agent_path: str, suite_path: str, *,
                    caches: FileCaches | None = None) -> tuple[AgentConfig, str, str]:
     """The agent's config, prompt text and version (content hash); `caches` (a `Stores`' own) saves
     parsing files read before, and without it the files are read now."""
-    caches = caches or FileCaches()
+    config, prompt, tools, code = _identity_inputs(agent_path, suite_path, caches or FileCaches())
+    return config, prompt, agent_version(config, prompt, tools, code)
+
+
+def agent_parts(agent_path: str, suite_path: str, *,
+                caches: FileCaches | None = None) -> tuple[str, list[VersionPart]]:
+    """The agent's version (as `agent_identity`) and the parts it hashes (`version_parts`): prompt,
+    settings, tools and, for a Python agent, each module, package and standard-library name."""
+    config, prompt, tools, code = _identity_inputs(agent_path, suite_path, caches or FileCaches())
+    return agent_version(config, prompt, tools, code), version_parts(config, prompt, tools, code)
+
+
+def _identity_inputs(agent_path: str, suite_path: str, caches: FileCaches) -> tuple[
+        AgentConfig, str, dict[str, Any], tuple[VersionPart, ...]]:
     config, prompt = caches.agent(agent_path)
     suite = caches.suite(suite_path)
     exposed = config.tools or sorted({t for s in suite.scenarios for t in s.tools})
     tools = {n: suite.tools[n] for n in exposed if n in suite.tools}
-    return config, prompt, agent_version(config, prompt, tools)
+    # A Python agent's code is part of what it does (docs/design.md, "Agent versions").
+    return config, prompt, tools, caches.code(agent_path)
 
 
 def transcript_key(run_id: str, conversation_id: str) -> str:

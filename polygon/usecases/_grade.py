@@ -163,8 +163,8 @@ def _run_inputs(stores: Stores, run_id: str, suite_path: str | None,
     Refuses when the agent's version no longer matches the run's: re-judging against changed
     instructions or forbidden phrases would silently grade a different agent.
     """
-    from ._common import agent_identity
     from ._runs import run_manifest
+    from ._versions import check_run_agent
 
     run = stores.repo.get_run(run_id)
     if run is None:
@@ -178,11 +178,9 @@ def _run_inputs(stores: Stores, run_id: str, suite_path: str | None,
     for label, path in (("suite", suite), ("agent", agent)):
         if not Path(path).exists():
             raise ValueError(f"run {run.id!r}: its {label} {path} no longer exists; pass --{label}")
-    _config, _prompt, version = agent_identity(str(agent), str(suite), caches=stores.caches)
-    if version != run.agent_version:
-        raise ValueError(f"run {run.id!r} was made by agent version {run.agent_version[:12]}, but "
-                         f"{agent} is now version {version[:12]}; re-scoring would judge a different "
-                         "agent (pass --agent with the file as it was)")
+    check_run_agent(stores, run.id, run.agent_version, str(agent), str(suite),
+                    would="re-scoring would judge a different agent",
+                    fix="pass --agent with the file as it was, or restore the agent's code")
     return run, str(suite), str(agent)
 
 

@@ -87,20 +87,11 @@ class StoredCaller:
                                f"replay (caller {self._model})")
 
 
-def _check_version(run_id: str, agent_path: str, stored_version: str, version: str) -> None:
-    # As `rescore` does: replaying a changed agent against the stored transcript would report its
-    # changes as non-determinism (or, worse, "no differences" for a different agent).
-    if version != stored_version:
-        raise ValueError(f"run {run_id!r} was made by agent version {stored_version[:12]}, but "
-                         f"{agent_path} is now version {version[:12]}; a replay would run a different "
-                         "agent (restore the file as it was, or `polygon run` the new version)")
-
-
 def replay_conversation(stores: Stores, run_id: str, conversation_id: str) -> ReplayDiff:
     """Re-run one stored conversation from its run's manifest, models and seeds; nothing is stored.
 
-    The agent is the run's (its file must still be the version the run was made by; the model is
-    the run's agent model). An offline caller is run again from its seed; a model caller's stored
+    The agent is the run's (its files, a Python agent's code included, must still be the version
+    the run was made by: `check_run_agent`; the model is the run's agent model). An offline caller is run again from its seed; a model caller's stored
     lines are said again (`StoredCaller`).
     """
     import asyncio
@@ -110,7 +101,7 @@ def replay_conversation(stores: Stores, run_id: str, conversation_id: str) -> Re
     from polygon_core.callers import OfflineCaller
     from polygon_core.conversation import Limits, run_conversation
 
-    from ._common import agent_identity
+    from ._versions import check_run_agent
 
     manifest = run_manifest(stores, run_id)
     if not manifest.get("suite_path") or not manifest.get("agent_path"):
@@ -119,8 +110,12 @@ def replay_conversation(stores: Stores, run_id: str, conversation_id: str) -> Re
     stored = load_conversation(stores, run_id, conversation_id)
     suite = stores.caches.suite(manifest["suite_path"])
     scenario = suite.scenario(stored.scenario_id)
-    config, prompt, version = agent_identity(manifest["agent_path"], manifest["suite_path"], caches=stores.caches)
-    _check_version(run_id, manifest["agent_path"], run.agent_version if run else stored.agent_version, version)
+    # As `rescore` does: replaying a changed agent against the stored transcript would report its
+    # changes as non-determinism (or, worse, "no differences" for a different agent).
+    config, prompt, version = check_run_agent(
+        stores, run_id, run.agent_version if run else stored.agent_version, manifest["agent_path"],
+        manifest["suite_path"], would="a replay would run a different agent",
+        fix="restore the agent's files as they were, or `polygon run` the new version")
     models = dict(run.models) if run is not None else {}
     caller_model = models.get("caller", "offline")
     caller: Any = (OfflineCaller(scenario.persona, conversation_id=stored.id, seed=stored.seed)

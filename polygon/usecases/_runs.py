@@ -29,8 +29,11 @@ def create_run(stores: Stores, run: Run, *, suite_path: str | None = None,
 
     The manifest records the suite and agent files the run was made from, and the judge's repeats
     and the probe library (`resolve_probes`: `probes_path`, else the suite's), so one conversation
-    can be replayed, re-judged or resumed later without the caller repeating them (`run_settings`).
-    Repeats and the probe library are validated here, once, before any conversation.
+    can be replayed, re-judged or resumed later without the caller repeating them (`run_settings`);
+    and the parts its agent version hashes (`agent_version_parts`: prompt, settings, tools, a Python
+    agent's modules and packages), so `show` says what the version is and a refused replay names
+    the part that changed. Repeats and the probe library are validated here, once, before any
+    conversation.
     """
     sweep = getattr(stores.artifacts, "sweep_temporaries", None)
     if sweep is not None:  # a local store: clear what a killed process left half-written
@@ -44,9 +47,15 @@ def create_run(stores: Stores, run: Run, *, suite_path: str | None = None,
     if repeats < 1:
         raise ValueError(f"--repeats must be at least 1, got {repeats}")
     probes_path = resolve_probes(probes_path, suite_path, caches=stores.caches)
-    manifest = {"run_id": run.id, "suite_path": suite_path, "agent_path": agent_path,
-                "seeds": run.seeds, "rubric_version": run.rubric_version, "models": run.models,
-                "repeats": repeats, "probes_path": probes_path}
+    manifest: dict[str, Any] = {"run_id": run.id, "suite_path": suite_path, "agent_path": agent_path,
+                                "seeds": run.seeds, "rubric_version": run.rubric_version, "models": run.models,
+                                "repeats": repeats, "probes_path": probes_path}
+    if suite_path and agent_path:
+        from ._versions import MANIFEST_KEY, run_parts
+
+        parts = run_parts(agent_path, suite_path, run, caches=stores.caches)
+        if parts is not None:
+            manifest[MANIFEST_KEY] = [part.model_dump(mode="json", exclude_none=True) for part in parts]
     stores.artifacts.put_text(manifest_key(run.id), json.dumps(manifest, indent=2, sort_keys=True))
     stores.repo.save_run(run)
     return run
@@ -238,6 +247,8 @@ def new_run(agent_path: str, suite_path: str, *, seeds: Sequence[int] | None = N
     from polygon_core.adapters.settings import load_settings
     from polygon_core.files import load_agent
 
+    from ._versions import run_agent_version
+
     if seeds is not None and (not seeds or len(set(seeds)) != len(seeds)):  # as suite.yaml's are checked
         raise ValueError(f"a run's seeds must be one or more, each once; got {list(seeds)}")
     if run_id is not None:
@@ -250,8 +261,7 @@ def new_run(agent_path: str, suite_path: str, *, seeds: Sequence[int] | None = N
     if roles is None:
         roles = role_models(settings, suite.config, load_agent(agent_path).config)
     agent_model = roles.get("agent") or config.model
-    if config.kind == "model" and agent_model != config.model:
-        version = content_hash([version, agent_model], len(version))
+    version = run_agent_version(config, version, agent_model)
     now = datetime.now(UTC)
     rid = run_id or f"run-{now:%Y%m%d-%H%M%S}-{content_hash([agent_path, version, now.isoformat()], 6)}"
     judge, probe = roles.get("judge", "offline"), roles.get("probe", "offline")

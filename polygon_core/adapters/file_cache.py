@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
-from polygon_core.files import Suite, load_agent, load_suite
+from polygon_core.files import Suite, VersionPart, load_agent, load_suite
 from polygon_core.models import AgentConfig
 from polygon_core.probes import Probe, load_probes
 
@@ -73,6 +73,18 @@ def _load_agent(path: Path) -> tuple[tuple[AgentConfig, str], list[Path]]:
     return (loaded.config, loaded.prompt_text), [path, *([loaded.prompt_path] if loaded.prompt_path else [])]
 
 
+def _load_code(path: Path) -> tuple[tuple[VersionPart, ...], list[Path]]:
+    # A Python agent's code parts, valid while the agent file and every source file and folder they
+    # were read from stay as they were; other agents have none.
+    from .agents import callable_code
+
+    config = load_agent(path).config
+    if config.callable is None:
+        return (), [path]
+    code = callable_code(config.callable)
+    return code.parts, [path, *code.files]
+
+
 def _load_probes(path: Path) -> tuple[list[Probe], list[Path]]:
     return load_probes(path), [path]
 
@@ -80,11 +92,13 @@ def _load_probes(path: Path) -> tuple[list[Probe], list[Path]]:
 @dataclass(frozen=True)
 class FileCaches:
     """One `Stores`' loaded files: `suite(path)`, `agent(path)` → (config, prompt text),
+    `code(path)` → a Python agent's code parts (`callable_code`; none for other agents),
     `probes(path)`; and `memo`, a small dict for values the layers above read once per process
     and key themselves (a run's stored settings, which never change after the run is created)."""
 
     suite: FileCache[Suite] = field(default_factory=lambda: FileCache(_load_suite))
     agent: FileCache[tuple[AgentConfig, str]] = field(default_factory=lambda: FileCache(_load_agent))
+    code: FileCache[tuple[VersionPart, ...]] = field(default_factory=lambda: FileCache(_load_code))
     probes: FileCache[list[Probe]] = field(default_factory=lambda: FileCache(_load_probes))
     memo: dict[Any, Any] = field(default_factory=dict)
 
@@ -92,5 +106,6 @@ class FileCaches:
         """Forget every loaded file and memoised value."""
         self.suite.cache_clear()
         self.agent.cache_clear()
+        self.code.cache_clear()
         self.probes.cache_clear()
         self.memo.clear()

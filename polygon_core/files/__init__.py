@@ -21,7 +21,19 @@ from ._models import LoadedAgent, Suite, SuiteConfig
 from ._schema import SCHEMA_KINDS, json_schema
 from ._suite import load_suite
 from ._validation import validate_document
-from ._versions import agent_version, normalise_prompt, prompt_hash
+from ._versions import (
+    ImportedName,
+    VersionPart,
+    agent_version,
+    changed_parts,
+    describe_parts,
+    imported_modules,
+    normalise_prompt,
+    prompt_hash,
+    sorted_parts,
+    source_sha,
+    version_parts,
+)
 from ._warnings import persona_warnings, validation_warnings
 from ._yaml import YamlDocument, parse_yaml, read_yaml
 
@@ -30,14 +42,19 @@ __all__ = [
     "SCHEMA_KINDS",
     "FileErrors",
     "FileKind",
+    "ImportedName",
     "LoadedAgent",
     "PolygonFileError",
     "Suite",
     "SuiteConfig",
+    "VersionPart",
     "YamlDocument",
     "agent_version",
+    "changed_parts",
+    "describe_parts",
     "detect_kind",
     "format_path",
+    "imported_modules",
     "json_schema",
     "load_agent",
     "load_scenario",
@@ -49,7 +66,10 @@ __all__ = [
     "persona_warnings",
     "prompt_hash",
     "read_yaml",
+    "sorted_parts",
+    "source_sha",
     "validate_document",
     "validate_paths",
     "validation_warnings",
+    "version_parts",
 ]

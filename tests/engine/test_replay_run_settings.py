@@ -80,12 +80,14 @@ def test_a_changed_agent_file_is_refused_naming_both_versions(polygon_home: Path
     prompt.write_text(prompt.read_text(encoding="utf-8") + "\nAlways be cheerful.\n", encoding="utf-8")
     _c, _p, after = usecases.agent_identity(str(agent_copy), SUITE)
     assert after != before
+    parts = {p.kind: p.sha for p in usecases.run_version_parts(stores, "chg") or []}
     out = runner.invoke(app, ["replay", cid, "--run", "chg"])
     assert out.exit_code == 2
     assert " ".join(out.stderr.split()) == (
         f"error: run 'chg' was made by agent version {before[:12]}, but {agent_copy} is now version "
-        f"{after[:12]}; a replay would run a different agent (restore the file as it was, or `polygon "
-        "run` the new version)")
+        f"{after[:12]} (changed: prompt sha {parts['prompt']} → {usecases.agent_parts(str(agent_copy), SUITE)[1][0].sha}); "
+        "a replay would run a different agent (restore the agent's files as they were, or `polygon run` the "
+        "new version)")
 
 
 def _conversation(turns: list[Turn], end: EndReason) -> Conversation:
