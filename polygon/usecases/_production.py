@@ -108,7 +108,8 @@ class AgentIdentity:
             return cls(config.name, version, where, str(Path(suite_path).resolve()),
                        dict(caches.suite(suite_path).tools))
         loaded = load_agent(Path(agent_path))
-        return cls(loaded.config.name, agent_version(loaded.config, loaded.prompt_text), where)
+        code = (caches or FileCaches()).code(agent_path)  # a Python agent's code is part of its version
+        return cls(loaded.config.name, agent_version(loaded.config, loaded.prompt_text, code=code), where)
 
 
 def _agent_key(source: str, version: str) -> str:

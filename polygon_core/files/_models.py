@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -9,7 +10,7 @@ from pydantic import Field, field_validator
 
 from ..models import AgentConfig, FileModel, Scenario, ToolDef
 from ..scoring import DEFAULT_RUBRIC_VERSION, KNOWN_VERSIONS
-from ._versions import ToolsArg, agent_version, prompt_hash
+from ._versions import ToolsArg, VersionPart, agent_version, prompt_hash
 
 
 class SuiteConfig(FileModel):
@@ -94,6 +95,8 @@ class LoadedAgent:
         """Content hash of the normalised prompt (see `prompt_hash`)."""
         return prompt_hash(self.prompt_text)
 
-    def version(self, tools: ToolsArg = None) -> str:
-        """The agent's behaviour version (see `agent_version`), given the tools it is offered."""
-        return agent_version(self.config, self.prompt_text, tools)
+    def version(self, tools: ToolsArg = None, code: Sequence[VersionPart] = ()) -> str:
+        """The agent's behaviour version (see `agent_version`), given the tools it is offered and,
+        for a Python agent, its code parts (read from disk by the agent adapter, `callable_code`:
+        without them a Python agent's version leaves its code out)."""
+        return agent_version(self.config, self.prompt_text, tools, code)
