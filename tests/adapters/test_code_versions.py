@@ -194,3 +194,30 @@ def test_imports_are_resolved_against_the_module_and_its_package() -> None:
     # In a package's __init__, `.` is the package itself; a file that does not parse names nothing.
     assert [i.name for i in imported_modules("from . import x", "acme", is_package=True)] == ["acme", "acme.x"]
     assert imported_modules("def (", "acme", is_package=True) == []
+
+
+def test_a_model_agent_run_with_another_model_is_its_own_version_and_still_rescorable(
+        tmp_path: Path, polygon_home: Path) -> None:
+    # The run's version folds in the model it ran (`--agent-model`): the check before a replay or a
+    # re-score folds it in the same way (it used to compare the file's version alone and refuse).
+    from polygon_core._hashing import content_hash
+    from polygon_core.models import Run
+
+    suite, agent = write_suite(tmp_path, scenario(), "name: m\nprompt: Help.\nmodel: openai:gpt-4o\n")
+    stores = usecases.open_stores()
+    version, parts = usecases.agent_parts(str(agent), str(suite))
+    model = "openai:gpt-4o-mini"
+    folded = content_hash([version, model], len(version))
+    run = Run(id="other-model", suite="suite", agent_name="m", agent_version=folded, rubric_version="v1",
+              seeds=[0], models={"agent": model})
+    usecases.create_run(stores, run, suite_path=str(suite), agent_path=str(agent))
+    assert usecases.run_version_parts(stores, run.id) == [*parts, VersionPart(kind="model", name=model)]
+    assert usecases.check_run_agent(stores, run.id, folded, str(agent), str(suite), would="w", fix="f")[2] == version
+
+    agent.write_text("name: m\nprompt: Help, briefly.\nmodel: openai:gpt-4o\n", encoding="utf-8")
+    with pytest.raises(ValueError) as exc:
+        usecases.check_run_agent(stores, run.id, folded, str(agent), str(suite), would="w", fix="f")
+    now = content_hash([usecases.agent_identity(str(agent), str(suite))[2], model], len(version))
+    new_prompt = usecases.agent_parts(str(agent), str(suite))[1][0].sha
+    assert str(exc.value) == (f"run 'other-model' was made by agent version {folded}, but {agent} is now version "
+                              f"{now} (changed: prompt sha {parts[0].sha} → {new_prompt}); w (f)")
