@@ -19,6 +19,7 @@ from ..models import (
     ToolDef,
 )
 from ..scoring import forbidden_phrase_hits, invalid_tool_call_hits, normalise_speech
+from ._facts import FactMismatch, fact_mismatches
 
 # Assertions whose name starts with this are the scenario's goal (`goal_met: refund_issued(...)`).
 GOAL_PREFIX = "goal"
@@ -64,6 +65,12 @@ class Checks(DomainModel):
     forbidden_hits: list[GateHit] = Field(default_factory=list)
     invalid_tool_hits: list[GateHit] = Field(default_factory=list)
     metrics: Metrics
+    acting_tools: list[str] = Field(
+        default_factory=list, description="the tool library's tools that act (`ToolBase.acts`), sorted; "
+        "empty without a tool library (imported calls)")
+    fact_mismatches: list[FactMismatch] = Field(
+        default_factory=list, description="tool arguments that contradict the caller's ground truth, "
+        "uncorrected (`_facts.py`)")
 
     @property
     def assertions_passed(self) -> bool | None:
@@ -190,10 +197,13 @@ def run_checks(
              if name.casefold().startswith(GOAL_PREFIX)}
     to_goal = turns_to_goal(conversation, goals, knowledge_base=scenario.knowledge_base,
                             tools=tools) if scenario and goals else None
+    acting = sorted(name for name, tool in (tools or {}).items() if tool.acts())
     return Checks(
         conversation_id=conversation.id,
         assertions=assertions,
         forbidden_hits=forbidden_phrase_hits(conversation.turns, phrases),
         invalid_tool_hits=invalid_tool_call_hits(conversation.turns),
         metrics=compute_metrics(conversation, turns_to_goal=to_goal),
+        acting_tools=acting,
+        fact_mismatches=fact_mismatches(conversation, scenario.persona if scenario else None, acting),
     )

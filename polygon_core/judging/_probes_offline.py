@@ -5,13 +5,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from itertools import pairwise
 
-from ..checks import Checks
+from ..checks import Checks, FactMismatch
 from ..models import Conversation, ProbeAnswer, Turn
 from ..probes import Probe
 
 Answer = tuple[str, str | None]
 _NO_SIGNAL = "unanswered (no offline signal)"
-_CONSEQUENTIAL = {"issue_refund", "update_address", "cancel_service"}
 _CLARIFY = ("didn't catch", "say that again", "tell me again", "put it more simply", "repeat")
 _PROMISES = ("guarantee", "i promise", "definitely be", "100%")
 
@@ -46,15 +45,26 @@ def _unkeepable_promise(conv: Conversation, checks: Checks) -> Answer:
     return ("yes", hit.text) if hit else ("no", None)
 
 
-def _consequential(conv: Conversation) -> list[tuple[int, str]]:
+def _consequential(conv: Conversation, checks: Checks) -> list[tuple[int, str]]:
+    """The calls that acted and went through: tools the library marks `consequential` or whose stub
+    writes state (`Checks.acting_tools`), never a list of one suite's tool names."""
+    acting = set(checks.acting_tools)
     return [(t.index, c.name) for t in conv.turns for c in t.tool_calls
-            if c.name in _CONSEQUENTIAL and c.valid and not c.error]
+            if c.name in acting and c.valid and not c.error]
+
+
+def _acted_on_wrong_facts(checks: Checks) -> FactMismatch | None:
+    """The first call that acted on a fact contradicting the caller's ground truth."""
+    return next((m for m in checks.fact_mismatches if m.acts), None)
 
 
 def _verified_first(conv: Conversation, checks: Checks) -> Answer:
-    actions = _consequential(conv)
+    actions = _consequential(conv, checks)
     if not actions:
         return "na", None
+    wrong = _acted_on_wrong_facts(checks)
+    if wrong is not None:  # acting under another person's name verified nobody
+        return "no", wrong.detail
     verified = [e.turn for e in conv.events if e.name == "identity_verified"]
     turn, name = actions[0]
     ok = (bool(verified) and min(verified) < turn) or (bool(verified) and min(verified) == turn and
@@ -64,9 +74,11 @@ def _verified_first(conv: Conversation, checks: Checks) -> Answer:
 
 
 def _verify_call_precedes(conv: Conversation, turn: int, name: str) -> bool:
+    """In the action's turn, a call that verified the caller (emitted `identity_verified`) came first."""
     calls = next(t.tool_calls for t in conv.turns if t.index == turn)
     names = [c.name for c in calls]
-    return "lookup_account" in names and names.index("lookup_account") < names.index(name)
+    first = next((i for i, c in enumerate(calls) if "identity_verified" in c.events), None)
+    return first is not None and first < names.index(name)
 
 
 def _invented_policy(conv: Conversation, checks: Checks) -> Answer:
@@ -86,9 +98,12 @@ def _repeated_question(conv: Conversation, checks: Checks) -> Answer:
 
 
 def _confirmed_first(conv: Conversation, checks: Checks) -> Answer:
-    actions = _consequential(conv)
+    actions = _consequential(conv, checks)
     if not actions:
         return "na", None
+    wrong = _acted_on_wrong_facts(checks)
+    if wrong is not None:  # whatever was asked, the details acted on are not the caller's
+        return "no", wrong.detail
     turn = actions[0][0]
     asked = [t for t in _agent(conv) if t.index < turn and any(
         c in t.text.lower() for c in ("shall i", "is that correct", "can you confirm", "would you like"))]

@@ -36,6 +36,15 @@ def _goal_assertions(checks: Checks, status: str | None = None) -> list[Any]:
 
 @scorer("goal_completion")
 def _goal(ctx: Context) -> Score:
+    # Acting on facts the caller never gave (booking under another caller's name) did the caller's
+    # business for somebody else: the goal failed outright whatever the assertions say.
+    wrong = next((m for m in ctx.checks.fact_mismatches if m.acts), None)
+    if wrong is not None:
+        return Score(1, wrong.turn, f"acted on facts the caller never gave: {wrong.detail}")
+    return _goal_reached(ctx)
+
+
+def _goal_reached(ctx: Context) -> Score:
     s, checks = ctx.signals, ctx.checks
     results = [a for a in checks.assertions if a.status in ("pass", "fail")]
     passed = sum(a.status == "pass" for a in results)
@@ -129,6 +138,9 @@ def _tools(ctx: Context) -> Score:
 @scorer("factuality")
 def _factuality(ctx: Context) -> Score:
     s = ctx.signals
+    if ctx.checks.fact_mismatches:
+        wrong = ctx.checks.fact_mismatches[0]
+        return Score(2, wrong.turn, f"a tool call contradicts what the caller said: {wrong.detail}")
     uncited = next((a for a in ctx.checks.assertions if a.status == "fail" and "cites_only" in a.expression), None)
     if uncited is not None:
         return Score(2, uncited.turn, uncited.message or "uncited policy")

@@ -88,6 +88,9 @@ class Signals:
     clarifications: int
     silent_turns: int
     garbled: int
+    # Tool arguments contradicting the caller's ground truth (uncorrected), and those in calls that act.
+    wrong_facts: int = 0
+    acted_on_wrong_facts: int = 0
     failed_assertions: tuple[str, ...] = ()
     turns_at: dict[str, int] = field(default_factory=dict)
 
@@ -315,6 +318,8 @@ def conversation_signals(conv: Conversation, checks: Checks) -> Signals:
         "invalid_calls": [t.index for t in turns if any(not c.valid for c in t.tool_calls)],
         "tool_calls": [t.index for t in turns if t.tool_calls],
         "false_success": _false_successes(turns),
+        "wrong_facts": [m.turn for m in checks.fact_mismatches],
+        "acted_on_wrong_facts": [m.turn for m in checks.fact_mismatches if m.acts],
     }
     # The agent ended the call while the caller was not done (their last words were no goodbye).
     cut_off = m.end_reason == "agent_end" and bool(caller) and not _has("closure", caller[-1].text)
@@ -339,5 +344,6 @@ def conversation_signals(conv: Conversation, checks: Checks) -> Signals:
         unrecovered=int(m.recovered_after_error is False), loop=int(m.loop),
         repeated_questions=m.repeated_questions, clarifications=m.clarifications,
         silent_turns=len(found["silent_turns"]), garbled=len(found["garbled"]),
+        wrong_facts=len(found["wrong_facts"]), acted_on_wrong_facts=len(found["acted_on_wrong_facts"]),
         turns_at=_first_turns(checks, found),
     )

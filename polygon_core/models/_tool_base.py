@@ -109,6 +109,11 @@ class ToolBase(FileModel):
     ends_call: Literal["transfer", "callback"] | None = Field(
         None, description="calling this tool transfers the call or books a callback"
     )
+    consequential: bool | None = Field(
+        None, description="calling this tool acts: it changes something for the caller (a refund, a "
+        "booking, a cancellation, an update). Unset: read from the stub kind (a `state` stub that appends "
+        "or updates acts; the others do not). The offline judge and probes read it (`acts`)."
+    )
 
     @model_validator(mode="before")
     @classmethod
@@ -138,6 +143,15 @@ class ToolBase(FileModel):
     def respond(self, stub: StubContext) -> tuple[Any, list[str]]:
         """The answer to one valid, unfaulted call and the events it emits (before de-duplication)."""
         raise NotImplementedError
+
+    def acts(self) -> bool:
+        """Calling this tool changes something for the caller: `consequential` when the library
+        sets it, else what the stub kind does (`writes_state`)."""
+        return self.writes_state() if self.consequential is None else self.consequential
+
+    def writes_state(self) -> bool:
+        """This stub changes the environment state (the fallback for `acts`); False unless a kind says so."""
+        return False
 
     def rendered(self) -> list[Rendered]:
         """The values this stub renders (checked statically by `polygon validate`)."""

@@ -101,6 +101,10 @@ class StateTool(ToolBase):
         assert self.state is not None  # guaranteed by the validator
         return stub.apply_state(self.state), list(self.events)
 
+    def writes_state(self) -> bool:
+        """An append or an update changes the state; a read does not."""
+        return self.state is not None and self.state.op in ("append", "update")
+
     def rendered(self) -> list[Rendered]:
         """The operation's record and match templates."""
         assert self.state is not None

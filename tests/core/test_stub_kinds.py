@@ -72,6 +72,6 @@ tools:
         (3, "tools.a.kind", "expected 'fixed', 'template', 'rules' or 'state', got 'rule'; did you mean 'rules'?"),
         (6, "tools.b.state.path", "missing required field 'path'"),
         (11, "tools.c.respnse", "unknown field 'respnse' (expected one of: name, description, parameters, "
-                                "kind, events, latency, errors, ends_call, rules)"),
+                                "kind, events, latency, errors, ends_call, consequential, rules)"),
         (12, "tools.d", "expected a mapping, got 5"),
     ]
