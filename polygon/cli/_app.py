@@ -30,7 +30,7 @@ from . import (
     _cmd_sources,
     _cmd_sweep,
 )
-from ._base import console, err, friendly
+from ._base import RegistryHelpCommand, console, err, friendly
 
 __all__ = ["COMMANDS", "GROUPS", "app", "console", "err", "friendly", "main"]
 
@@ -77,11 +77,11 @@ def build_app() -> typer.Typer:
     root = typer.Typer(add_completion=False, no_args_is_help=True,
                        help="Polygon: grade whole conversations of voice and chat agents.")
     for name, fn in COMMANDS.items():
-        root.command(name)(fn)
+        root.command(name, cls=RegistryHelpCommand)(fn)
     for group, (help_text, commands) in GROUPS.items():
         sub = typer.Typer(no_args_is_help=True, help=help_text)
         for name, fn in commands.items():
-            sub.command(name)(fn)
+            sub.command(name, cls=RegistryHelpCommand)(fn)
         root.add_typer(sub, name=group)
     return root
 

@@ -13,6 +13,7 @@ from typing import Any, TypeVar
 
 import typer
 from rich.console import Console
+from typer.core import TyperCommand
 
 from ._infra import infrastructure_error, print_infrastructure_error
 from ._prefect import choose_api
@@ -23,6 +24,43 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 #: The `--json` option every command that prints results takes.
 JSON_HELP = "print one JSON object"
+
+
+#: Tokens an option's help may hold, each filled from its registry when the help is shown (through
+#: the use cases): never when a command runs, so registering `run` imports no import format, and a
+#: provider or format a plugin installs appears with no edit. A help naming none is left as it is.
+REGISTRY_TOKENS: dict[str, str] = {
+    "{model_forms}": "model_forms",  # offline | openai:<model> | anthropic:<model>
+    "{batch_providers}": "batch_provider_titles",  # OpenAI, Anthropic
+    "{formats}": "format_choices",  # csv | openai | polygon | retell | vapi
+    "{rubrics}": "rubric_choices",  # v1, v2, v3
+}
+
+
+def fill_registry_tokens(text: str) -> str:
+    """`text` with each registry token replaced by what its registry holds now."""
+    from polygon import usecases
+
+    for token, function in REGISTRY_TOKENS.items():
+        if token in text:
+            try:
+                names = getattr(usecases, function)()
+            except ValueError as exc:  # a broken plugin: the help still shows, the command names it
+                names = f"(unknown: {exc})"
+            text = text.replace(token, names)
+    return text
+
+
+class RegistryHelpCommand(TyperCommand):
+    """A command whose options' help may name a registry's entries (`REGISTRY_TOKENS`)."""
+
+    # typer vendors its own click (`typer._click`): its types are Any here rather than a private import.
+    def format_help(self, ctx: Any, formatter: Any) -> None:
+        for param in self.params:
+            text = getattr(param, "help", None)
+            if text and "{" in text:
+                setattr(param, "help", fill_registry_tokens(text))  # noqa: B010  (Argument has no `help` in the stubs)
+        super().format_help(ctx, formatter)
 
 
 def _user_errors() -> tuple[type[BaseException], ...]:

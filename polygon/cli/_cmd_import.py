@@ -10,12 +10,14 @@ import typer
 
 from ._base import console, err, foreground_flows, friendly, quiet_prefect
 
+# `{…}` in a help: filled from the registries when the help is shown (`_base.REGISTRY_TOKENS`).
+
 
 @friendly
 def import_(files: Annotated[list[str], typer.Argument(help="files (or s3:// URIs) to import")],
             fmt: Annotated[str | None, typer.Option(
-                "--format", "-f", help="polygon | openai | csv | vapi | retell (default: what the "
-                "file name says, as grade-calls guesses it)")] = None,
+                "--format", "-f", help="{formats} (default: what the file name says, as grade-calls "
+                                    "guesses it)")] = None,
             source: Annotated[str | None, typer.Option(
                 help="source name: the idempotency scope (default: the format)")] = None,
             agent: Annotated[Path | None, typer.Option(
@@ -59,15 +61,14 @@ def grade_calls(source: Annotated[str, typer.Argument(
                     help="an imported source name, a folder, or an s3:// prefix")],
                 since: Annotated[str | None, typer.Option(help="first day (YYYY-MM-DD)")] = None,
                 until: Annotated[str | None, typer.Option(help="last day, included")] = None,
-                fmt: Annotated[str | None, typer.Option("--format", "-f",
-                                                        help="format of the files")] = None,
+                fmt: Annotated[str | None, typer.Option(
+                    "--format", "-f", help="{formats} (default: what each file's name says)")] = None,
                 agent: Annotated[Path | None, typer.Option(help="agent YAML")] = None,
                 suite: Annotated[Path | None, typer.Option(help="suite, for the agent version")] = None,
                 rubric: Annotated[str | None, typer.Option(
                     help="rubric version (default: POLYGON_RUBRIC, else v1; a graded window keeps its own)")] = None,
                 judge_model: Annotated[str | None, typer.Option(
-                    help="judge: offline | openai:<model> | anthropic:<model>[@<base URL>] "
-                         "(default: POLYGON_JUDGE_MODEL)")] = None,
+                    help="judge: {model_forms}, optionally @<base URL> (default: POLYGON_JUDGE_MODEL)")] = None,
                 probe_model: Annotated[str | None, typer.Option(
                     help="probe answerer, as --judge-model (default: POLYGON_PROBE_MODEL)")] = None,
                 batch_judging: Annotated[bool, typer.Option(
@@ -88,7 +89,7 @@ def grade_calls(source: Annotated[str, typer.Argument(
     models = [judge_model or settings.judge_model, probe_model or settings.probe_model]
     if batch_judging and all(m in usecases.OFFLINE_NAMES for m in models):
         raise ValueError("--batch-judging needs a model judge or probe answerer (--judge-model / "
-                         "--probe-model openai:… or anthropic:…); the offline ones have nothing to batch")
+                         f"--probe-model {usecases.batch_model_forms()}); the offline ones have nothing to batch")
     # A graded window resumes with its own rubric and models: another one named is refused here, in one line.
     usecases.check_regrade(stores, source, since, until, judge_model=judge_model, probe_model=probe_model,
                            rubric_version=rubric)

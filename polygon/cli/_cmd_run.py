@@ -14,8 +14,11 @@ from ._base import JSON_HELP, console, err, friendly
 from ._outputs import OUTPUT_HELP, check_outputs, needs_transcripts, write_outputs
 from ._running import execute
 
-_MODEL_HELP = ("model of the {}: offline | openai:<model> | anthropic:<model>, optionally @<base URL> "
-               "(default: the suite/agent config, then POLYGON_<ROLE>_MODEL)")
+
+def _model_help(role: str) -> str:
+    """`--<role>-model`'s help: every provider's name form (filled from the registry when shown)."""
+    return (f"model of the {role}: {{model_forms}}, optionally @<base URL> "
+            "(default: the suite/agent config, then POLYGON_<ROLE>_MODEL)")
 _SCENARIO_HELP = "run only this scenario id or glob (repeatable), e.g. 'billing-*'"
 
 
@@ -131,9 +134,9 @@ MAX_SEEDS = 100_000
 def demo(seeds: Annotated[int | None, typer.Option(min=1, max=MAX_SEEDS,
                                                    help="seeds per scenario (default: the suite's)")] = None,
          json_out: Annotated[bool, typer.Option("--json", help=JSON_HELP)] = False,
-         caller_model: Annotated[str | None, typer.Option(help=_MODEL_HELP.format("simulated caller"))] = None,
-         judge_model: Annotated[str | None, typer.Option(help=_MODEL_HELP.format("judge"))] = None,
-         probe_model: Annotated[str | None, typer.Option(help=_MODEL_HELP.format("probe answerer"))] = None,
+         caller_model: Annotated[str | None, typer.Option(help=_model_help("simulated caller"))] = None,
+         judge_model: Annotated[str | None, typer.Option(help=_model_help("judge"))] = None,
+         probe_model: Annotated[str | None, typer.Option(help=_model_help("probe answerer"))] = None,
          output: Annotated[list[Path] | None, typer.Option("--output", "-o", help=OUTPUT_HELP)] = None,
          ) -> None:
     """Run the bundled demo suite with both demo agents (offline by default) and compare them.
@@ -156,10 +159,10 @@ def run(suite: Annotated[Path, typer.Argument(help="suite folder")],
         run_id: Annotated[str | None, typer.Option(help="resume or name the run")] = None,
         json_out: Annotated[bool, typer.Option("--json", help=JSON_HELP)] = False,
         probes: Annotated[Path | None, typer.Option(help="probe library YAML (default: the bundled one)")] = None,
-        agent_model: Annotated[str | None, typer.Option(help=_MODEL_HELP.format("agent (model-backed)"))] = None,
-        caller_model: Annotated[str | None, typer.Option(help=_MODEL_HELP.format("simulated caller"))] = None,
-        judge_model: Annotated[str | None, typer.Option(help=_MODEL_HELP.format("judge"))] = None,
-        probe_model: Annotated[str | None, typer.Option(help=_MODEL_HELP.format("probe answerer"))] = None,
+        agent_model: Annotated[str | None, typer.Option(help=_model_help("agent (model-backed)"))] = None,
+        caller_model: Annotated[str | None, typer.Option(help=_model_help("simulated caller"))] = None,
+        judge_model: Annotated[str | None, typer.Option(help=_model_help("judge"))] = None,
+        probe_model: Annotated[str | None, typer.Option(help=_model_help("probe answerer"))] = None,
         personas: Annotated[bool, typer.Option("--personas", help="run the agent's generated personas")] = False,
         allow_stale: Annotated[bool, typer.Option("--allow-stale", help="with --personas: use stale ones")] = False,
         batch_judging: Annotated[bool, typer.Option(

@@ -11,8 +11,9 @@ import typer
 from ._base import JSON_HELP, console, err, foreground_flows, friendly, quiet_prefect
 from ._fit import fit
 
-_BATCH_HELP = ("send the pass through the provider's batch API (OpenAI Batch, Anthropic Message Batches): "
-               "half the price; waits for the batch, polling every POLYGON_BATCH_POLL_SECONDS")
+# `{…}`: filled from the registries when the help is shown (`_base.REGISTRY_TOKENS`).
+_BATCH_HELP = ("send the pass through the provider's batch API ({batch_providers}): half the price; waits "
+               "for the batch, polling every POLYGON_BATCH_POLL_SECONDS")
 
 
 def _paths(suite: Path | None, agent: Path | None) -> tuple[str | None, str | None]:
@@ -37,7 +38,7 @@ def _run_batch(spec: Any) -> Any:
 @friendly
 def rescore(
     run_id: Annotated[str, typer.Argument(help="run id (or a unique prefix)")],
-    rubric: Annotated[str, typer.Option(help="rubric version to judge under (v1, v2, v3)")],
+    rubric: Annotated[str, typer.Option(help="rubric version to judge under ({rubrics})")],
     judge: Annotated[str | None, typer.Option(
         help="judge model: offline (the heuristic judge) or e.g. openai:<model> "
              "(default: POLYGON_JUDGE_MODEL)")] = None,

@@ -100,7 +100,7 @@ def execute(suite: Path, agents: list[Path], seeds: int | None, rubric: str | No
     if batch_judging and not any(usecases.batch_passes(r, suite_path="", agent_path="", rubric_version=rubric,
                                                        enabled=True) for r in runs):
         raise ValueError("batch judging needs a model judge or probe answerer (--judge-model / "
-                         "--probe-model openai:… or anthropic:…); the offline ones have nothing to batch")
+                         f"--probe-model {usecases.batch_model_forms()}); the offline ones have nothing to batch")
     total = sum(len(usecases.plan_conversations(str(suite.resolve()), r.seeds, chosen, caches=stores.caches))
                 for r in runs)
     quiet_prefect()

@@ -83,6 +83,13 @@ if TYPE_CHECKING:
     from ._deliveries import DatabaseDeliveryStore, DeliveryStoreUnavailableError
     from ._dispatch import FITTED_PREFIX, JudgeSpec, check_model_name, judge_label
     from ._evaluate import STAGES, Evaluated, InFlight, evaluate_conversation, run_bounded
+    from ._extensions import (
+        batch_model_forms,
+        batch_provider_titles,
+        format_choices,
+        model_forms,
+        rubric_choices,
+    )
     from ._fitting import FitReport, fit_and_store
     from ._grade import (
         OFFLINE_NAMES,
@@ -240,7 +247,9 @@ __all__ = [
     "analyze_text",
     "arrivals_markdown",
     "base_values",
+    "batch_model_forms",
     "batch_passes",
+    "batch_provider_titles",
     "calibrate_run",
     "calibration_page",
     "call_origins",
@@ -269,6 +278,7 @@ __all__ = [
     "fingerprint",
     "finish_run",
     "fit_and_store",
+    "format_choices",
     "generate_for_agent",
     "generate_personas",
     "grade_production",
@@ -301,6 +311,7 @@ __all__ = [
     "mark_unfinished",
     "materialise_point",
     "metric_trends",
+    "model_forms",
     "model_limits_below",
     "new_run",
     "open_stores",
@@ -336,6 +347,7 @@ __all__ = [
     "result_rows",
     "resumed_run",
     "role_models",
+    "rubric_choices",
     "rubric_versions",
     "run_bounded",
     "run_concurrency",
@@ -386,6 +398,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "_deliveries": ("DatabaseDeliveryStore", "DeliveryStoreUnavailableError"),
     "_dispatch": ("FITTED_PREFIX", "JudgeSpec", "check_model_name", "judge_label"),
     "_evaluate": ("STAGES", "Evaluated", "InFlight", "evaluate_conversation", "run_bounded"),
+    "_extensions": ("batch_model_forms", "batch_provider_titles", "format_choices", "model_forms", "rubric_choices"),
     "_fitting": ("FitReport", "fit_and_store"),
     "_grade": ("OFFLINE_NAMES", "RescoreResult", "ensure_judged", "judge", "judge_conversation", "probe",
         "probe_conversation", "probe_run", "rescore_run", "run_inputs", "scorable"),

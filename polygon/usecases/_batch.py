@@ -49,6 +49,7 @@ from polygon_core.providers import ChatRequest, ChatResponse
 from polygon_core.scoring import DEFAULT_RUBRIC_VERSION, get_rubric
 
 from ._common import FileCaches, Stores
+from ._extensions import batch_model_forms
 from ._grade import (
     OFFLINE_NAMES,
     RescoreResult,
@@ -197,8 +198,8 @@ def _custom_id(spec: BatchPass, index: int) -> str:
 def _model(stores: Stores, name: str, meter: UsageMeter | None = None) -> Any:
     model = make_chat_model(name, stores.settings, meter=meter)
     if not getattr(model, "supports_batch", False):
-        raise ValueError(f"model {name!r} cannot take batches: batch judging needs an openai:… or "
-                         "anthropic:… judge (the offline judge has nothing to send)")
+        raise ValueError(f"model {name!r} cannot take batches: batch judging needs a judge "
+                         f"with a batch API ({batch_model_forms()}); the offline judge has nothing to send")
     return model
 
 
@@ -224,8 +225,8 @@ def _requests_of(stores: Stores, job: BatchJob, only: set[str] | None = None) ->
 def submit_batch_pass(stores: Stores, spec: BatchPass) -> BatchJob:
     """Submit the pass's pending requests as batches (or reuse the job already submitted)."""
     if spec.model in OFFLINE_NAMES:
-        raise ValueError("batch judging needs an openai:… or anthropic:… model; the offline judge has "
-                         "nothing to send")
+        raise ValueError(f"batch judging needs a model with a batch API ({batch_model_forms()}); the "
+                         "offline judge has nothing to send")
     existing = load_job(stores, spec.run_id, spec.key)
     if existing is not None and existing.state != "collected":
         return existing
@@ -422,8 +423,8 @@ def rescore_batch_pass(stores: Stores, run_id: str, *, kind: Literal["judge", "p
     Without `rubric_version`, the run's own.
     """
     if model in OFFLINE_NAMES:
-        raise ValueError("--batch needs an openai:… or anthropic:… model; the offline judge has nothing "
-                         "to send")
+        raise ValueError(f"--batch needs a model with a batch API ({batch_model_forms()}); the offline "
+                         "judge has nothing to send")
     if repeats < 1:
         raise ValueError(f"--repeats must be at least 1, got {repeats}")
     run, suite, agent = _run_inputs(stores, run_id, suite_path, agent_path)

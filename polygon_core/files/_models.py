@@ -38,7 +38,7 @@ class SuiteConfig(FileModel):
     concurrency: int | None = Field(None, ge=1, le=1024, description="conversations run at once")
     batch_judging: bool = Field(
         False, description="send model-backed judge and probe passes through the provider's batch API "
-        "(OpenAI Batch, Anthropic Message Batches): half the price, results within 24 h")
+        "(`polygon rescore --help` names the providers with one): half the price, results within 24 h")
 
     @field_validator("rubric")
     @classmethod

@@ -38,7 +38,8 @@ _ENV_NAME = re.compile(r"[A-Z_][A-Z0-9_]*\Z")
 class Source(FileModel):
     """One production source (see the module docstring for each field)."""
 
-    platform: str = Field(..., description="import format of its calls (vapi, retell, polygon, ...)")
+    platform: str = Field(..., description="a registered import format: how its calls are read "
+                          "(`polygon import --help` lists them)")
     secret_env: str | None = Field(None, description="environment variable holding the webhook secret")
     agent: str | None = Field(None, description="agent YAML, relative to the sources file")
     suite: str | None = Field(None, description="suite folder, relative to the sources file")

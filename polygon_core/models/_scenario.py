@@ -114,7 +114,8 @@ class AgentConfig(FileModel):
     description: str = ""
     prompt: str | None = Field(None, description="inline system prompt")
     prompt_file: str | None = Field(None, description="path to the prompt, relative to this file")
-    model: str = Field("offline", description="offline | openai:<m> | anthropic:<m> [@base_url]")
+    model: str = Field("offline", description="offline, or <provider>:<model> [@base_url] of a registered "
+                       "provider (`polygon run --help` lists them)")
     sampling: SamplingParams = Field(default_factory=SamplingParams)
     tools: list[str] | None = Field(None, description="tools exposed; default: the scenario's")
     forbidden_phrases: list[str] = Field(default_factory=list)

@@ -168,9 +168,14 @@ class ToolBase(FileModel):
 
 K = TypeVar("K", bound=type[ToolBase])
 
-# The built-in kinds first (they lead the "expected ..." of an unknown kind), then other modules by name.
+STUB_KIND_PLUGINS = "polygon.stub_kinds"
+
+# The built-in kinds first (they lead the "expected ..." of an unknown kind), then other modules by
+# name, then the `polygon.stub_kinds` entry points (a plugin's module imports from this module, not
+# from the package: the union is built while `polygon_core.models` is being imported).
 STUB_KINDS: Registry[type[ToolBase]] = Registry("stub kind", __package__ or "polygon_core.models",
-                                                submodules="_tool_kind", first=("_tool_kinds",))
+                                                submodules="_tool_kind", first=("_tool_kinds",),
+                                                plugins=STUB_KIND_PLUGINS)
 
 
 def stub_kind(cls: K) -> K:

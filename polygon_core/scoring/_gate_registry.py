@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from ._aggregate import Aggregate
     from ._rubric import Rubric
 
-__all__ = ["GATES", "GateFunction", "GateInput", "compute_gates", "gate", "gate_names"]
+__all__ = ["GATES", "PLUGIN_GROUP", "GateFunction", "GateInput", "compute_gates", "gate", "gate_names"]
 
 # Turns may be model objects or the plain mappings they serialise to (stored transcripts).
 TurnLike = Turn | Mapping[str, Any]
@@ -38,9 +38,13 @@ class GateInput:
 
 GateFunction = Callable[[GateInput], list[GateHit]]
 
-# Every `_gate*` module of this package is imported on the first lookup: a new gate is one module
-# (`_gate_<name>.py`), named by no list. `_gates.py` holds the built-ins, and they lead the listing.
-GATES: Registry[GateFunction] = Registry("gate", "polygon_core.scoring", submodules="_gate", first=("_gates",))
+PLUGIN_GROUP = "polygon.gates"
+
+# Every `_gate*` module of this package is imported on the first lookup, then the `polygon.gates`
+# entry points of installed distributions: a new gate is one module (`_gate_<name>.py`, or a
+# plugin's), named by no list. `_gates.py` holds the built-ins, and they lead the listing.
+GATES: Registry[GateFunction] = Registry("gate", "polygon_core.scoring", submodules="_gate", first=("_gates",),
+                                         plugins=PLUGIN_GROUP)
 
 
 def gate(name: str) -> Callable[[GateFunction], GateFunction]:

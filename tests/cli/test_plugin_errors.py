@@ -38,3 +38,11 @@ def test_a_broken_plugin_is_one_line_and_exit_2(broken_plugin: None, polygon_hom
     assert result.stderr == ("error: provider plugin 'acme' (broken_provider, distribution 'broken-provider', "
                              "entry point group 'polygon.providers') failed to load: acme SDK missing second "
                              "line (fix or uninstall it)\n")
+
+
+def test_help_that_lists_providers_still_shows_and_names_the_broken_plugin(broken_plugin: None) -> None:
+    result = runner.invoke(app, ["run", "--help"], env={"COLUMNS": "400"})
+    assert result.exit_code == 0, result.output
+    assert "model of the judge: (unknown: provider plugin 'acme' (broken_provider, distribution " \
+           "'broken-provider', entry point group 'polygon.providers') failed to load: acme SDK missing second " \
+           "line (fix or uninstall it)), optionally @<base URL>" in " ".join(result.output.split())

@@ -11,6 +11,7 @@ import pytest
 import polygon_core.scoring as scoring_package
 from polygon_core.models import Turn
 from polygon_core.scoring import Aggregate, _gate_registry, compute_gates, gate_names, get_rubric
+from tests._plugins import install_plugin
 from tests.conftest import REPO
 
 BUILT_INS = ("forbidden_phrase", "safety", "invalid_tool_call", "assertion")
@@ -52,3 +53,22 @@ def test_a_module_not_named_gate_is_not_imported(tmp_path: Path, monkeypatch: py
     monkeypatch.setattr(_gate_registry.GATES, "entries", dict(_gate_registry.GATES.loaded()))
     monkeypatch.setattr(_gate_registry.GATES, "_builtins_loaded", False)
     assert gate_names() == BUILT_INS
+
+
+def test_an_entry_point_adds_a_gate_kept_outside_polygon(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The same module in its own distribution, named by a `polygon.gates` entry point.
+    monkeypatch.setattr(_gate_registry.GATES, "entries", dict(_gate_registry.GATES.loaded()))
+    monkeypatch.setattr(_gate_registry.GATES, "_builtins_loaded", False)
+    source = docs_example("# polygon_core/scoring/_gate_long_turn.py").replace(
+        "from ._gate_registry", "from polygon_core.scoring._gate_registry")
+    monkeypatch.syspath_prepend(str(install_plugin(tmp_path / "site", distribution="acme-gates",
+                                                   group="polygon.gates", name="long_turn",
+                                                   module="acme_gates", source=source)))
+    try:
+        assert gate_names() == (*BUILT_INS, "long_turn")
+        rubric = get_rubric("v1").model_copy(update={"gates": ["long_turn"]})
+        hits = compute_gates([Turn(index=3, speaker="agent", text=" ".join(["word"] * 70))], rubric,
+                             Aggregate(composite=90.0))
+        assert [(h.gate, h.turn, h.detail) for h in hits] == [("long_turn", 3, "agent turn of 70 words")]
+    finally:
+        sys.modules.pop("acme_gates", None)

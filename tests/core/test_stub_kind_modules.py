@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests._plugins import install_plugin
 from tests.conftest import REPO
 
 SCRIPT = '''
@@ -62,3 +63,26 @@ def test_a_kind_module_dropped_into_the_package_is_a_stub_kind(tmp_path: Path) -
         "errors": [[3, "tools.order.kind", "expected 'fixed', 'template', 'rules', 'state' or 'lookup', "
                                            "got 'lookp'; did you mean 'lookup'?"]],
     }
+
+
+def test_an_entry_point_adds_a_stub_kind_kept_outside_polygon(tmp_path: Path) -> None:
+    # The same module in its own distribution, named by a `polygon.stub_kinds` entry point: found when
+    # the union is built, in a fresh interpreter whose path holds the distribution.
+    source = docs_example("# polygon_core/models/_tool_kind_lookup.py").replace(
+        "from ._tool_base", "from polygon_core.models._tool_base")
+    site = install_plugin(tmp_path / "site", distribution="acme-kinds", group="polygon.stub_kinds", name="lookup",
+                          module="acme_kinds", source=source)
+    good = tmp_path / "tools.yaml"
+    good.write_text("tools:\n  order:\n    kind: lookup\n    key: '{{ args.order_id }}'\n"
+                    "    table: {A1: {status: shipped}}\n", encoding="utf-8")
+    script = ("import json, sys\nsys.path.insert(0, sys.argv[1])\n"
+              "from polygon_core.files import load_tool_library\nfrom polygon_core.models import TOOL_KINDS\n"
+              "from polygon_core.stubs import ToolEnvironment\n"
+              "tools = load_tool_library(sys.argv[2]).tools\n"
+              "env = ToolEnvironment(tools, {}, conversation_id='c', seed=1)\n"
+              "print(json.dumps({'kinds': list(TOOL_KINDS), 'class': type(tools['order']).__name__,\n"
+              "                  'found': env.call('order', {'order_id': 'A1'}, turn=0).result}))\n")
+    out = subprocess.run([sys.executable, "-c", script, str(site), str(good)], cwd=REPO, capture_output=True,
+                         text=True, check=True)
+    assert json.loads(out.stdout) == {"kinds": ["fixed", "template", "rules", "state", "lookup"],
+                                      "class": "LookupTool", "found": {"status": "shipped"}}

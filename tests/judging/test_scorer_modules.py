@@ -16,6 +16,7 @@ from polygon_core.judging import judge_offline
 from polygon_core.judging._scorers import SCORERS, scored_criteria
 from polygon_core.models import Conversation, EndReason, Turn
 from polygon_core.scoring import Criterion, Rubric
+from tests._plugins import install_plugin
 from tests.conftest import REPO
 
 BUILT_INS = ("goal_completion", "instruction_adherence", "tool_use_quality", "factuality", "dialogue_quality",
@@ -68,3 +69,14 @@ def test_a_scorer_module_dropped_into_the_package_scores_its_criterion(
         "score": 4, "evidence": "I'm sorry about that, let me fix it.", "reason": "apologised in 1 turns"}
     assert _empathy("Your balance is 40 euros.") == {
         "score": 2, "evidence": "This is ridiculous, I was charged twice!", "reason": "no apology to a frustrated caller"}
+
+
+def test_an_entry_point_adds_a_scorer_kept_outside_polygon(fresh_scorers: None, tmp_path: Path,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    # The same module in its own distribution, named by a `polygon.scorers` entry point.
+    source = EMPATHY_MODULE.replace("from ._scorers", "from polygon_core.judging._scorers")
+    monkeypatch.syspath_prepend(str(install_plugin(tmp_path / "site", distribution="acme-scorers",
+                                                   group="polygon.scorers", name="empathy",
+                                                   module="acme_scorers", source=source)))
+    assert scored_criteria() == (*BUILT_INS, "empathy")
+    assert _empathy("I'm sorry about that, let me fix it.")["score"] == 4

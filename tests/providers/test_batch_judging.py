@@ -192,7 +192,7 @@ def test_record_then_replay_collects_without_the_server(tmp_path: Path) -> None:
 
 def test_batch_needs_a_model(tmp_path: Path) -> None:
     stores = _stored_run(fast_settings(tmp_path), "offline-run")
-    with pytest.raises(ValueError, match="needs an openai:… or anthropic:… model"):
+    with pytest.raises(ValueError, match=r"needs a model with a batch API \(openai:… or anthropic:…\)"):
         usecases.rescore_batch_pass(stores, "offline-run", kind="judge", model="offline")
 
 

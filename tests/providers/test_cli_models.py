@@ -116,7 +116,7 @@ def test_rescore_by_batch_and_its_errors(fast_env: Path, tmp_path: Path, monkeyp
     run_id = json.loads(made.stdout)["runs"][0]["run_id"]
     offline = runner.invoke(app, ["rescore", run_id, "--rubric", "v2", "--judge", "offline", "--batch"])
     assert offline.exit_code == 2
-    assert "--batch needs an openai:… or anthropic:… model" in offline.stderr
+    assert "--batch needs a model with a batch API (openai:… or anthropic:…)" in offline.stderr
     nothing = runner.invoke(app, ["run", str(SUITE), "--agent", str(agent), "--seeds", "1", "--batch-judging"])
     assert nothing.exit_code == 2 and "batch judging needs a model judge or probe answerer" in nothing.stderr
     with FakeLLMServer() as srv:
