@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from polygon.flows._story import tag_flow_run  # absolute: loaded by path
-from polygon.tasks._calibrate import judge_labelled_task, store_calibration_task  # absolute: loaded by path
+from polygon.tasks import judge_labelled_task, store_calibration_task  # absolute: loaded by path
 from prefect import flow, get_run_logger
 
 

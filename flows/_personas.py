@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from polygon.flows._story import tag_flow_run  # absolute: loaded by path
-from polygon.tasks._personas import (
+from polygon.tasks import (
     generate_personas_task,
     mark_stale_personas_task,
     store_personas_task,

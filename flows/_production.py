@@ -7,8 +7,8 @@ from typing import Any
 
 from polygon.flows._batch import batch_judge  # absolute: Prefect loads this file by path
 from polygon.flows._story import run_tags, tag_flow_run
-from polygon.tasks import finish_run_task
-from polygon.tasks._production import (
+from polygon.tasks import (
+    finish_run_task,
     import_file_task,
     judge_production_task,
     list_call_files_task,

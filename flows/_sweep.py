@@ -10,7 +10,7 @@ from typing import Any
 from polygon.flows._evaluate import evaluate_suite  # absolute: Prefect loads this file by path
 from polygon.flows._runner import task_runner
 from polygon.flows._story import run_tags, tag_flow_run
-from polygon.tasks._sweep import (
+from polygon.tasks import (
     budget_point_task,
     early_stop_task,
     leaderboard_task,

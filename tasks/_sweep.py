@@ -9,7 +9,7 @@ from prefect import get_run_logger, task
 from prefect.artifacts import create_markdown_artifact, create_table_artifact
 
 from polygon import usecases
-from polygon_core._hashing import content_hash
+from polygon_core import content_hash
 from polygon_core.reports import md_text
 from polygon_core.sweeps import (
     PointResult,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import inspect
+import itertools
 import subprocess
 import sys
 from pathlib import Path
@@ -48,19 +49,34 @@ def test_importing_core_loads_no_forbidden_module() -> None:
     assert out.stdout.strip() == "[]"
 
 
-def _absolute_imports(path: Path) -> set[str]:
-    """Every module an import statement in `path` names, relative ones resolved against its package."""
-    package = ".".join(path.relative_to(REPO).with_suffix("").parts[:-1])
+def _module_name(path: Path) -> str:
+    """The dotted name `path` is imported as (`tasks/` and `flows/` are installed as `polygon.tasks`, `polygon.flows`)."""
+    parts = path.relative_to(REPO).with_suffix("").parts
+    if parts[0] in ("tasks", "flows"):
+        parts = ("polygon", *parts)
+    return ".".join(parts).removesuffix(".__init__")
+
+
+def _import_sites(path: Path) -> list[tuple[str, int]]:
+    """(name, line) for every module or name an import statement in `path` names, at any depth (a function's
+    imports and `if TYPE_CHECKING:` ones included), relative ones resolved against its package."""
+    module_name = _module_name(path)
+    package = module_name if path.name == "__init__.py" else module_name.rpartition(".")[0]
     tree = ast.parse(path.read_text(encoding="utf-8"))
-    names: set[str] = set()
+    sites: list[tuple[str, int]] = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
-            names.update(a.name for a in node.names)
+            sites += [(a.name, node.lineno) for a in node.names]
         elif isinstance(node, ast.ImportFrom):
             base = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
             module = (f"{base}.{node.module}" if node.module else base) if node.level else node.module or ""
-            names.update({module, *(f"{module}.{a.name}" for a in node.names)})
-    return names
+            sites += [(module, node.lineno), *((f"{module}.{a.name}", node.lineno) for a in node.names)]
+    return sites
+
+
+def _absolute_imports(path: Path) -> set[str]:
+    """Every module an import statement in `path` names, relative ones resolved against its package."""
+    return {name for name, _ in _import_sites(path)}
 
 
 def _files(*roots: str) -> list[Path]:
@@ -157,3 +173,92 @@ def test_a_conversation_is_evaluated_from_its_run_id_scenario_seed_and_stages_al
 
     assert list(inspect.signature(evaluate_conversation_task.fn).parameters) == ["run_id", "scenario_id", "seed",
                                                                                 "stages"]
+
+
+def _core_node(name: str) -> str | None:
+    """The node of polygon_core's package graph that a dotted name belongs to: a package
+    (`polygon_core/judging/...`: `judging`; all of `adapters` is one, the edges' layer) or a top-level
+    module (`loops`, `_hashing`); a name the root package exports is the root's (`polygon_core`)."""
+    parts = name.split(".")
+    if parts[0] != "polygon_core":
+        return None
+    if len(parts) > 1 and ((CORE / parts[1]).is_dir() or (CORE / f"{parts[1]}.py").is_file()):
+        return parts[1]
+    return "polygon_core"
+
+
+def _core_graph() -> dict[str, dict[str, list[str]]]:
+    """node -> imported node -> the import sites (`file:line name`) that make the edge."""
+    graph: dict[str, dict[str, list[str]]] = {}
+    for path in _files("polygon_core"):
+        source = _core_node(_module_name(path))
+        assert source is not None
+        edges = graph.setdefault(source, {})
+        for name, line in _import_sites(path):
+            target = _core_node(name)
+            if target is not None and target != source:
+                edges.setdefault(target, []).append(f"{path.relative_to(REPO)}:{line} {name}")
+    return graph
+
+
+def _a_cycle(graph: dict[str, dict[str, list[str]]]) -> list[str]:
+    """One cycle of `graph` as its nodes, the first repeated at the end; [] when there is none."""
+    state: dict[str, str] = {}  # "open" while on the current path, "done" after
+
+    def visit(path: list[str]) -> list[str]:  # path: the open nodes, the one visited last
+        state[path[-1]] = "open"
+        for target in sorted(graph.get(path[-1], {})):
+            if state.get(target) == "open":
+                return [*path[path.index(target):], target]
+            if target not in state and (found := visit([*path, target])):
+                return found
+        state[path[-1]] = "done"
+        return []
+
+    for start in sorted(graph):
+        if start not in state and (found := visit([start])):
+            return found
+    return []
+
+
+def test_a_cycle_is_found_and_named() -> None:
+    # The checker itself: a cycle two steps long is reported as its nodes in order, none is [].
+    sites = {"x": {"y": ["a.py:1 y"]}, "y": {"z": ["b.py:2 z"]}, "z": {"x": ["c.py:3 x"]}}
+    assert _a_cycle(sites) == ["x", "y", "z", "x"]
+    assert _a_cycle({"x": {"y": []}, "y": {}}) == []
+
+
+def test_polygon_core_packages_import_one_another_without_a_cycle() -> None:
+    # docs/design.md, "Layers": the packages of the domain form a graph without a circle, every import
+    # counted (a function-level or TYPE_CHECKING import is still a dependency), adapters one node above.
+    graph = _core_graph()
+    cycle = _a_cycle(graph)
+    where = [f"{a} -> {b}: {graph[a][b][0]}" for a, b in itertools.pairwise(cycle)]
+    assert cycle == [], "a cycle between polygon_core packages: " + " -> ".join(cycle) + "\n" + "\n".join(where)
+    # The graph really covers the packages, their function-level imports included.
+    assert {"documents", "files", "probes", "judging", "adapters", "loops"} <= set(graph)
+    assert "polygon_core/files/_check.py" in " ".join(graph["files"]["sweeps"])
+    assert "documents" in graph["probes"] and "files" not in graph["probes"]
+
+
+def _owner(name: str) -> str | None:
+    """The package a private module or name belongs to (`polygon_core.files._yaml`: `polygon_core.files`)."""
+    parts = name.split(".")
+    if parts[0] not in ("polygon", "polygon_core"):
+        return None
+    private = next((i for i, part in enumerate(parts) if part.startswith("_") and not part.startswith("__")), None)
+    return ".".join(parts[:private]) if private is not None else None
+
+
+def test_no_module_imports_another_packages_private_module() -> None:
+    # `polygon_core.x._y` is `polygon_core.x`'s own: anyone outside imports what `polygon_core.x` exports.
+    offenders: dict[str, list[str]] = {}
+    for path in _files("polygon_core", "polygon", "tasks", "flows"):
+        me = _module_name(path)
+        for name, line in _import_sites(path):
+            owner = _owner(name)
+            if owner is not None and me != owner and not me.startswith(f"{owner}."):
+                offenders.setdefault(str(path.relative_to(REPO)), []).append(f"{line}: {name}")
+    assert offenders == {}
+    assert _owner("polygon_core.files._yaml.read_yaml") == "polygon_core.files"
+    assert _owner("polygon_core._hashing") == "polygon_core" and _owner("polygon_core.files.read_yaml") is None

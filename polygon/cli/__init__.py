@@ -7,8 +7,9 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ._app import app
+    from ._infra import infrastructure_error
 
-__all__ = ["CLI_GC_THRESHOLD", "app", "main"]
+__all__ = ["CLI_GC_THRESHOLD", "app", "infrastructure_error", "main"]
 
 # A command imports Prefect, the SDKs and Polygon (hundreds of thousands of long-lived objects):
 # with the default thresholds the cyclic collector runs hundreds of times while they load, each
@@ -32,9 +33,14 @@ def main() -> None:
 
 
 def __getattr__(name: str) -> Any:
-    """`app` (the Typer application), imported on first use so that `main` tunes the collector first."""
+    """`app` (the Typer application), imported on first use so that `main` tunes the collector first;
+    `infrastructure_error` (the rule the web app answers 503 by), without importing the commands."""
     if name == "app":
         from ._app import app
 
         return app
+    if name == "infrastructure_error":
+        from ._infra import infrastructure_error
+
+        return infrastructure_error
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -94,7 +94,7 @@ def grade_calls(source: Annotated[str, typer.Argument(
     usecases.check_regrade(stores, source, since, until, judge_model=judge_model, probe_model=probe_model,
                            rubric_version=rubric)
     quiet_prefect()
-    from polygon.flows._production import grade_production_calls
+    from polygon.flows import grade_production_calls
 
     with foreground_flows():
         result = grade_production_calls(

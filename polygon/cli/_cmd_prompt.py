@@ -49,7 +49,7 @@ def commit(file: Annotated[Path, typer.Argument(help="the prompt file, or the ag
            json_out: Annotated[bool, typer.Option("--json", help="print one JSON object")] = False) -> None:
     """Emit `polygon.prompt.committed`: the `reevaluate-on-prompt-commit` deployment re-runs the suite."""
     from polygon.web import PromptCommitPayload, prompt_event_spec
-    from polygon_core._hashing import content_hash
+    from polygon_core import content_hash
     from polygon_core.files import FileErrors, PolygonFileError, load_agent
 
     if not file.exists():

@@ -23,7 +23,7 @@ def _narrowed_spec(spec: Path, suite: Path, patterns: list[str]) -> Path:
     """
     import yaml
 
-    from polygon_core._hashing import content_hash
+    from polygon_core import content_hash
     from polygon_core.adapters.settings import load_settings
 
     chosen = select_scenarios(suite, patterns)

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from polygon_core._hashing import content_hash
+from polygon_core import content_hash
 from polygon_core.adapters.storage import CallObject, CallObjectLedger, ImportLedger
 from polygon_core.imports import (
     ImportedCall,

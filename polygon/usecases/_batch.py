@@ -30,7 +30,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from polygon_core._hashing import content_hash
+from polygon_core import content_hash
 from polygon_core.adapters.providers import BatchStatus, NoBatchApi, UsageMeter, ledger_key, make_chat_model
 from polygon_core.judging import (
     agent_failure,

@@ -7,7 +7,7 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from polygon_core._hashing import canonical_json
+from polygon_core import canonical_json
 from polygon_core.adapters.file_cache import FileCaches
 from polygon_core.adapters.settings import PolygonSettings
 from polygon_core.adapters.stores import Stores, open_stores

@@ -22,7 +22,7 @@ from uuid import uuid4
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from polygon_core._hashing import content_hash
+from polygon_core import content_hash
 from polygon_core.adapters.settings import PolygonSettings
 from polygon_core.adapters.storage import ImportedRecord, ImportLedger
 from polygon_core.files import agent_version, load_agent

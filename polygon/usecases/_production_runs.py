@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
-from polygon_core._hashing import content_hash
+from polygon_core import content_hash
 from polygon_core.adapters.storage import ImportedRecord, ImportLedger, ProductionRunInfo
 from polygon_core.checks import Checks, run_checks
 from polygon_core.imports import format_time, not_applicable_assertions

@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from polygon_core._hashing import content_hash
+from polygon_core import content_hash
 from polygon_core.models import Run
 
 from ._common import FileCaches, Stores, agent_identity

@@ -16,7 +16,7 @@ from typing import Any
 
 import yaml
 
-from polygon_core._hashing import content_hash
+from polygon_core import content_hash
 from polygon_core.compare import ResultRow
 from polygon_core.files import agent_version, load_agent, load_suite, read_yaml, validate_document
 from polygon_core.models import AgentConfig

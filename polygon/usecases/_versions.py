@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from polygon_core._hashing import content_hash
+from polygon_core import content_hash
 from polygon_core.files import VersionPart, changed_parts
 from polygon_core.models import AgentConfig, Run
 

@@ -74,11 +74,11 @@ def create_app(settings: PolygonSettings | None = None, *,
 def _install_unavailable(app: FastAPI) -> None:
     """An artifact store or database that cannot be reached answers 503 with the reason, as the
     webhooks' unreachable delivery ledger does, not a 500 with a traceback. What is one is the
-    CLI's rule (`polygon.cli._infra`); any other error of these types stays a 500."""
+    CLI's rule (`polygon.cli.infrastructure_error`); any other error of these types stays a 500."""
     from botocore.exceptions import BotoCoreError, ClientError
     from sqlalchemy.exc import OperationalError
 
-    from polygon.cli._infra import infrastructure_error
+    from polygon.cli import infrastructure_error
     from polygon_core.adapters.artifacts import ArtifactStoreError
     from polygon_core.adapters.storage import DatabaseNotReadyError
 

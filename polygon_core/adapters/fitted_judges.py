@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from ..calibration._fit import FittedJudge, artifact_text
+from ..calibration import FittedJudge, artifact_text
 from .artifacts import ArtifactNotFoundError
 
 if TYPE_CHECKING:

@@ -30,7 +30,7 @@ def _provider_environ() -> dict[str, str]:
     """The set environment variables that registered providers declare for their keys and base URLs."""
     from polygon_core._registry import PluginLoadError
 
-    from .providers._registry import PROVIDERS
+    from .providers import PROVIDERS  # here, not at the top: the providers import these settings
 
     try:
         adapters = list(PROVIDERS.loaded().values())

@@ -42,7 +42,7 @@ Status is `pass`/`fail` from the truthiness of the value; anything that prevents
 from ._evaluate import evaluate_assertion, evaluate_assertions
 from ._evaluator import UnknownArgument
 from ._helpers import same_set
-from ._language import check_expression
+from ._language import argument_problem, check_expression
 from ._policy import (
     CITATION_THRESHOLD,
     POLICY_MARKERS,
@@ -58,6 +58,7 @@ __all__ = [
     "RESERVED_NAMES",
     "PolicyFinding",
     "UnknownArgument",
+    "argument_problem",
     "assertion_names",
     "check_expression",
     "evaluate_assertion",

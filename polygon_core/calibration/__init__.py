@@ -13,7 +13,7 @@ Pure: no Prefect, database, network, clock or environment (tests/test_layers.py)
 """
 
 from ._calibrate import Calibration, CalibrationRow, Estimate, Ratings, calibrate, people_means
-from ._fit import FitReport, FittedJudge, cv_folds, fit_judge, judge_fitted, training_hash
+from ._fit import FitReport, FittedJudge, artifact_text, cv_folds, fit_judge, judge_fitted, training_hash
 from ._labels import FIELDS, Label, LabelsError, labels_hash, parse_labels
 from ._scale import SCALE, judge_value, overall_from_composite, round_scores
 from ._stats import (
@@ -47,6 +47,7 @@ __all__ = [
     "LabelsError",
     "Ratings",
     "agreement",
+    "artifact_text",
     "bootstrap_intervals",
     "calibrate",
     "calibration_line",

@@ -1,7 +1,9 @@
 """Simulated callers."""
 
 from ._asking import asked_for
+from ._kinds import KINDS
+from ._matching import TRANSLIT, head_word
 from ._offline import FACT_CUES, OfflineCaller
 from ._phrases import FACT_CUES_RU, phrases_for
 
-__all__ = ["FACT_CUES", "FACT_CUES_RU", "OfflineCaller", "asked_for", "phrases_for"]
+__all__ = ["FACT_CUES", "FACT_CUES_RU", "KINDS", "TRANSLIT", "OfflineCaller", "asked_for", "head_word", "phrases_for"]

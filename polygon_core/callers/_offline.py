@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 
 from .._hashing import stable_seed
-from ..conversation._types import CallerUtterance, CallerView
+from ..conversation import CallerUtterance, CallerView
 from ..models import FactValue, Persona
 from ._asking import asked_for, asking
 from ._locale import currency, persona_locale

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..conversation._types import AgentAction, AgentRequest, ToolRequest
+from ..conversation import AgentAction, AgentRequest, ToolRequest
 from ._parse import find_account_id, find_amount, find_postcode, has_any, is_no, is_yes
 
 PROMPT_V1 = """You are Ava, the phone agent for Northwind Telecom's billing line.

@@ -13,14 +13,21 @@ Loaders raise FileErrors (all problems at once); `validate_paths` returns them a
 YAML follows the 1.2 core schema: `no`/`yes`/`on` and unquoted dates stay strings.
 """
 
+from ..documents import (
+    FileErrors,
+    PolygonFileError,
+    YamlDocument,
+    format_path,
+    parse_yaml,
+    read_yaml,
+    validate_document,
+)
 from ._check import validate_paths
 from ._detect import FILE_KINDS, FileKind, detect_kind
-from ._errors import FileErrors, PolygonFileError, format_path
 from ._loaders import load_agent, load_scenario, load_suite_config, load_tool_library
 from ._models import LoadedAgent, Suite, SuiteConfig
 from ._schema import SCHEMA_KINDS, json_schema
 from ._suite import load_suite
-from ._validation import validate_document
 from ._versions import (
     ImportedName,
     VersionPart,
@@ -35,7 +42,6 @@ from ._versions import (
     version_parts,
 )
 from ._warnings import persona_warnings, validation_warnings
-from ._yaml import YamlDocument, parse_yaml, read_yaml
 
 __all__ = [
     "FILE_KINDS",

@@ -16,7 +16,7 @@ import sys
 from importlib.machinery import ModuleSpec
 from pathlib import Path
 
-from ._limits import MAX_FILE_BYTES
+from ..documents import MAX_FILE_BYTES
 
 # Finders that may run code to answer (none in the standard library do); skipped, so the check
 # stays free of side effects. `_SixMetaPathImporter` and the like only alias other modules.

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from ..assertions import argument_problem, check_expression
+from ..documents import PolygonFileError, YamlDocument
 from ..models import Scenario
 from ..stubs import declared_arguments
-from ._errors import PolygonFileError
 from ._loaders import ToolCatalog
-from ._yaml import YamlDocument
 
 ExpressionChecker = Callable[..., str | None]
 
@@ -39,11 +39,8 @@ def assertion_errors(
 
 
 def assertion_checker() -> ExpressionChecker | None:
-    """`polygon_core.assertions.check_expression` if that module is present, else None."""
-    try:
-        from ..assertions import check_expression
-    except ImportError:
-        return None
+    """The expression checker, `polygon_core.assertions.check_expression` (None: no check; tests
+    swap this to pin the loaders apart from the assertion language)."""
     checker: ExpressionChecker = check_expression
     return checker
 
@@ -51,10 +48,6 @@ def assertion_checker() -> ExpressionChecker | None:
 def _argument_problem(expression: str, known: frozenset[str], arguments: dict[str, frozenset[str]]) -> str | None:
     # Apart from the pluggable checker (`assertion_checker`): a condition's names against the schema.
     if not arguments:
-        return None
-    try:
-        from ..assertions._language import argument_problem
-    except ImportError:
         return None
     return argument_problem(expression, known_names=known, arguments=arguments)
 

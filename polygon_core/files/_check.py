@@ -7,10 +7,11 @@ from collections.abc import Iterable
 from functools import partial
 from pathlib import Path
 
+from ..documents import PolygonFileError, YamlDocument, dedupe, read_yaml, require_mapping, validate_document
 from ..probes import load_probes
+from ..sweeps import SweepSpec
 from ._assertion_check import assertion_errors
 from ._detect import KIND_HINT, SUITE_CONFIG_NAMES, TOOLS_NAMES, YAML_SUFFIXES, detect_kind
-from ._errors import PolygonFileError, dedupe
 from ._loaders import (
     ModelCheck,
     ToolCatalog,
@@ -22,8 +23,6 @@ from ._loaders import (
     tool_name_errors,
 )
 from ._suite import collect_suite
-from ._validation import validate_document
-from ._yaml import YamlDocument, read_yaml, require_mapping
 
 
 def validate_paths(
@@ -145,8 +144,6 @@ def _folder_inside_suite(path: Path) -> list[PolygonFileError] | None:
 def _sweep_errors(
     doc: YamlDocument, path: Path, check_model: ModelCheck | None
 ) -> list[PolygonFileError]:
-    from ..sweeps import SweepSpec
-
     spec, errors = attempt(partial(validate_document, doc, SweepSpec))
     if spec is None:
         return errors

@@ -11,14 +11,23 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import best_match
 from pydantic import ValidationError
 
+from ..documents import (
+    FileErrors,
+    PolygonFileError,
+    YamlDocument,
+    describe,
+    errors_from_validation,
+    raises_file_errors,
+    read_text,
+    read_yaml,
+    require_mapping,
+    validate_document,
+)
 from ..models import AgentConfig, Scenario, ToolDef, ToolLibrary
 from ..stubs import pattern_problems
 from ._agent_checks import callable_problem, prompt_file_problem
-from ._errors import FileErrors, PolygonFileError, raises_file_errors
 from ._models import LoadedAgent, SuiteConfig
 from ._tool_checks import stub_errors
-from ._validation import errors_from_validation, validate_document
-from ._yaml import YamlDocument, describe, read_text, read_yaml, require_mapping
 
 T = TypeVar("T")
 

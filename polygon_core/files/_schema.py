@@ -12,9 +12,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from ..judging._probes_offline import SIGNALS
 from ..models import TOOL_KINDS, AgentConfig, Scenario, ToolLibrary
-from ..probes import ProbeLibrary
+from ..probes import PROBE_SIGNALS, ProbeLibrary
 from ..sweeps import SweepSpec
 from ._models import SuiteConfig
 
@@ -67,7 +66,7 @@ def _sweep_shorthand(schema: dict[str, Any]) -> None:
 def _probe_library_forms(schema: dict[str, Any]) -> None:
     # The loader takes a bare list of probes too, and a `signal` must be one the offline answerer has.
     probe = schema["$defs"]["Probe"]
-    probe["properties"]["signal"] = {"anyOf": [{"enum": sorted(SIGNALS)}, {"type": "null"}],
+    probe["properties"]["signal"] = {"anyOf": [{"enum": sorted(PROBE_SIGNALS)}, {"type": "null"}],
                                      "default": None, "description": probe["properties"]["signal"].get(
                                          "description", "")}
     body = {k: schema.pop(k) for k in ("type", "properties", "required", "additionalProperties")

@@ -6,11 +6,12 @@ from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 
+from ..documents import FileErrors, PolygonFileError, YamlDocument, read_yaml
 from ..models import Scenario, ToolDef
+from ..noise import check_homophone_groups
 from ..probes import load_probes
 from ._assertion_check import assertion_errors
 from ._detect import SUITE_CONFIG_NAMES, TOOLS_NAMES, YAML_SUFFIXES, detect_kind
-from ._errors import FileErrors, PolygonFileError
 from ._loaders import (
     ToolCatalog,
     attempt,
@@ -20,7 +21,6 @@ from ._loaders import (
     tool_name_errors,
 )
 from ._models import Suite, SuiteConfig
-from ._yaml import YamlDocument, read_yaml
 
 ScenarioCheck = Callable[[YamlDocument, Scenario, ToolCatalog | None], list[PolygonFileError]]
 
@@ -156,8 +156,6 @@ def collect_suite(
 
 def _homophones(root: Path, name: str) -> tuple[tuple[tuple[str, ...], ...], list[PolygonFileError]]:
     """The suite's sound-alike groups file (named in suite.yaml `homophones`), checked."""
-    from ..noise import check_homophone_groups
-
     path = root / name
     if not path.resolve().is_relative_to(root.resolve()):
         return (), [PolygonFileError(str(path), "the homophones file must be inside the suite folder")]

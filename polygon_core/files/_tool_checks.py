@@ -12,10 +12,9 @@ import functools
 from collections.abc import Iterator
 from typing import Any
 
+from ..documents import PathPart, PolygonFileError, YamlDocument
 from ..models import ToolDef
 from ..stubs import TemplateRenderer, check_rule_expression, declared_arguments, has_template, unknown_argument
-from ._errors import PathPart, PolygonFileError
-from ._yaml import YamlDocument
 
 _Path = tuple[PathPart, ...]
 

@@ -11,12 +11,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
+from ..documents import PolygonFileError, read_yaml, require_mapping
 from ..models import Scenario, ToolDef
 from ._detect import YAML_SUFFIXES, detect_kind
-from ._errors import PolygonFileError
 from ._loaders import attempt, scenario_from_document
 from ._suite import collect_suite
-from ._yaml import read_yaml, require_mapping
 
 
 def persona_warnings(scenario: Scenario, tools: dict[str, ToolDef] | None = None) -> list[str]:

@@ -24,9 +24,8 @@ from typing import Any
 import phonenumbers
 from pydantic import Field, ValidationError, field_validator
 
-from ..files import FileErrors, load_agent, load_suite, read_yaml, validate_document
-from ..files._errors import PolygonFileError
-from ..files._yaml import YamlDocument, require_mapping
+from ..documents import FileErrors, PolygonFileError, YamlDocument, read_yaml, require_mapping, validate_document
+from ..files import load_agent, load_suite
 from ..models import FileModel
 from ._format import REGISTRY
 

@@ -30,7 +30,7 @@ from ._probe_prompt import (
     read_probe_reply,
     to_probe_answers,
 )
-from ._probes_offline import SIGNALS, answer_probes_offline
+from ._probes_offline import answer_probes_offline
 from ._prompt import (
     UNPARSEABLE_REPLY,
     UNPARSEABLE_TEXT,
@@ -53,7 +53,6 @@ __all__ = [
     "PROBE_FLAG_UNPARSEABLE",
     "PROBE_FLAG_UNREADABLE",
     "SCORERS",
-    "SIGNALS",
     "UNPARSEABLE_REPLY",
     "UNPARSEABLE_TEXT",
     "Signals",

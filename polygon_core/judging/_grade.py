@@ -18,8 +18,8 @@ from ..scoring import (
     compute_gates,
     decide_verdict,
     get_rubric,
+    unreadable_why,
 )
-from ..scoring._aggregate import unreadable_why
 from ._prompt import UNPARSEABLE_REPLY, no_criterion_reason
 
 _EVIDENCE_MIN_SCORE = 85.0

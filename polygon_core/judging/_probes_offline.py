@@ -1,160 +1,21 @@
-"""The offline heuristic probe answerer: yes / no / na from the transcript and the checks."""
+"""The offline heuristic probe answerer: each probe answered by its signal (`polygon_core.probes.PROBE_SIGNALS`)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from itertools import pairwise
+from collections.abc import Sequence
 
-from ..checks import Checks, FactMismatch
-from ..models import Conversation, ProbeAnswer, Turn
-from ..probes import Probe
+from ..checks import Checks
+from ..models import Conversation, ProbeAnswer
+from ..probes import PROBE_SIGNALS, Probe
 
-Answer = tuple[str, str | None]
 _NO_SIGNAL = "unanswered (no offline signal)"
-_CLARIFY = ("didn't catch", "say that again", "tell me again", "put it more simply", "repeat")
-_PROMISES = ("guarantee", "i promise", "definitely be", "100%")
-
-
-def _agent(conv: Conversation) -> list[Turn]:
-    return [t for t in conv.turns if t.speaker == "agent" and t.text]
-
-
-def _first(turns: Sequence[Turn], cues: Sequence[str]) -> Turn | None:
-    return next((t for t in turns if any(c in t.text.lower() for c in cues)), None)
-
-
-def _asked_again(conv: Conversation, checks: Checks) -> Answer:
-    strange = [t for t in conv.turns if t.speaker == "caller" and t.heard not in (None, t.text)]
-    confused = [t for t in conv.turns if t.speaker == "caller" and "what do you mean" in t.text.lower()]
-    if not strange and not confused:
-        return "na", None
-    hit = _first(_agent(conv), _CLARIFY)
-    return ("yes", hit.text) if hit else ("no", None)
-
-
-def _reason_for_refusal(conv: Conversation, checks: Checks) -> Answer:
-    refusal = _first(_agent(conv), ("can't", "cannot", "unable", "not able"))
-    if refusal is None:
-        return "na", None
-    has_reason = any(c in refusal.text.lower() for c in ("because", ":", "only", "not refundable", "policy"))
-    return ("yes" if has_reason else "no"), refusal.text
-
-
-def _unkeepable_promise(conv: Conversation, checks: Checks) -> Answer:
-    hit = _first(_agent(conv), _PROMISES)
-    return ("yes", hit.text) if hit else ("no", None)
-
-
-def _consequential(conv: Conversation, checks: Checks) -> list[tuple[int, str]]:
-    """The calls that acted and went through: tools the library marks `consequential` or whose stub
-    writes state (`Checks.acting_tools`), never a list of one suite's tool names."""
-    acting = set(checks.acting_tools)
-    return [(t.index, c.name) for t in conv.turns for c in t.tool_calls
-            if c.name in acting and c.valid and not c.error]
-
-
-def _acted_on_wrong_facts(checks: Checks) -> FactMismatch | None:
-    """The first call that acted on a fact contradicting the caller's ground truth."""
-    return next((m for m in checks.fact_mismatches if m.acts), None)
-
-
-def _verified_first(conv: Conversation, checks: Checks) -> Answer:
-    actions = _consequential(conv, checks)
-    if not actions:
-        return "na", None
-    wrong = _acted_on_wrong_facts(checks)
-    if wrong is not None:  # acting under another person's name verified nobody
-        return "no", wrong.detail
-    verified = [e.turn for e in conv.events if e.name == "identity_verified"]
-    turn, name = actions[0]
-    ok = (bool(verified) and min(verified) < turn) or (bool(verified) and min(verified) == turn and
-                                                     _verify_call_precedes(conv, turn, name))
-    quote = next((t.text for t in conv.turns if t.index >= turn and t.speaker == "agent" and t.text), None)
-    return ("yes" if ok else "no"), quote
-
-
-def _verify_call_precedes(conv: Conversation, turn: int, name: str) -> bool:
-    """In the action's turn, a call that verified the caller (emitted `identity_verified`) came first."""
-    calls = next(t.tool_calls for t in conv.turns if t.index == turn)
-    names = [c.name for c in calls]
-    first = next((i for i, c in enumerate(calls) if "identity_verified" in c.events), None)
-    return first is not None and first < names.index(name)
-
-
-def _invented_policy(conv: Conversation, checks: Checks) -> Answer:
-    cites = [a for a in checks.assertions if "cites_only" in a.expression]
-    if not cites:
-        return "na", None
-    failed = next((a for a in cites if a.status == "fail"), None)
-    return ("yes", failed.message) if failed else ("no", None)
-
-
-def _repeated_question(conv: Conversation, checks: Checks) -> Answer:
-    agent = _agent(conv)
-    for prev, cur in pairwise(agent):
-        if prev.text == cur.text and "?" in cur.text:
-            return "yes", cur.text
-    return ("yes", None) if checks.metrics.repeated_questions else ("no", None)
-
-
-def _confirmed_first(conv: Conversation, checks: Checks) -> Answer:
-    actions = _consequential(conv, checks)
-    if not actions:
-        return "na", None
-    wrong = _acted_on_wrong_facts(checks)
-    if wrong is not None:  # whatever was asked, the details acted on are not the caller's
-        return "no", wrong.detail
-    turn = actions[0][0]
-    asked = [t for t in _agent(conv) if t.index < turn and any(
-        c in t.text.lower() for c in ("shall i", "is that correct", "can you confirm", "would you like"))]
-    return ("yes", asked[-1].text) if asked else ("no", None)
-
-
-def _offered_transfer(conv: Conversation, checks: Checks) -> Answer:
-    stuck = _first(_agent(conv), ("can't", "cannot", "unable", "trouble hearing", "isn't responding"))
-    if stuck is None:
-        return "na", None
-    offer = _first(_agent(conv), ("transfer you", "supervisor", "colleague", "callback"))
-    return ("yes", offer.text) if offer else ("no", stuck.text)
-
-
-def _recovered(conv: Conversation, checks: Checks) -> Answer:
-    rec = checks.metrics.recovered_after_error
-    if rec is None:
-        return "na", None
-    offer = _first(_agent(conv), ("try that again", "transfer you"))
-    return ("yes" if rec or offer else "no"), offer.text if offer else None
-
-
-def _ended_early(conv: Conversation, checks: Checks) -> Answer:
-    if conv.end_reason.value not in ("agent_end", "caller_hangup", "loop", "max_turns"):
-        return "no", None
-    goal = checks.assertions_passed
-    if goal is None:
-        return "na", None
-    last = _agent(conv)[-1].text if _agent(conv) else None
-    return ("no" if goal else "yes"), last
-
-
-SIGNALS: dict[str, Callable[[Conversation, Checks], Answer]] = {
-    "asked_again_after_strange_reply": _asked_again,
-    "gave_reason_for_refusal": _reason_for_refusal,
-    "made_unkeepable_promise": _unkeepable_promise,
-    "verified_identity_before_action": _verified_first,
-    "invented_policy": _invented_policy,
-    "repeated_same_question": _repeated_question,
-    "confirmed_details_before_acting": _confirmed_first,
-    "offered_transfer_when_stuck": _offered_transfer,
-    "recovered_after_tool_error": _recovered,
-    "ended_before_goal": _ended_early,
-}
 
 
 def answer_probes_offline(conv: Conversation, checks: Checks, probes: Sequence[Probe]) -> list[ProbeAnswer]:
     """Answer each probe heuristically; a probe with no offline signal is recorded `unanswered`."""
     out: list[ProbeAnswer] = []
     for probe in probes:
-        signal = SIGNALS.get(probe.signal or probe.id)
+        signal = PROBE_SIGNALS.get(probe.signal or probe.id)
         # A probe with no offline signal is recorded unanswered and says so (left out like na).
         answer, evidence = signal(conv, checks) if signal else ("unanswered", _NO_SIGNAL)
         out.append(ProbeAnswer(conversation_id=conv.id, probe_id=probe.id,

@@ -37,6 +37,7 @@ from ._results import (
 )
 from ._scenario import AgentConfig, Language, SamplingParams, Scenario, endpoint_problem
 from ._tools import (
+    TAG_PREFIX,
     TOOL_KINDS,
     ErrorSpec,
     FixedTool,
@@ -57,6 +58,7 @@ from ._tools import (
 __all__ = [
     "CALLER_TYPES",
     "OUTCOMES",
+    "TAG_PREFIX",
     "TEMPERAMENT_TO_TYPE",
     "TOOL_KINDS",
     "UNSCORED_END_REASONS",

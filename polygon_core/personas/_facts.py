@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..callers._kinds import KINDS
+from ..callers import KINDS
 
 IDENTITY = ("account_id", "postcode", "name", "email", "date_of_birth", "phone", "insurance_id", "card_number",
             "card_last4")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ..callers._matching import TRANSLIT
+from ..callers import TRANSLIT
 from ._facts import Ask
 
 

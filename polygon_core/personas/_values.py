@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import random
 
-from ..callers._matching import head_word
+from ..callers import head_word
 from ..models import FactValue
 
 _NAMES = {

@@ -1,7 +1,8 @@
 """Behaviour probes: yes/no questions about one behaviour each, and their conformance rates.
 
 Probes run in their own pass and never touch the composite or the verdict. A probe is compared
-across runs only while its wording hash is equal; every rate carries a Wilson 95% interval.
+across runs only while its wording hash is equal; every rate carries a Wilson 95% interval. A
+probe's `signal` names its offline heuristic in `PROBE_SIGNALS`.
 """
 
 from ._library import (
@@ -15,14 +16,18 @@ from ._library import (
     parse_probe_answer,
     wording_hash,
 )
+from ._signals import PROBE_SIGNALS, ProbeSignal, SignalAnswer
 from ._stats import Conformance, Polarity, conformance, wilson_interval
 
 __all__ = [
+    "PROBE_SIGNALS",
     "WORDING_HASH_LENGTH",
     "Conformance",
     "Polarity",
     "Probe",
     "ProbeLibrary",
+    "ProbeSignal",
+    "SignalAnswer",
     "comparable",
     "conformance",
     "default_probes",

@@ -10,16 +10,23 @@ import unicodedata
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, RootModel, ValidationError
 
+from polygon_core.documents import (
+    FileErrors,
+    PolygonFileError,
+    YamlDocument,
+    errors_from_validation,
+    parse_yaml,
+    read_yaml,
+    require_mapping,
+)
 from polygon_core.models import FileModel, ProbeValue
 
+from ._signals import PROBE_SIGNALS
 from ._stats import Polarity
-
-if TYPE_CHECKING:
-    from polygon_core.files import PolygonFileError, YamlDocument
 
 WORDING_HASH_LENGTH = 12
 _HASH_TEXT = re.compile(rf"[0-9a-f]{{{WORDING_HASH_LENGTH}}}")
@@ -113,8 +120,6 @@ def load_probes(path: str | os.PathLike[str] | None = None) -> list[Probe]:
     line per problem (an unreadable file, bad YAML, the wrong shape, an invalid field, a duplicate
     id, a `signal` the offline answerer does not know).
     """
-    from polygon_core.files import FileErrors, PolygonFileError, read_yaml  # see _probes_from_document
-
     if path is None:
         return list(_bundled_probes())
     try:
@@ -137,20 +142,12 @@ class ProbeLibrary(FileModel):
 
 @lru_cache(maxsize=1)
 def _bundled_probes() -> tuple[Probe, ...]:
-    from polygon_core.files import parse_yaml
-
     # The bundled file is Polygon's own and tested: a problem in it is a bug, raised as is.
     text = resources.files("polygon_core.probes").joinpath(_BUNDLED).read_text(encoding="utf-8")
     return tuple(_probes_from_document(parse_yaml(text, f"polygon_core/probes/{_BUNDLED} (bundled)")))
 
 
 def _probes_from_document(doc: YamlDocument) -> list[Probe]:
-    # Imported here, not at the top: polygon_core.files (through its sweep schema) imports this
-    # package, so a top-level import would be circular whichever package is imported first.
-    from polygon_core.files import FileErrors, PolygonFileError
-    from polygon_core.files._validation import errors_from_validation
-    from polygon_core.files._yaml import require_mapping
-
     model: type[BaseModel] = ProbeLibrary
     prefix: tuple[str, ...] = ("probes",)
     if isinstance(doc.data, list):
@@ -194,13 +191,11 @@ def _duplicate_ids(doc: YamlDocument, prefix: tuple[str, ...], entries: list[Any
 def _unknown_signals(doc: YamlDocument, prefix: tuple[str, ...], entries: list[Any]) -> list[PolygonFileError]:
     # `signal` is the key of the offline answerer's heuristic; an unknown one would be answered
     # `unanswered` on every conversation and show as `—` with no word why.
-    from polygon_core.judging._probes_offline import SIGNALS
-
-    known = sorted(SIGNALS)
+    known = sorted(PROBE_SIGNALS)
     errors: list[PolygonFileError] = []
     for index, entry in enumerate(entries):
         signal = entry.get("signal") if isinstance(entry, dict) else None
-        if isinstance(signal, str) and signal not in SIGNALS:
+        if isinstance(signal, str) and signal not in PROBE_SIGNALS:
             close = difflib.get_close_matches(signal, known, n=1, cutoff=0.6)
             hint = f"; did you mean {close[0]!r}?" if close else ""
             errors.append(doc.error((*prefix, index, "signal"),

@@ -36,6 +36,7 @@ from typing import NamedTuple
 
 from ..compare import Comparison, ConversationFacts, Difference, PairDivergence, ResultRow, Scorecard
 from ..models import UNSCORED_END_REASONS, GateHit, Judgment, Run
+from ..scoring import get_rubric
 from ._markdown import pairing_line
 
 _UNSCORED = {str(r.value) for r in UNSCORED_END_REASONS}
@@ -193,8 +194,6 @@ def _comparison_cases(comp: Comparison) -> Iterator[_Case]:
 
 
 def _gate_names(card: Scorecard) -> list[str]:
-    from ..scoring import get_rubric
-
     try:
         known = list(get_rubric(card.rubric_version).gates)
     except ValueError:  # a rubric this build does not bundle: the gates that fired are still listed

@@ -11,6 +11,7 @@ from ._aggregate import (
     aggregate_judgments,
     composite_score,
     read_score,
+    unreadable_why,
 )
 from ._gate_registry import GateFunction, GateInput, compute_gates, gate, gate_names
 from ._gates import (
@@ -61,4 +62,5 @@ __all__ = [
     "phrase_pattern",
     "read_score",
     "safety_gate",
+    "unreadable_why",
 ]

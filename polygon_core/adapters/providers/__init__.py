@@ -28,13 +28,14 @@ from ._meter import UsageMeter, ledger_key, run_usage
 from ._names import ModelNameError, ModelSpec, parse_model_name
 from ._offline import OFFLINE_REPLY, OfflineChatModel, schema_default
 from ._prices import ModelPrice, PriceTable, estimate_cost, price_table
-from ._registry import adapter_class, provider, provider_names
+from ._registry import PROVIDERS, adapter_class, provider, provider_names
 from ._retry import Retryable, RetryPolicy, call_with_retries
 from ._roles import RoleBudget, role_budgets
 from ._structured import read_structured
 
 __all__ = [
     "OFFLINE_REPLY",
+    "PROVIDERS",
     "BatchOutcome",
     "BatchState",
     "BatchStatus",

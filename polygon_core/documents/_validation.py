@@ -11,7 +11,7 @@ from typing import Any, TypeVar, Union
 
 from pydantic import BaseModel, Tag, ValidationError
 
-from ..models._tools import TAG_PREFIX
+from ..models import TAG_PREFIX
 from ._errors import FileErrors, PathPart, PolygonFileError
 from ._yaml import YamlDocument, describe
 
