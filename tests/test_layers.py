@@ -242,7 +242,7 @@ def test_polygon_core_packages_import_one_another_without_a_cycle() -> None:
 
 
 def _owner(name: str) -> str | None:
-    """The package a private module or name belongs to (`polygon_core.files._yaml`: `polygon_core.files`)."""
+    """The package a private module or name belongs to (`polygon_core.documents._yaml`: `polygon_core.documents`)."""
     parts = name.split(".")
     if parts[0] not in ("polygon", "polygon_core"):
         return None
@@ -260,5 +260,5 @@ def test_no_module_imports_another_packages_private_module() -> None:
             if owner is not None and me != owner and not me.startswith(f"{owner}."):
                 offenders.setdefault(str(path.relative_to(REPO)), []).append(f"{line}: {name}")
     assert offenders == {}
-    assert _owner("polygon_core.files._yaml.read_yaml") == "polygon_core.files"
+    assert _owner("polygon_core.documents._yaml.read_yaml") == "polygon_core.documents"
     assert _owner("polygon_core._hashing") == "polygon_core" and _owner("polygon_core.files.read_yaml") is None

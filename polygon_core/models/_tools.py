@@ -34,7 +34,7 @@ __all__ = [
 ]
 
 # A union member's tag appears in a validation error's location; the `kind=` prefix keeps it from
-# being read as a key of the file (files/_validation.py skips it).
+# being read as a key of the file (documents/_validation.py skips it).
 TAG_PREFIX = "kind="
 
 

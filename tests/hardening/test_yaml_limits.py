@@ -13,8 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from polygon_core.documents import MAX_FILE_BYTES
-from polygon_core.files import PolygonFileError, parse_yaml, read_yaml
+from polygon_core.documents import MAX_FILE_BYTES, PolygonFileError, parse_yaml, read_yaml
 
 
 def _alias_bomb(width: int = 9, levels: int = 10) -> str:
