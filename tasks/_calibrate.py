@@ -26,9 +26,9 @@ def judge_labelled_task(labels_path: str, run_id: str, judge_model: str | None =
 
 @task(name="store-calibration", retries=1, retry_delay_seconds=1, task_run_name="calibrate {judge_model}")
 def store_calibration_task(labels_path: str, run_id: str, judge_model: str, rubric_version: str | None = None,
-                           seed: int = 0, resamples: int = 1000) -> dict[str, Any]:
-    """Compute and store the calibration record (a retry replaces it: same key)."""
+                           seed: int = 0, resamples: int = 1000, dataset: str | None = None) -> dict[str, Any]:
+    """Compute and store the calibration record (a retry replaces it: same key); `dataset` names the data."""
     calibration = calibrations.store_calibration(task_stores(), labels_path, run_id,
                                                  judge_model=judge_model, rubric_version=rubric_version,
-                                                 seed=seed, resamples=resamples)
+                                                 seed=seed, resamples=resamples, dataset=dataset)
     return calibration.model_dump(mode="json")

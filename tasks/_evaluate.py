@@ -93,9 +93,11 @@ def finish_run_task(run_id: str) -> Scorecard:
 
 @task(name="publish-artifacts")
 def publish_artifacts_task(card: Scorecard) -> None:
-    """The scorecard as a table and a markdown artifact on the flow run, for the Prefect UI."""
+    """The scorecard as a table and a markdown artifact on the flow run, for the Prefect UI, with the
+    judge's calibration as every scorecard shows it (`usecases.shown_calibration`)."""
     key = "scorecard-" + "".join(ch if ch.isascii() and ch.isalnum() else "-" for ch in card.run_id.lower())
-    create_table_artifact(key=key, table=scorecard_table(card),
+    line = usecases.shown_calibration(task_stores(), [card.run_id], card.judge_model, card.rubric_version)["line"]
+    create_table_artifact(key=key, table=scorecard_table(card, line),
                           description=f"Scorecard of run {card.run_id}")
-    create_markdown_artifact(key=key + "-md", markdown=scorecard_markdown(card),
+    create_markdown_artifact(key=key + "-md", markdown=scorecard_markdown(card, line),
                              description=f"Scorecard of run {card.run_id}")

@@ -10,6 +10,7 @@ from prefect import task
 from prefect.artifacts import create_markdown_artifact
 
 from polygon import usecases
+from polygon_core.compare import Scorecard
 from polygon_core.models import Run
 from polygon_core.reports import matrix_markdown, scorecard_markdown
 
@@ -76,12 +77,20 @@ def compare_versions_task(previous_run_id: str | None, run_id: str) -> str:
     stores = task_stores()
     new_card = usecases.scorecard(stores, run_id)
     if previous_run_id is None:
+        (line,) = _calibration_lines(stores, [new_card])
         return ("No earlier version of this agent has a complete run on this suite: nothing to "
-                "compare with yet.\n\n" + scorecard_markdown(new_card))
+                "compare with yet.\n\n" + scorecard_markdown(new_card, line))
     comp = usecases.compare_runs(stores, [previous_run_id, run_id], baseline=previous_run_id)
     full = getattr(reports, "comparison_markdown", None)  # the richer report, when exported
     body = full(comp) if full is not None else matrix_markdown(comp.matrix, [c.label for c in comp.cards])
-    return "\n".join([*(scorecard_markdown(c) for c in comp.cards), body])
+    lines = _calibration_lines(stores, comp.cards)
+    return "\n".join([*(scorecard_markdown(c, line) for c, line in zip(comp.cards, lines, strict=True)), body])
+
+
+def _calibration_lines(stores: usecases.Stores, cards: Sequence[Scorecard]) -> list[str]:
+    """Each card's judge calibration line, by the rule every scorecard follows."""
+    found = usecases.shown_calibrations(stores, [([c.run_id], c.judge_model, c.rubric_version) for c in cards])
+    return [status["line"] for status in found]
 
 
 @task(name="publish-report", retries=2, retry_delay_seconds=1, task_run_name="publish report {run_id}")

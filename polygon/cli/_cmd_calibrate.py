@@ -68,14 +68,35 @@ def _left_out_line(c: Calibration) -> str | None:
     return "left out (rated, not compared): " + "; ".join(parts) if parts else None
 
 
-def print_calibration(c: Calibration, labels: Path) -> None:
-    """The header, the table, the people's agreement and what was left out."""
+def stored_line(c: Calibration) -> str:
+    """The line the calibrated run's scorecard now shows (the record is about its own calls)."""
     from polygon_core.calibration import calibration_line
 
+    return calibration_line(c, "same_run", judge_model=c.judge_model, rubric_version=c.rubric_version,
+                            current_prompt_hash=c.judge_prompt_hash)
+
+
+def labels_lines(c: Calibration) -> list[str]:
+    """Which labels: `dataset: support-q3`, `labels: labels.csv, 120 ratings, 2,345 bytes, sha256
+    3f2a1c...`, and for the packaged sample where it is shown."""
+    if c.labels is None:
+        return ["labels: not recorded"]
+    f = c.labels
+    lines = [f"dataset: {f.dataset}",
+             f"labels: {f.file}, {f.ratings} rating{'s' if f.ratings != 1 else ''}, {f.bytes:,} bytes, "
+             f"sha256 {f.sha256[:12]}"]
+    if f.sample:
+        lines.append("shown only on runs of the sample's calls, never as this judge's calibration elsewhere")
+    return lines
+
+
+def print_calibration(c: Calibration) -> None:
+    """The header, the table, the people's agreement and what was left out."""
     console.print(f"judge [bold]{c.judge_model}[/], rubric {c.rubric_version}, judge prompt {c.judge_prompt_hash}",
                   highlight=False)
-    console.print(f"run {c.run_id}: {c.conversations} rated conversations, {c.raters} raters ({labels.name})",
-                  highlight=False)
+    console.print(f"run {c.run_id}: {c.conversations} rated conversations, {c.raters} raters", highlight=False)
+    for line in labels_lines(c):
+        console.print(line, highlight=False, markup=False)
     console.print(f"bootstrap 95% intervals over conversations: {c.resamples} resamples, seed {c.seed}",
                   highlight=False)
     console.print(calibration_table(c))
@@ -83,8 +104,8 @@ def print_calibration(c: Calibration, labels: Path) -> None:
     left = _left_out_line(c)
     if left:
         console.print(left, highlight=False)
-    console.print("stored: " + calibration_line(c, judge_model=c.judge_model, rubric_version=c.rubric_version,
-                                                current_prompt_hash=c.judge_prompt_hash), highlight=False)
+    # One line whatever its length (the data's name is the user's): a terminal wraps it, a script greps it.
+    console.print("stored: " + stored_line(c), highlight=False, markup=False, soft_wrap=True)
 
 
 def _fit(stores: Any, labels: Path, run_id: str, rubric: str | None, name: str, seed: int,
@@ -126,11 +147,13 @@ def calibrate(
     json_out: Annotated[bool, typer.Option("--json", help="print one JSON object")] = False,
     fit: Annotated[str | None, typer.Option(
         "--fit", help="instead: train a judge named NAME on these labels (fitted:NAME@hash)")] = None,
+    dataset: Annotated[str | None, typer.Option(
+        "--dataset", help="the data's name, shown wherever the calibration is (default: the labels file's name)")
+    ] = None,
 ) -> None:
     """Compare a judge's scores with people's ratings; store the result as a calibration record."""
     from polygon import usecases
     from polygon.usecases import calibrate_run
-    from polygon_core.calibration import calibration_line
 
     stores = usecases.open_stores()
     if fit is not None:
@@ -140,15 +163,13 @@ def calibrate(
         raise ValueError(f"--repeats must be at least 1, got {repeats}")
     with err.status("calibrating: judging what is not judged yet, then bootstrapping"):
         outcome = calibrate_run(stores, labels, run, judge_model=judge, rubric_version=rubric,
-                                repeats=repeats, seed=seed, resamples=resamples)
+                                repeats=repeats, seed=seed, resamples=resamples, dataset=dataset)
     c = outcome.calibration
     failed = outcome.judged.failed if outcome.judged else []
     if json_out:
-        print(json.dumps({**c.model_dump(mode="json"), "line": calibration_line(
-            c, judge_model=c.judge_model, rubric_version=c.rubric_version,
-            current_prompt_hash=c.judge_prompt_hash), "judge_failed": failed}, indent=2))
+        print(json.dumps({**c.model_dump(mode="json"), "line": stored_line(c), "judge_failed": failed}, indent=2))
     else:
-        print_calibration(c, labels)
+        print_calibration(c)
     if failed:
         first = outcome.judged.errors.get(failed[0]) if outcome.judged else None
         err.print(f"[red]error:[/] judge {c.judge_model} failed on {len(failed)} of {c.conversations} "

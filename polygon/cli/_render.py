@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from polygon_core.compare import (
@@ -216,15 +217,16 @@ def print_provenance(console: Console, cards: Sequence[Scorecard]) -> None:
     for card in cards:
         console.print(f"[dim]{card.label}: {provenance(card)}[/]")
     for card, line in zip(cards, calibration_lines(cards), strict=True):
-        console.print(f"[dim]{card.label}: {line}[/]", highlight=False)
+        # The line names the user's data: literal text, never rich markup.
+        console.print(f"[dim]{escape(card.label)}: {escape(line)}[/]", highlight=False)
 
 
 def calibration_lines(cards: Sequence[Scorecard]) -> list[str]:
-    """Per card, its judge's latest calibration under its rubric version, or "not calibrated"
-    (docs/calibration.md), read from the configured database."""
+    """Per card, the calibration its judge shows on its run's calls (`usecases.shown_calibration`:
+    measured on them, else named as measured on other data, else "not calibrated"; docs/calibration.md),
+    read from the configured database."""
     from polygon import usecases
-    from polygon.usecases import judge_calibrations
 
-    pairs = [(card.judge_model, card.rubric_version) for card in cards]
-    found = judge_calibrations(usecases.open_stores(), pairs)
-    return [found[pair]["line"] for pair in pairs]
+    found = usecases.shown_calibrations(usecases.open_stores(),
+                                        [([card.run_id], card.judge_model, card.rubric_version) for card in cards])
+    return [status["line"] for status in found]

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import cache
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -16,10 +18,13 @@ from polygon_core.calibration import (
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
     OVERALL,
+    SAMPLE_DATASET,
     Calibration,
     Label,
     LabelledConversation,
     LabelsError,
+    LabelsFingerprint,
+    Match,
     calibrate,
     calibration_status,
     labels_hash,
@@ -36,17 +41,17 @@ from ._grade import RescoreResult, ensure_judged, run_inputs, scorable
 from ._results import chosen_judge
 
 # The production modules (import formats, redaction) are imported where labels name imported calls:
-# a run's report imports this module for `judge_calibrations` alone.
+# a run's report imports this module for `shown_calibrations` alone.
 
 __all__ = [
     "CalibrationOutcome",
     "RatedRun",
     "calibrate_run",
-    "judge_calibration",
-    "judge_calibrations",
     "judge_labelled",
     "labelled_conversations",
     "load_labels",
+    "shown_calibration",
+    "shown_calibrations",
     "store_calibration",
 ]
 
@@ -64,6 +69,7 @@ class RatedRun:
     rubric_version: str
     ratings: dict[str, dict[str, dict[str, int]]]
     labels_hash: str
+    fingerprint: LabelsFingerprint
 
     @property
     def keys(self) -> list[str]:
@@ -89,11 +95,12 @@ def _run(stores: Stores, run_id: str) -> Run:
 
 
 def load_labels(stores: Stores, labels_path: str | Path, run_id: str,
-                rubric_version: str | None = None) -> RatedRun:
+                rubric_version: str | None = None, dataset: str | None = None) -> RatedRun:
     """Read and check a labels file against a run; LabelsError lists every problem.
 
     Imported calls named by `external_id` are found through the import ledger (their `source`,
-    else the production run's own); every labelled conversation must be in the run.
+    else the production run's own); every labelled conversation must be in the run. `dataset`
+    names the data (default: the file's name; the packaged sample is always named as such).
     """
     run = _run(stores, run_id)
     version = rubric_version or run.rubric_version
@@ -106,7 +113,27 @@ def load_labels(stores: Stores, labels_path: str | Path, run_id: str,
     labels = parse_labels(content.decode("utf-8-sig", errors="replace"), file=str(path),
                           criteria=rubric.criterion_names)
     ids = _conversation_ids(stores, run, labels)
-    return RatedRun(run=run, rubric_version=version, ratings=_ratings(labels, ids), labels_hash=labels_hash(content))
+    return RatedRun(run=run, rubric_version=version, ratings=_ratings(labels, ids), labels_hash=labels_hash(content),
+                    fingerprint=labels_fingerprint(content, file=path.name, ratings=len(labels), dataset=dataset))
+
+
+@cache
+def _sample_hash() -> str | None:
+    """The packaged sample labels' hash, line endings made LF (a checkout may have made them CRLF)."""
+    try:
+        content = resources.files("polygon_core.calibration.samples").joinpath("labels.csv").read_bytes()
+    except (OSError, ModuleNotFoundError):  # an install without the sample: nothing to recognise
+        return None
+    return labels_hash(content.replace(b"\r\n", b"\n"))
+
+
+def labels_fingerprint(content: bytes, *, file: str, ratings: int, dataset: str | None = None) -> LabelsFingerprint:
+    """The labels' fingerprint. The packaged sample is recognised by its content (whatever the file
+    is called or `dataset` says), so a scorecard can never present it as a measurement."""
+    sample = labels_hash(content.replace(b"\r\n", b"\n")) == _sample_hash()
+    name = SAMPLE_DATASET if sample else (dataset or "").strip() or file
+    return LabelsFingerprint(dataset=name, file=file, sha256=labels_hash(content), ratings=ratings,
+                             bytes=len(content), sample=sample)
 
 
 def _conversation_ids(stores: Stores, run: Run, labels: Sequence[Label]) -> list[str]:
@@ -208,32 +235,42 @@ def judge_labelled(stores: Stores, labels_path: str | Path, run_id: str, *, judg
 
 def store_calibration(stores: Stores, labels_path: str | Path, run_id: str, *, judge_model: str,
                       rubric_version: str | None = None, seed: int = DEFAULT_SEED,
-                      resamples: int = DEFAULT_RESAMPLES) -> Calibration:
+                      resamples: int = DEFAULT_RESAMPLES, dataset: str | None = None) -> Calibration:
     """Compare the judge's stored judgments with the labels and store the calibration record
     (judging nothing: see `judge_labelled`). Conversations without a usable judgment are left out
-    of each row and counted by reason."""
+    of each row and counted by reason. The record carries the labels' fingerprint (`dataset` names
+    the data) and what it covered: the run, the rated conversations and their import sources."""
     if resamples < 1:
         raise ValueError(f"--resamples must be at least 1, got {resamples}")
-    rated = load_labels(stores, labels_path, run_id, rubric_version)
+    rated = load_labels(stores, labels_path, run_id, rubric_version, dataset)
     version = rated.rubric_version
     judge = judge_label(judge_model)
     result = calibrate(rated.ratings, _judged(stores, rated.run.id, version, judge), keys=rated.keys,
                        judge_model=judge, rubric_version=version,
                        judge_prompt_hash=judge_prompt_hash(judge, get_rubric(version)), run_id=rated.run.id,
-                       labels_hash=rated.labels_hash, seed=seed, resamples=resamples)
+                       labels_hash=rated.labels_hash, seed=seed, resamples=resamples, labels=rated.fingerprint,
+                       import_sources=_import_sources(stores, rated))
     return CalibrationStore(stores.repo.engine).save(result)
+
+
+def _import_sources(stores: Stores, rated: RatedRun) -> list[str]:
+    """The import sources of the rated calls (none on a synthetic run: its calls were never imported)."""
+    if rated.run.source != "production":
+        return []
+    origins = ImportLedger(stores.repo.engine).origins(sorted(rated.ratings))
+    return sorted({source for source, _ in origins.values()})
 
 
 def calibrate_run(stores: Stores, labels_path: str | Path, run_id: str, *, judge_model: str | None = None,
                   rubric_version: str | None = None, repeats: int = 1, seed: int = DEFAULT_SEED,
-                  resamples: int = DEFAULT_RESAMPLES) -> CalibrationOutcome:
+                  resamples: int = DEFAULT_RESAMPLES, dataset: str | None = None) -> CalibrationOutcome:
     """`judge_labelled`, then `store_calibration`: what `polygon calibrate` does."""
     if resamples < 1:
         raise ValueError(f"--resamples must be at least 1, got {resamples}")
     judge, judged = judge_labelled(stores, labels_path, run_id, judge_model=judge_model,
                                    rubric_version=rubric_version, repeats=repeats)
     calibration = store_calibration(stores, labels_path, run_id, judge_model=judge,
-                                    rubric_version=rubric_version, seed=seed, resamples=resamples)
+                                    rubric_version=rubric_version, seed=seed, resamples=resamples, dataset=dataset)
     return CalibrationOutcome(calibration=calibration, judged=judged)
 
 
@@ -263,18 +300,63 @@ def labelled_conversations(stores: Stores, labels_path: str | Path, run_id: str,
     return out
 
 
-def judge_calibration(stores: Stores, judge_model: str, rubric_version: str) -> dict[str, Any]:
-    """The judge's latest calibration under a rubric version, as `calibration_status` data
-    (with its `line`: "judge X, rubric v2: rho ... over N rated calls" or "...: not calibrated")."""
-    latest = CalibrationStore(stores.repo.engine).latest(judge_model, rubric_version)
+def shown_calibration(stores: Stores, run_ids: Sequence[str], judge_model: str, rubric_version: str, *,
+                      records: Sequence[Calibration] | None = None) -> dict[str, Any]:
+    """The calibration a scorecard of these runs shows for its judge and rubric version: the one rule
+    every front end follows (`polygon show`/`run`/`compare`, the HTML report, the web app and its
+    JSON API, the Prefect scorecard artifact; docs/calibration.md, "The record, and where it is shown").
+
+    Among the judge's records under the rubric version (`records`, newest first, else read), the
+    newest one measured on one of the runs; else on some of their calls (an imported call keeps its
+    id in every run that grades it); else on calls of a production run's import source. The packaged
+    sample is shown only on runs holding its calls, and a record made before labels were recorded
+    only on its own run. No such record: the newest other one is named by its data alone ("calibrated
+    on DATA (n), not on these calls"), never the sample; none at all: "not calibrated". Returns
+    `calibration_status` data with its `line`.
+    """
+    if records is None:
+        records = CalibrationStore(stores.repo.engine).of_judge(judge_model, rubric_version)
+    record, match = _choose(stores, records, run_ids)
     try:
         current = judge_prompt_hash(judge_model, get_rubric(rubric_version))
     except ValueError:  # an unknown rubric version: nothing to compare the record's prompt with
         current = None
-    return calibration_status(latest, judge_model=judge_model, rubric_version=rubric_version,
+    return calibration_status(record, match, judge_model=judge_model, rubric_version=rubric_version,
                               current_prompt_hash=current)
 
 
-def judge_calibrations(stores: Stores, pairs: Iterable[tuple[str, str]]) -> dict[tuple[str, str], dict[str, Any]]:
-    """`judge_calibration` for each distinct (judge model, rubric version)."""
-    return {pair: judge_calibration(stores, *pair) for pair in dict.fromkeys(pairs)}
+def _choose(stores: Stores, records: Sequence[Calibration], run_ids: Sequence[str]) -> tuple[Calibration | None, Match]:
+    """(record, how it relates to the runs' calls), by the rule of `shown_calibration`."""
+    runs = list(dict.fromkeys(run_ids))
+    wanted = set(runs)
+    own = next((r for r in records if r.run_id in wanted), None)
+    if own is not None:
+        return own, "same_run"
+    imported = [r for r in records if r.labels is not None and r.import_sources]
+    if imported:  # only a production run's calls are imported: the ledger names their sources
+        sources = set(ImportLedger(stores.repo.engine).production_sources(runs).values())
+        shared = [r for r in imported if sources & set(r.import_sources or ())]
+        store = CalibrationStore(stores.repo.engine)
+        calls = next((r for r in shared if store.holds_any(runs, r.conversation_ids or [])), None)
+        if calls is not None:
+            return calls, "same_calls"
+        # The sample's source says nothing: anyone may import it under a real source's name.
+        source = next((r for r in shared if not r.sample), None)
+        if source is not None:
+            return source, "same_source"
+    other = next((r for r in records if not r.sample), None)
+    return (other, "other_calls") if other is not None else (None, "none")
+
+
+def shown_calibrations(stores: Stores, cards: Iterable[tuple[Sequence[str], str, str]]) -> list[dict[str, Any]]:
+    """`shown_calibration` for each (run ids, judge model, rubric version), reading each judge's
+    records once."""
+    store = CalibrationStore(stores.repo.engine)
+    read: dict[tuple[str, str], list[Calibration]] = {}
+    out = []
+    for run_ids, judge, version in cards:
+        if (judge, version) not in read:
+            read[judge, version] = store.of_judge(judge, version)
+        records = read[judge, version]
+        out.append(shown_calibration(stores, run_ids, judge, version, records=records))
+    return out

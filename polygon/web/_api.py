@@ -177,11 +177,11 @@ def get_run(run_id: str, ctx: Ctx) -> dict[str, Any]:
 
 
 def _calibration(stores: Stores, run: Run, card: dict[str, Any]) -> dict[str, Any]:
-    """The latest calibration of the card's judge under its rubric version (or "not calibrated")."""
-    from polygon.usecases import judge_calibration
+    """The calibration the card's judge shows on this run's calls (`usecases.shown_calibration`)."""
+    from polygon.usecases import shown_calibration
 
     judge = card.get("judge_model") or run.models.get("judge") or "offline-heuristic"
-    return judge_calibration(stores, judge, card.get("rubric_version") or run.rubric_version)
+    return shown_calibration(stores, [run.id], judge, card.get("rubric_version") or run.rubric_version)
 
 
 @router.get("/runs/{run_id}/conversations", **documented(ConversationPage))

@@ -12,9 +12,9 @@ from fastapi import APIRouter, Depends, HTTPException
 
 from polygon.usecases import (
     conversation_facets,
-    judge_calibration,
     metric_trends,
     run_distributions,
+    shown_calibration,
     stored_sweep,
 )
 
@@ -35,7 +35,7 @@ def distributions(run_id: str, ctx: Ctx, rubric_version: str | None = None) -> d
     stores = ctx.stores()
     run = _run(stores, run_id)
     out = run_distributions(stores, run, rubric_version)
-    return {**out, "calibration": judge_calibration(stores, out["judge_model"], out["rubric_version"])}
+    return {**out, "calibration": shown_calibration(stores, [run.id], out["judge_model"], out["rubric_version"])}
 
 
 @router.get("/runs/{run_id}/facets", **documented(Facets))
@@ -58,8 +58,9 @@ def trends(ctx: Ctx, agent: str | None = None, suite: str | None = None, source:
                             metric=metric, limit=limit)
     except ValueError as exc:
         raise HTTPException(422, str(exc)) from None
-    for s in out["series"]:
-        s["calibration"] = judge_calibration(stores, s["judge_model"], s["rubric_version"])
+    for s in out["series"]:  # a judge calibrated on any run of the line (or its calls, or its source)
+        s["calibration"] = shown_calibration(stores, [p["run_id"] for p in s["points"]], s["judge_model"],
+                                             s["rubric_version"])
     return out
 
 

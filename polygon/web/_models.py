@@ -12,7 +12,7 @@ declared twice (docs/design.md, "Stored records").
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -86,12 +86,22 @@ class RunPage(Page):
 
 
 class CalibrationStatus(Loose):
-    """The judge's latest calibration under a rubric version; `line` says it in words."""
+    """The calibration a run's judge shows on its calls (docs/calibration.md); `line` says it in words.
+
+    `calibrated` is true only for a record measured on these calls (`match`: same_run, same_calls,
+    same_source), which alone carries `rho`; `other_calls` names the data it was measured on
+    (`dataset`, `n`); `sample` marks the packaged hand-written sample."""
 
     judge_model: str
     rubric_version: str
     calibrated: bool
+    match: Literal["same_run", "same_calls", "same_source", "other_calls", "none"]
     line: str
+    dataset: str | None = None
+    sample: bool | None = None
+    n: int | None = None
+    run_id: str | None = None
+    rho: float | None = None
 
 
 class RunDetail(RunRow):
@@ -249,7 +259,8 @@ class MetricSeries(BaseModel):
     source: str
     judge_model: str
     points: list[TrendPoint]
-    calibration: CalibrationStatus = Field(description="the judge's calibration under this rubric version")
+    calibration: CalibrationStatus = Field(
+        description="the judge's calibration shown for this line's runs (docs/calibration.md)")
 
 
 class ProbeSeries(BaseModel):

@@ -4,7 +4,8 @@
 - `calibrate`: per criterion and `overall`, Spearman's rho, Kendall's tau, quadratic-weighted
   Cohen's kappa, exact and within-one agreement and mean bias (judge - people), each with a seeded
   bootstrap 95% interval, and the people's own agreement (Krippendorff's alpha, ordinal).
-- `calibration_line`: the line a scorecard shows about its judge.
+- `calibration_line`: the line a scorecard shows about its judge (which record: see
+  `polygon.usecases.shown_calibration`); `LabelsFingerprint`: which labels a record was made on.
 - `LabelledConversation`: the contract with judge fitting (`polygon calibrate --fit`).
 - `fit_judge` / `FittedJudge` / `judge_fitted`: a judge fitted to the labels (signals + TF-IDF,
   ridge regression per target, grouped cross-validation), stored as JSON, never a pickle.
@@ -12,7 +13,16 @@
 Pure: no Prefect, database, network, clock or environment (tests/test_layers.py).
 """
 
-from ._calibrate import Calibration, CalibrationRow, Estimate, Ratings, calibrate, people_means
+from ._calibrate import (
+    SAMPLE_DATASET,
+    Calibration,
+    CalibrationRow,
+    Estimate,
+    LabelsFingerprint,
+    Ratings,
+    calibrate,
+    people_means,
+)
 from ._fit import FitReport, FittedJudge, artifact_text, cv_folds, fit_judge, judge_fitted, training_hash
 from ._labels import FIELDS, Label, LabelsError, labels_hash, parse_labels
 from ._scale import SCALE, judge_value, overall_from_composite, round_scores
@@ -25,7 +35,15 @@ from ._stats import (
     bootstrap_intervals,
     people_alpha,
 )
-from ._summary import EARLIER_PROMPT, calibration_line, calibration_status, format_estimate
+from ._summary import (
+    EARLIER_PROMPT,
+    MATCHES,
+    ON_THESE_CALLS,
+    Match,
+    calibration_line,
+    calibration_status,
+    format_estimate,
+)
 from ._types import OVERALL, LabelledConversation
 
 __all__ = [
@@ -34,7 +52,10 @@ __all__ = [
     "DEFAULT_SEED",
     "EARLIER_PROMPT",
     "FIELDS",
+    "MATCHES",
+    "ON_THESE_CALLS",
     "OVERALL",
+    "SAMPLE_DATASET",
     "SCALE",
     "STATISTICS",
     "Calibration",
@@ -45,6 +66,8 @@ __all__ = [
     "Label",
     "LabelledConversation",
     "LabelsError",
+    "LabelsFingerprint",
+    "Match",
     "Ratings",
     "agreement",
     "artifact_text",

@@ -12,10 +12,15 @@ from ._scale import judge_value
 from ._stats import DEFAULT_RESAMPLES, DEFAULT_SEED, STATISTICS, agreement, bootstrap_intervals, people_alpha
 from ._types import OVERALL
 
-__all__ = ["Calibration", "CalibrationRow", "Estimate", "Ratings", "calibrate", "people_means"]
+__all__ = ["SAMPLE_DATASET", "Calibration", "CalibrationRow", "Estimate", "LabelsFingerprint", "Ratings", "calibrate",
+           "people_means"]
 
 # conversation id -> criterion or "overall" -> rater -> score (1-5)
 Ratings = Mapping[str, Mapping[str, Mapping[str, int]]]
+
+SAMPLE_DATASET = "the packaged sample (hand-written, not real data)"
+"""The dataset name of the labels packaged in polygon_core/calibration/samples/: illustrations that
+must never pass for a measurement of a judge (docs/calibration.md)."""
 
 
 class Estimate(DomainModel):
@@ -44,8 +49,25 @@ class CalibrationRow(DomainModel):
     people_alpha_reason: str | None = None
 
 
+class LabelsFingerprint(DomainModel):
+    """Which labels a calibration was measured on: named, hashed and counted, so a scorecard can say
+    what the judge was calibrated on, and the packaged sample can never pass for real data."""
+
+    dataset: str = Field(..., description="the data's name: `--dataset`, else the labels file's name; "
+                                          "SAMPLE_DATASET for the packaged sample")
+    file: str = Field(..., description="the labels file's name (without its folder)")
+    sha256: str = Field(..., description="SHA-256 of the labels file's bytes (the record's labels_hash)")
+    ratings: int = Field(..., description="rating rows in the file")
+    bytes: int = Field(..., description="the file's size")
+    sample: bool = Field(False, description="the labels are the packaged hand-written sample")
+
+
 class Calibration(DomainModel):
-    """A judge calibrated against people's labels on one run (what `polygon calibrate` stores)."""
+    """A judge calibrated against people's labels on one run (what `polygon calibrate` stores).
+
+    `labels`, `conversation_ids` and `import_sources` say what it covered; a record stored before
+    they existed has None there (calibrated on unknown data: shown only on its own run).
+    """
 
     judge_model: str
     rubric_version: str
@@ -58,6 +80,20 @@ class Calibration(DomainModel):
     raters: int
     rows: list[CalibrationRow]
     created_at: str | None = Field(None, description="ISO time, set at the edge (core has no clock)")
+    labels: LabelsFingerprint | None = Field(None, description="the labels' fingerprint (None: not recorded)")
+    conversation_ids: list[str] | None = Field(None, description="the labelled conversations of the run")
+    import_sources: list[str] | None = Field(
+        None, description="import sources of the labelled calls (empty on a synthetic run; None: not recorded)")
+
+    @property
+    def dataset(self) -> str:
+        """What the scorecard names the data by ("unknown data" for a record without a fingerprint)."""
+        return self.labels.dataset if self.labels is not None else "unknown data"
+
+    @property
+    def sample(self) -> bool:
+        """Whether the labels are the packaged hand-written sample."""
+        return self.labels is not None and self.labels.sample
 
     def row(self, criterion: str) -> CalibrationRow | None:
         """The row of `criterion` (or "overall"), if it was rated."""
@@ -107,17 +143,20 @@ def _row(key: str, ratings: Ratings, judgments: Mapping[str, Judgment | None], *
 
 def calibrate(ratings: Ratings, judgments: Mapping[str, Judgment | None], *, keys: Sequence[str],
               judge_model: str, rubric_version: str, judge_prompt_hash: str, run_id: str,
-              labels_hash: str, seed: int = DEFAULT_SEED,
-              resamples: int = DEFAULT_RESAMPLES) -> Calibration:
+              labels_hash: str, seed: int = DEFAULT_SEED, resamples: int = DEFAULT_RESAMPLES,
+              labels: LabelsFingerprint | None = None, import_sources: Sequence[str] = ()) -> Calibration:
     """Compare one judge's judgments with people's ratings, row by row (`keys`, in order).
 
     `ratings` holds the people's scores by conversation, key and rater; `judgments` the judge's
     judgment of each conversation (None or absent: not judged). Every row resamples with its own
     `numpy.random.default_rng(seed)`, so a row's interval does not depend on the other rows.
+    `labels` and `import_sources` (of the rated calls, when imported) are recorded with the rated
+    conversations' ids: what the calibration covered.
     """
     raters = {r for by_key in ratings.values() for scores in by_key.values() for r in scores}
     rows = [_row(key, ratings, judgments, seed=seed, resamples=resamples) for key in keys]
     return Calibration(judge_model=judge_model, rubric_version=rubric_version,
                        judge_prompt_hash=judge_prompt_hash, run_id=run_id, labels_hash=labels_hash,
                        seed=seed, resamples=resamples, conversations=len(ratings), raters=len(raters),
-                       rows=rows)
+                       rows=rows, labels=labels, conversation_ids=sorted(ratings),
+                       import_sources=sorted(set(import_sources)))

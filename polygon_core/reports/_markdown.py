@@ -44,8 +44,9 @@ def provenance(card: Scorecard) -> str:
             f"tokens {card.tokens}{est}; interval: {card.ci_method}")
 
 
-def scorecard_table(card: Scorecard) -> list[dict[str, object]]:
-    """Rows for a Prefect table artifact."""
+def scorecard_table(card: Scorecard, calibration: str | None = None) -> list[dict[str, object]]:
+    """Rows for a Prefect table artifact; `calibration` is the judge's calibration line for the
+    card's run (`polygon.usecases.shown_calibration`), its last row when given."""
     rows: list[dict[str, object]] = [
         {"metric": "mean composite", "value": fmt(card.mean_composite),
          "detail": f"95% CI [{fmt(card.ci_low)}, {fmt(card.ci_high)}]"},
@@ -67,14 +68,19 @@ def scorecard_table(card: Scorecard) -> list[dict[str, object]]:
     ]
     for name in in_rubric_order(card.criteria, [card.rubric_version]):
         rows.append({"metric": f"criterion {name}", "value": fmt(card.criteria[name], 2), "detail": "mean 1–5"})
+    if calibration is not None:
+        rows.append({"metric": "judge calibration", "value": calibration,
+                     "detail": "agreement with people's ratings (docs/calibration.md)"})
     return rows
 
 
-def scorecard_markdown(card: Scorecard) -> str:
-    """A scorecard as markdown."""
+def scorecard_markdown(card: Scorecard, calibration: str | None = None) -> str:
+    """A scorecard as markdown (with the judge's calibration line when given, as `scorecard_table`)."""
     lines = [f"## {md_text(card.label)} (run {md_code(card.run_id)})", "", f"_{md_text(provenance(card))}_", "",
              "| metric | value | detail |", "|---|---|---|"]
-    lines += [f"| {r['metric']} | {r['value']} | {r['detail']} |" for r in scorecard_table(card)]
+    # The calibration line names data (a dataset, a judge): literal text, never markup.
+    lines += [f"| {r['metric']} | {md_text(r['value']) if r['metric'] == 'judge calibration' else r['value']} | "
+              f"{r['detail']} |" for r in scorecard_table(card, calibration)]
     if card.probes:
         lines += ["", "| probe | conformance | 95% Wilson | n |", "|---|---|---|---|"]
         for p in card.probes:

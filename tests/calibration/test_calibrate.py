@@ -6,6 +6,8 @@ import pytest
 
 from polygon_core.calibration import (
     OVERALL,
+    SAMPLE_DATASET,
+    LabelsFingerprint,
     agreement,
     bootstrap_intervals,
     calibrate,
@@ -77,19 +79,50 @@ def test_rows_compare_the_judge_with_the_raters_mean() -> None:
 
 
 def test_calibration_line() -> None:
+    labels = LabelsFingerprint(dataset="support-q3", file="labels.csv", sha256="l1", ratings=12, bytes=300)
+    result = calibrate(RATINGS, JUDGMENTS, keys=[OVERALL], judge_model="offline-heuristic", rubric_version="v2",
+                       judge_prompt_hash="h1", run_id="r1", labels_hash="l1", seed=0, resamples=50, labels=labels)
+    assert (result.conversation_ids, result.import_sources, result.dataset, result.sample) == (
+        sorted(RATINGS), [], "support-q3", False)
+    rho = result.rows[0].rho
+    kw = {"judge_model": "offline-heuristic", "rubric_version": "v2"}
+    line = calibration_line(result, "same_run", **kw, current_prompt_hash="h1")
+    assert line == (f"judge offline-heuristic, rubric v2: rho {rho.value:.2f} [{rho.low:.2f}, {rho.high:.2f}] "
+                    "over 5 rated calls of support-q3")
+    assert calibration_line(result, "same_source", **kw, current_prompt_hash="h2") == (
+        line + " (calibrated for an earlier prompt)")
+    # Measured on other calls: the data is named, its rho never quoted.
+    assert calibration_line(result, "other_calls", **kw, current_prompt_hash="h1") == (
+        "judge offline-heuristic, rubric v2: calibrated on support-q3 (5), not on these calls")
+    assert calibration_line(None, "none", judge_model="openai:gpt-4o", rubric_version="v1",
+                            current_prompt_hash="h") == "judge openai:gpt-4o, rubric v1: not calibrated"
+    status = calibration_status(result, "same_calls", **kw, current_prompt_hash="h2")
+    assert {k: status[k] for k in ("calibrated", "match", "current", "n", "run_id", "rho", "dataset", "sample")} == {
+        "calibrated": True, "match": "same_calls", "current": False, "n": 5, "run_id": "r1", "rho": rho.value,
+        "dataset": "support-q3", "sample": False}
+    other = calibration_status(result, "other_calls", **kw, current_prompt_hash="h1")
+    assert (other["calibrated"], other["match"], other["dataset"], other["n"], "rho" in other) == (
+        False, "other_calls", "support-q3", 5, False)
+    assert calibration_status(None, "none", judge_model="j", rubric_version="v2", current_prompt_hash=None) == {
+        "judge_model": "j", "rubric_version": "v2", "calibrated": False, "match": "none",
+        "line": "judge j, rubric v2: not calibrated"}
+
+
+def test_a_record_without_labels_is_about_unknown_data() -> None:
+    """A record stored before labels were fingerprinted: what it covered is unknown."""
     result = calibrate(RATINGS, JUDGMENTS, keys=[OVERALL], judge_model="offline-heuristic", rubric_version="v2",
                        judge_prompt_hash="h1", run_id="r1", labels_hash="l1", seed=0, resamples=50)
-    rho = result.rows[0].rho
-    line = calibration_line(result, judge_model="offline-heuristic", rubric_version="v2", current_prompt_hash="h1")
-    assert line == (f"judge offline-heuristic, rubric v2: rho {rho.value:.2f} [{rho.low:.2f}, {rho.high:.2f}] "
-                    "over 5 rated calls")
-    assert calibration_line(result, judge_model="offline-heuristic", rubric_version="v2",
-                            current_prompt_hash="h2") == line + " (calibrated for an earlier prompt)"
-    assert calibration_line(None, judge_model="openai:gpt-4o", rubric_version="v1",
-                            current_prompt_hash="h") == "judge openai:gpt-4o, rubric v1: not calibrated"
-    status = calibration_status(result, judge_model="offline-heuristic", rubric_version="v2",
-                                current_prompt_hash="h2")
-    assert {k: status[k] for k in ("calibrated", "current", "n", "run_id", "rho")} == {
-        "calibrated": True, "current": False, "n": 5, "run_id": "r1", "rho": rho.value}
-    assert calibration_status(None, judge_model="j", rubric_version="v2", current_prompt_hash=None) == {
-        "judge_model": "j", "rubric_version": "v2", "calibrated": False, "line": "judge j, rubric v2: not calibrated"}
+    assert (result.labels, result.dataset, result.sample) == (None, "unknown data", False)
+    assert calibration_line(result, "other_calls", judge_model="offline-heuristic", rubric_version="v2",
+                            current_prompt_hash="h1") == (
+        "judge offline-heuristic, rubric v2: calibrated on unknown data (5), not on these calls")
+
+
+def test_the_sample_is_named_as_the_sample() -> None:
+    labels = LabelsFingerprint(dataset=SAMPLE_DATASET, file="labels.csv", sha256="l1", ratings=12, bytes=300,
+                               sample=True)
+    result = calibrate(RATINGS, JUDGMENTS, keys=[OVERALL], judge_model="offline-heuristic", rubric_version="v2",
+                       judge_prompt_hash="h1", run_id="r1", labels_hash="l1", seed=0, resamples=50, labels=labels)
+    assert calibration_line(result, "same_run", judge_model="offline-heuristic", rubric_version="v2",
+                            current_prompt_hash="h1").endswith(
+        " over 5 rated calls of the packaged sample (hand-written, not real data)")

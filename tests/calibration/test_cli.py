@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import hashlib
 import json
 import os
 import sys
@@ -19,7 +20,7 @@ from polygon import usecases
 from polygon.cli import app
 from polygon.cli._app import console
 from polygon_core.adapters.storage import CalibrationStore, ImportLedger
-from polygon_core.calibration import OVERALL, LabelledConversation
+from polygon_core.calibration import OVERALL, SAMPLE_DATASET, LabelledConversation
 from polygon_core.judging import judge_prompt_hash
 from polygon_core.scoring import get_rubric
 
@@ -90,11 +91,19 @@ def test_sample_calibration_table(graded: str) -> None:
     result = runner.invoke(app, ["calibrate", str(LABELS), "--run", graded])
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
-    assert max(len(line) for line in lines) <= 100
+    assert max(len(line) for line in lines[:-1]) <= 100  # the table fits; the stored line is one line
     prompt = judge_prompt_hash("offline-heuristic", get_rubric("v1"))
     assert lines[0] == f"judge offline-heuristic, rubric v1, judge prompt {prompt}"
-    assert lines[1] == f"run {graded}: 40 rated conversations, 3 raters (labels.csv)"
-    assert lines[2] == "bootstrap 95% intervals over conversations: 1000 resamples, seed 0"
+    assert lines[1] == f"run {graded}: 40 rated conversations, 3 raters"
+    # The packaged sample is recognised by its content and named as what it is.
+    content = LABELS.read_bytes()
+    with LABELS.open() as fh:
+        ratings = len(list(csv.DictReader(fh)))
+    assert lines[2:5] == [f"dataset: {SAMPLE_DATASET}",
+                          f"labels: labels.csv, {ratings} ratings, {len(content):,} bytes, "
+                          f"sha256 {hashlib.sha256(content).hexdigest()[:12]}",
+                          "shown only on runs of the sample's calls, never as this judge's calibration elsewhere"]
+    assert lines[5] == "bootstrap 95% intervals over conversations: 1000 resamples, seed 0"
     header = next(line for line in lines if line.lstrip().startswith("criterion"))
     assert header.split() == ["criterion", "n", "rho", "tau", "kappa", "exact", "one", "bias"]
     stored = CalibrationStore(usecases.open_stores().repo.engine).latest("offline-heuristic", "v1")
@@ -117,7 +126,10 @@ def test_sample_calibration_table(graded: str) -> None:
     assert any(line.startswith("the people's own agreement, the ceiling (Krippendorff's alpha, ordinal): ")
                for line in lines)
     assert lines[-1] == ("stored: judge offline-heuristic, rubric v1: rho "
-                         f"{overall.rho.value:.2f} [{overall.rho.low:.2f}, {overall.rho.high:.2f}] over 40 rated calls")
+                         f"{overall.rho.value:.2f} [{overall.rho.low:.2f}, {overall.rho.high:.2f}] over 40 rated calls "
+                         "of the packaged sample (hand-written, not real data)")
+    assert stored.labels is not None and (stored.labels.sample, stored.labels.ratings, stored.import_sources) == (
+        True, ratings, ["sample"])
     # The scorecard now says so, in one line.
     shown = runner.invoke(app, ["show", graded])
     assert shown.exit_code == 0, shown.output

@@ -84,7 +84,12 @@ def test_a_synthetic_run_by_conversation_id(calibrated: Calibrated) -> None:
                               value_domain=[1, 2, 3, 4, 5])
     assert (overall["people_alpha"], overall["people_alpha_reason"]) == (pytest.approx(want), None)
     assert out["line"].startswith("judge offline-heuristic, rubric v1: ") and out["line"].endswith(
-        " over 6 rated calls")
+        " over 6 rated calls of labels.jsonl")  # no --dataset: the labels file's name
+    labels = out["labels"]
+    content = calibrated.labels.read_bytes()
+    assert labels == {"dataset": "labels.jsonl", "file": "labels.jsonl", "sha256": out["labels_hash"],
+                      "ratings": 12, "bytes": len(content), "sample": False}
+    assert (out["import_sources"], len(out["conversation_ids"])) == ([], 6)
 
 
 def test_an_external_id_on_a_synthetic_run_needs_a_source(calibrated: Calibrated, tmp_path: Path) -> None:
@@ -103,35 +108,60 @@ def _line() -> str:
     rho = record.row("overall").rho
     value = "—" if rho.value is None else (f"{rho.value:.2f} [{rho.low:.2f}, {rho.high:.2f}]"
                                            if rho.low is not None else f"{rho.value:.2f}")
-    return f"judge offline-heuristic, rubric v1: rho {value} over 6 rated calls"
+    return f"judge offline-heuristic, rubric v1: rho {value} over 6 rated calls of demo-ratings"
+
+
+# Run v2 has the same conversation ids (one suite, one seed) but other calls: another agent made them.
+ELSEWHERE = "judge offline-heuristic, rubric v1: calibrated on demo-ratings (6), not on these calls"
+
+
+def _calibrate(calibrated: Calibrated, *extra: str) -> None:
+    result = runner.invoke(app, ["calibrate", str(calibrated.labels), "--run", calibrated.v1, "--resamples", "30",
+                                 "--dataset", "demo-ratings", *extra])
+    assert result.exit_code == 0, result.output
 
 
 def test_show_and_compare_print_the_line(calibrated: Calibrated, tmp_path: Path) -> None:
-    runner.invoke(app, ["calibrate", str(calibrated.labels), "--run", calibrated.v1, "--resamples", "30"])
+    _calibrate(calibrated)
     line = _line()
     shown = runner.invoke(app, ["show", calibrated.v1])
     assert shown.exit_code == 0, shown.output
     assert _flat(shown.stdout).count(line) == 1
+    # The calibrated run shows it; a run of other calls names the data, never its rho.
+    other = runner.invoke(app, ["show", calibrated.v2])
+    assert other.exit_code == 0, other.output
+    assert _flat(other.stdout).count(ELSEWHERE) == 1 and "rated calls" not in _flat(other.stdout)
     html = tmp_path / "report.html"
     compared = runner.invoke(app, ["compare", calibrated.v1, calibrated.v2, "--html", str(html)])
-    # Both runs were judged by the same judge under the same rubric: both cards show its calibration.
-    assert _flat(compared.stdout).count(line) == 2
+    assert _flat(compared.stdout).count(line) == 1 and _flat(compared.stdout).count(ELSEWHERE) == 1
     page = html.read_text(encoding="utf-8")
-    assert page.count(f"<th>judge calibration</th><td class=\"num\">{line}</td>") == 1
-    assert page.count(line) == 2
+    assert page.count(f"<th>judge calibration</th><td class=\"num\">{line}</td><td class=\"num\">{ELSEWHERE}</td>") == 1
 
 
 def test_web_api(calibrated: Calibrated) -> None:
-    runner.invoke(app, ["calibrate", str(calibrated.labels), "--run", calibrated.v1, "--resamples", "30"])
-    runner.invoke(app, ["calibrate", str(calibrated.labels), "--run", calibrated.v1, "--resamples", "31"])
+    _calibrate(calibrated)
+    _calibrate(calibrated, "--resamples", "31")
     client = TestClient(create_app(load_settings(home=calibrated.home)), client=("127.0.0.1", 50124))
     line = _line()
     run = client.get(f"/api/runs/{calibrated.v1}").json()
-    assert (run["calibration"]["line"], run["calibration"]["calibrated"], run["calibration"]["current"]) == (
-        line, True, True)
+    assert {k: run["calibration"][k] for k in ("line", "calibrated", "current", "match", "dataset", "sample")} == {
+        "line": line, "calibrated": True, "current": True, "match": "same_run", "dataset": "demo-ratings",
+        "sample": False}
+    other = client.get(f"/api/runs/{calibrated.v2}").json()["calibration"]
+    assert {k: other[k] for k in ("line", "calibrated", "match", "dataset", "n", "run_id")} == {
+        "line": ELSEWHERE, "calibrated": False, "match": "other_calls", "dataset": "demo-ratings", "n": 6,
+        "run_id": calibrated.v1}
+    assert "rho" not in other
+    assert client.get(f"/api/runs/{calibrated.v2}/distributions").json()["calibration"]["line"] == ELSEWHERE
+    assert client.get(f"/api/runs/{calibrated.v1}/distributions").json()["calibration"]["line"] == line
     page = client.get("/api/calibrations", params={"limit": 1}).json()
     assert (page["total"], page["offset"], page["limit"], len(page["items"])) == (2, 0, 1, 1)
-    assert page["items"][0]["resamples"] == 31 and page["items"][0]["run_id"] == calibrated.v1
+    item = page["items"][0]
+    assert (item["resamples"], item["run_id"], item["labels"]["dataset"], item["import_sources"]) == (
+        31, calibrated.v1, "demo-ratings", [])
     assert client.get("/api/calibrations", params={"judge_model": "openai:gpt-4o"}).json()["total"] == 0
     cmp = client.get("/api/compare", params={"runs": [calibrated.v1, calibrated.v2]}).json()
-    assert sorted(c["line"] for c in cmp["calibrations"].values()) == [line, line]
+    assert sorted(c["line"] for c in cmp["calibrations"].values()) == sorted([line, ELSEWHERE])
+    # A trend line of both runs holds the calibrated run: the judge was calibrated on its calls.
+    trends = client.get("/api/trends").json()
+    assert [s["calibration"]["line"] for s in trends["series"]] == [line]

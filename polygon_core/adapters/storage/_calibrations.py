@@ -6,6 +6,7 @@ about a judge, keyed by judge model, rubric version and judge-prompt hash, not a
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -15,12 +16,15 @@ from sqlmodel import Session
 from polygon_core.calibration import Calibration
 
 from ._engine import WRITE_OPTION
-from ._tables import CalibrationRow
+from ._tables import CalibrationRow, ConversationRow
 from ._upsert import upsert
 
 __all__ = ["CalibrationStore"]
 
 _T = CalibrationRow.__table__  # type: ignore[attr-defined]
+_C = ConversationRow.__table__  # type: ignore[attr-defined]
+# Ids per IN list: well under any database's bound-parameter limit.
+_BATCH = 500
 _KEY = ("judge_model", "rubric_version", "judge_prompt_hash", "run_id", "labels_hash", "seed", "resamples")
 
 
@@ -53,6 +57,31 @@ class CalibrationStore:
         with self.engine.connect() as connection:
             row = connection.execute(query).first()
         return _calibration(row) if row is not None else None
+
+    def of_judge(self, judge_model: str, rubric_version: str) -> list[Calibration]:
+        """Every calibration of this judge under this rubric version, newest first (what a
+        scorecard chooses from: `polygon.usecases.shown_calibration`)."""
+        query = (select(_T.c.results, _T.c.created_at)
+                 .where(_T.c.judge_model == judge_model, _T.c.rubric_version == rubric_version)
+                 .order_by(_T.c.created_at.desc(), _T.c.id.desc()))
+        with self.engine.connect() as connection:
+            return [_calibration(row) for row in connection.execute(query)]
+
+    def holds_any(self, run_ids: Sequence[str], conversation_ids: Sequence[str]) -> bool:
+        """Whether any of the runs recorded any of the conversations (an imported call's id is the
+        same in every run that graded it), one query per 500 runs and 500 conversation ids."""
+        runs, ids = list(dict.fromkeys(run_ids)), list(dict.fromkeys(conversation_ids))
+        if not runs or not ids:
+            return False
+        chunks = [(runs[r:r + _BATCH], ids[i:i + _BATCH])
+                  for r in range(0, len(runs), _BATCH) for i in range(0, len(ids), _BATCH)]
+        with self.engine.connect() as connection:
+            for some_runs, some_ids in chunks:
+                query = (select(_C.c.id).where(_C.c.run_id.in_(some_runs), _C.c.conversation_id.in_(some_ids))
+                         .limit(1))
+                if connection.execute(query).first() is not None:
+                    return True
+        return False
 
     def page(self, *, offset: int = 0, limit: int = 50, judge_model: str | None = None,
              rubric_version: str | None = None) -> tuple[int, list[Calibration]]:

@@ -154,6 +154,18 @@ class ImportLedger:
             session.connection(execution_options={WRITE_OPTION: True})
             upsert(session, ProductionRunRow, values, key=("run_id",))
 
+    def production_sources(self, run_ids: Sequence[str]) -> dict[str, str]:
+        """Run id → import source of the production runs among `run_ids` (synthetic ones are absent),
+        one query per 500 runs."""
+        ids = list(dict.fromkeys(run_ids))
+        p = ProductionRunRow.__table__  # type: ignore[attr-defined]
+        found: dict[str, str] = {}
+        with self.engine.connect() as connection:
+            for start in range(0, len(ids), 500):
+                query = select(p.c.run_id, p.c.source).where(p.c.run_id.in_(ids[start:start + 500]))
+                found.update({row.run_id: row.source for row in connection.execute(query)})
+        return found
+
     def production_run(self, run_id: str) -> ProductionRunInfo | None:
         """What a production run graded; None for a synthetic run."""
         with Session(self.engine) as session:
