@@ -89,19 +89,16 @@ class CalibrationStatus(Loose):
     """The calibration a run's judge shows on its calls (docs/calibration.md); `line` says it in words.
 
     `calibrated` is true only for a record measured on these calls (`match`: same_run, same_calls,
-    same_source), which alone carries `rho`; `other_calls` names the data it was measured on
-    (`dataset`, `n`); `sample` marks the packaged hand-written sample."""
+    same_source), which alone carries `rho`, `rho_low`, `rho_high`; with `other_calls` the record is
+    named by its data alone. A named record adds `dataset`, `sample` (the packaged hand-written
+    sample), `labels_recorded`, `n`, `run_id`, `labels_hash`, `judge_prompt_hash`, `current` and
+    `created_at` (docs/calibration.md)."""
 
     judge_model: str
     rubric_version: str
     calibrated: bool
     match: Literal["same_run", "same_calls", "same_source", "other_calls", "none"]
     line: str
-    dataset: str | None = None
-    sample: bool | None = None
-    n: int | None = None
-    run_id: str | None = None
-    rho: float | None = None
 
 
 class RunDetail(RunRow):
