@@ -125,7 +125,7 @@ async function pageRuns() {
 
 // -- one run -----------------------------------------------------------------------------------
 
-// calibrations: per card, its judge's latest calibration ({line}) from the API, or undefined.
+// calibrations: per card, the calibration its judge shows on its calls ({line}, usecases.shown_calibration), or undefined.
 function scorecardTable(cards, calibrations) {
   const metric = (label, f) => h("tr", {}, h("th", {}, label), cards.map((c) => h("td", { class: "num" }, f(c))));
   const criteria = [...new Set(cards.flatMap((c) => Object.keys(c.criteria || {})))].sort();
