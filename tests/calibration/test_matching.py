@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from polygon.tasks._evaluate import publish_artifacts_task
+from polygon.tasks import publish_artifacts_task
 from prefect import flow
 from typer.testing import CliRunner
 
