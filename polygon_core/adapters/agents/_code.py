@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import functools
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import metadata
 from importlib.machinery import ModuleSpec
 from pathlib import Path
@@ -60,15 +60,15 @@ def callable_code(spec: str) -> CallableCode:
 
 @dataclass
 class _Walk:
-    own_distributions: frozenset[str]
-    agent_top: str
+    """One walk over an agent's imports: what is left to visit, what was seen, what was found."""
 
-    def __post_init__(self) -> None:
-        self.queue: list[tuple[str, bool]] = []
-        self.seen: set[str] = set()
-        self.parts: set[VersionPart] = set()
-        self.files: set[Path] = set()
-        self.python = f"{sys.version_info.major}.{sys.version_info.minor}"
+    own_distributions: frozenset[str]  # the agent's own distribution(s): their modules are read
+    agent_top: str
+    queue: list[tuple[str, bool]] = field(default_factory=list)  # (module, maybe an attribute)
+    seen: set[str] = field(default_factory=set)
+    parts: set[VersionPart] = field(default_factory=set)
+    files: set[Path] = field(default_factory=set)
+    python: str = f"{sys.version_info.major}.{sys.version_info.minor}"
 
     def visit(self, name: str, maybe_attribute: bool) -> None:
         if name in self.seen:
