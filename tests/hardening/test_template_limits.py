@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from polygon_core.models import tool_def
@@ -45,12 +43,12 @@ def _call(template: str, arguments: dict[str, object] | None = None) -> object:
 @pytest.mark.parametrize("case", sorted(HOSTILE))
 def test_hostile_template_is_a_stub_error_naming_the_tool(case: str) -> None:
     template, reason = HOSTILE[case]
-    started = time.perf_counter()
+    # The refusal names the limit that stopped it: that bound, not a stopwatch, is what keeps it quick
+    # (timings live in benchmarks/hostile_inputs.py).
     with pytest.raises(StubError) as caught:
         _call(template)
     assert str(caught.value).startswith("tool 'quote': template ")
     assert str(caught.value).endswith(reason)
-    assert time.perf_counter() - started < 5
 
 
 def test_constant_amplifiers_are_refused_by_validation() -> None:

@@ -92,10 +92,9 @@ def test_anthropic_request_carries_the_role_cap(tmp_path: Path, server: FakeLLMS
 def test_runaway_judge_reply_is_cut_at_the_cap(tmp_path: Path, server: FakeLLMServer, streamed: bool) -> None:
     server.behaviour.runaway_tokens = 20_000  # ignores max_tokens
     server.behaviour.stream = streamed
-    started = time.monotonic()
+    # The bound that matters is what was read: at most the cap, from one request, not the 20,000 words.
     reply = _ask(make_chat_model(served_model(server, "openai"), fast_settings(tmp_path, model_timeout=20)),
                  _req(response_schema=SCHEMA))
-    assert time.monotonic() - started < 15
     assert (reply.cut, reply.unparseable, reply.parsed, reply.parse_error) == (True, True, None, CAP_MESSAGE)
     assert len(reply.text) <= 8 * 1024 + 16 and reply.retries == 0 and server.requests == 1
     if streamed:
