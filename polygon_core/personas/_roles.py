@@ -66,7 +66,8 @@ _AGENT_SPEECH: dict[str, tuple[tuple[str, re.Pattern[str]], ...]] = {
             r"our (?:mistake|error|fault|problem|issue|service|system|records|side|end))\b|\bwe apologi[sz]e\b|"
             r"\bon our (?:end|side)\b", _FLAGS)),
         ("closes the call", re.compile(
-            r"\bis there anything else (?:i|we) can\b|\banything else (?:i|we) can (?:help|do|assist)\b|"
+            r"\banything else (?:i|we) (?:can|could|may) (?:help|assist)(?: you)?\b|"
+            r"\banything else (?:i|we) (?:can|could|may) do for you\b|"
             r"\bthank(?:s| you) for (?:calling|contacting|choosing|your call)\b(?! me| back)", _FLAGS)),
         ("offers service", re.compile(
             r"\b(?:how|what) (?:can|may|could) (?:i|we) (?:help|assist|do for) you\b|"
