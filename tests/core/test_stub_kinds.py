@@ -75,3 +75,16 @@ tools:
                                 "kind, events, latency, errors, ends_call, consequential, rules)"),
         (12, "tools.d", "expected a mapping, got 5"),
     ]
+
+
+def test_consequential_is_a_boolean_flag_of_any_kind(tmp_path: Path) -> None:
+    assert _errors(tmp_path, """\
+tools:
+  book:
+    kind: fixed
+    consequential: sometimes
+""") == [(4, "tools.book.consequential", "expected true or false, got 'sometimes'")]
+    (tmp_path / "tools.yaml").write_text("tools:\n  book: {kind: fixed, consequential: true}\n  read: {kind: fixed}\n",
+                                         encoding="utf-8")
+    library = load_tool_library(tmp_path / "tools.yaml")
+    assert {name: tool.acts() for name, tool in library.tools.items()} == {"book": True, "read": False}
