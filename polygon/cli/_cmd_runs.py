@@ -90,6 +90,22 @@ def _show_json(card: Any, rows: Any, origins: Origins, parts: list[Any] | None) 
             "version_parts": None if parts is None else [p.model_dump(mode="json") for p in parts]}
 
 
+def _provenance_json(run: Any) -> dict[str, Any] | None:
+    """What made the run (`Run.provenance`: Polygon's and its packages' versions, the formats it
+    wrote); None for a run stored before Polygon recorded it."""
+    return None if run.provenance is None else run.provenance.model_dump(mode="json")
+
+
+def _made_by(run: Any) -> str:
+    """One line: the versions a run was made with, or that it was stored before they were recorded."""
+    made = run.provenance
+    if made is None:
+        return "made by: not recorded (stored before Polygon recorded versions)"
+    packages = ", ".join(f"{name} {version}" for name, version in made.packages.items())
+    formats = ", ".join(f"{kind} {version}" for kind, version in made.formats.items())
+    return f"made by: Polygon {made.polygon} ({packages}); formats: {formats}"
+
+
 def _rows_table(rows: list[Any], title: str, origins: Origins) -> Table:
     from polygon import usecases
 
@@ -157,7 +173,8 @@ def show(run_id: Annotated[str, typer.Argument(help="run id (or a unique prefix)
     card = view.card
     parts = usecases.run_version_parts(stores, view.run.id)
     if json_out:
-        print(json.dumps(_show_json(card, view.rows, _origins_of(stores, view.run), parts), indent=2))
+        print(json.dumps({**_show_json(card, view.rows, _origins_of(stores, view.run), parts),
+                          "provenance": _provenance_json(view.run)}, indent=2))
         return
     if view.run.status != "complete":  # a part-way run's card looks whole: say so above it
         stored, planned = usecases.run_progress(stores, view.run)
@@ -179,3 +196,4 @@ def show(run_id: Annotated[str, typer.Argument(help="run id (or a unique prefix)
 
         console.print(f"agent version {view.run.agent_version} hashes: {describe_parts(parts)}",
                       highlight=False, soft_wrap=True)
+    console.print(f"[dim]{_made_by(view.run)}[/]", highlight=False, soft_wrap=True)

@@ -13,6 +13,7 @@ from polygon_core.adapters.settings import PolygonSettings
 from polygon_core.adapters.stores import Stores, open_stores
 from polygon_core.files import Suite, VersionPart, agent_version, version_parts
 from polygon_core.models import (
+    STORED,
     AgentConfig,
     Conversation,
     Scenario,
@@ -110,7 +111,7 @@ def _scenario(suite: Suite, scenario_id: str) -> Scenario:
 def load_conversation(stores: Stores, run_id: str, conversation_id: str) -> Conversation:
     """A stored conversation's full transcript."""
     text = stores.artifacts.get_text(transcript_key(run_id, conversation_id))
-    return Conversation.model_validate_json(text)
+    return Conversation.model_validate_json(text, context=STORED)  # an older one reads as format 0
 
 
 def fingerprint(value: Any) -> str:

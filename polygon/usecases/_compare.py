@@ -28,7 +28,7 @@ from polygon_core.compare import (
     compare_configurations,
     pair_divergence,
 )
-from polygon_core.models import Conversation, GateHit, Run
+from polygon_core.models import STORED, Conversation, GateHit, Run
 
 from ._common import Stores, load_conversation, plan_conversations, transcript_key
 from ._scorecards import judge_for, judges_of, probe_answer_tally, row_from_facts, scorecard_of
@@ -285,7 +285,7 @@ def _divergences(stores: Stores, base: Run, cand: Run, gathered: dict[str, _Gath
             # rules, and no consequential one (which is never before it). Most pairs of two versions.
             yield PairDivergence(scenario_id=a["scenario_id"], seed=a["seed"], turn=None, reasons=[])
         else:
-            yield pair_divergence(Conversation.model_validate(a), Conversation.model_validate(b))
+            yield pair_divergence(Conversation.model_validate(a, context=STORED), Conversation.model_validate(b, context=STORED))
 
 
 def _acts(turns: list[dict[str, Any]]) -> list[tuple[Any, ...]]:

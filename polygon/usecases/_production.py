@@ -35,7 +35,7 @@ from polygon_core.imports import (
     read_calls,
     to_conversation,
 )
-from polygon_core.models import Conversation, Speaker, ToolDef
+from polygon_core.models import STORED, Conversation, Speaker, ToolDef
 from polygon_core.redaction import IdentifierRedactor, RedactionSettings, Redactor, redact_conversation
 
 from ._common import FileCaches, Stores
@@ -171,7 +171,7 @@ def load_imported(stores: Stores, artifact_uri: str, cache: dict[str, list[str]]
     if base not in cache:
         cache.clear()  # one batch at a time: bounded memory while grading a window in order
         cache[base] = stores.artifacts.get_text(base).splitlines()
-    return Conversation.model_validate_json(cache[base][int(index)])
+    return Conversation.model_validate_json(cache[base][int(index)], context=STORED)
 
 
 # -- reading files (local or S3) ---------------------------------------------------------------

@@ -11,6 +11,7 @@ from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from polygon_core import content_hash
+from polygon_core.adapters.provenance import current_provenance
 from polygon_core.adapters.storage import ImportedRecord, ImportLedger, ProductionRunInfo
 from polygon_core.checks import Checks, run_checks
 from polygon_core.imports import format_time, not_applicable_assertions
@@ -172,7 +173,8 @@ def _plan(stores: Stores, source: str, records: Sequence[ImportedRecord], run_id
         run = existing or stores.repo.save_run(Run(
             id=run_id, suite=f"production:{source}", agent_name=name, agent_version=version,
             rubric_version=rubric, seeds=[], source="production",
-            models={"agent": f"production:{name}", "caller": "real-caller", "judge": judge, "probe": probe}))
+            models={"agent": f"production:{name}", "caller": "real-caller", "judge": judge, "probe": probe},
+            provenance=current_provenance()))
         _store_calls(stores, run_id, recs, forbidden)
         dates = [r.started_at for r in recs if r.started_at]
         ImportLedger(stores.repo.engine).save_production_run(ProductionRunInfo(

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from polygon_core import content_hash
+from polygon_core.adapters.provenance import current_provenance
 from polygon_core.models import Run
 
 from ._common import FileCaches, Stores, agent_identity
@@ -26,6 +27,9 @@ def create_run(stores: Stores, run: Run, *, suite_path: str | None = None,
     """Record a run before any conversation starts (kept as-is when resuming).
 
     A local artifact store is first cleared of temporary files that killed writes left behind.
+
+    The run records its provenance (`current_provenance`: Polygon's and its packages' versions,
+    the formats it writes); a resumed run keeps the provenance it was created with.
 
     The manifest records the suite and agent files the run was made from, and the judge's repeats
     and the probe library (`resolve_probes`: `probes_path`, else the suite's), so one conversation
@@ -57,8 +61,8 @@ def create_run(stores: Stores, run: Run, *, suite_path: str | None = None,
         if parts is not None:
             manifest[MANIFEST_KEY] = [part.model_dump(mode="json", exclude_none=True) for part in parts]
     stores.artifacts.put_text(manifest_key(run.id), json.dumps(manifest, indent=2, sort_keys=True))
-    stores.repo.save_run(run)
-    return run
+    # Where the run is created (the worker of its create-run task): the versions its numbers come from.
+    return stores.repo.save_run(run.model_copy(update={"provenance": run.provenance or current_provenance()}))
 
 
 @dataclass(frozen=True)

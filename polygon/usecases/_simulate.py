@@ -18,7 +18,7 @@ from polygon_core.adapters.providers import UsageMeter, aclose_all, ledger_key, 
 from polygon_core.callers import OfflineCaller
 from polygon_core.checks import run_checks
 from polygon_core.conversation import Limits, conversation_key, run_conversation
-from polygon_core.models import Conversation, Run
+from polygon_core.models import STORED, Conversation, Run
 from polygon_core.personas import apply_simulator_check
 
 from ._common import Stores, _scenario, agent_identity, transcript_key
@@ -94,7 +94,7 @@ def _prepare(stores: Stores, run_id: str, suite_path: str, agent_path: str, scen
     if stores.artifacts.exists(key):
         # Simulated before, but its row was never written (a failed write, a killed worker): write
         # it now. A retry must never pay for the conversation twice.
-        conv = Conversation.model_validate_json(stores.artifacts.get_text(key))
+        conv = Conversation.model_validate_json(stores.artifacts.get_text(key), context=STORED)
         _store(stores, run_id, conv, stores.artifacts.uri(key), scenario, config, suite)
         return Simulated(cid, conv, fresh=True)
     run = run or stores.repo.get_run(run_id)

@@ -145,6 +145,7 @@ def conversation_view(run: Run, conversation: Conversation, *, assertions: Seque
             "usage": {k: u.model_dump(mode="json") for k, u in conversation.usage.items()},
             "events": [e.model_dump(mode="json") for e in conversation.events],
             "initial_state": conversation.initial_state, "final_state": conversation.final_state,
+            "format_version": conversation.format_version,  # the transcript's; 0: stored before versions
         },
         "turns": turns,
         "assertions": [a.model_dump(mode="json") if hasattr(a, "model_dump") else dict(a) for a in assertions],

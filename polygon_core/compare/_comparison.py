@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import Field
 
-from ..models import Conversation, DomainModel, Judgment, ProbeAnswer, Run
+from ..models import REPORT_FORMAT, Conversation, DomainModel, Judgment, ProbeAnswer, Run
 from ._analysis import systematic_summary, template_prose
 from ._facts import ConversationFacts, facts_of
 from ._matrix import MatrixRow, scenario_matrix
@@ -107,8 +107,10 @@ class Comparison(DomainModel):
         return {(s.a, s.b): s.items for s in self.divergence_sets}
 
     def report_json(self) -> dict[str, Any]:
-        """The comparison as plain JSON, without transcripts, raw judgments and their facts (they live in the stores)."""
-        return self.model_dump(mode="json", exclude={"conversations", "judgments", "facts"})
+        """The comparison as plain JSON, without transcripts, raw judgments and their facts (they live in the stores),
+        led by the report format it is written in (`format_version`, `REPORT_FORMAT`)."""
+        return {"format_version": REPORT_FORMAT,
+                **self.model_dump(mode="json", exclude={"conversations", "judgments", "facts"})}
 
 
 def config_key(run: Run) -> tuple[str, str, tuple[tuple[str, str], ...]]:

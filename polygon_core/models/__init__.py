@@ -23,6 +23,15 @@ from ._persona import (
     Persona,
     SpeakingTraits,
 )
+from ._provenance import (
+    FORMAT_VERSIONS,
+    JUDGMENT_FORMAT,
+    REPORT_FORMAT,
+    STORED,
+    TRANSCRIPT_FORMAT,
+    UNVERSIONED,
+    Provenance,
+)
 from ._results import (
     AssertionResult,
     AssertionStatus,
@@ -57,11 +66,17 @@ from ._tools import (
 
 __all__ = [
     "CALLER_TYPES",
+    "FORMAT_VERSIONS",
+    "JUDGMENT_FORMAT",
     "OUTCOMES",
+    "REPORT_FORMAT",
+    "STORED",
     "TAG_PREFIX",
     "TEMPERAMENT_TO_TYPE",
     "TOOL_KINDS",
+    "TRANSCRIPT_FORMAT",
     "UNSCORED_END_REASONS",
+    "UNVERSIONED",
     "AgentConfig",
     "AssertionResult",
     "AssertionStatus",
@@ -85,6 +100,7 @@ __all__ = [
     "Persona",
     "ProbeAnswer",
     "ProbeValue",
+    "Provenance",
     "Rendered",
     "Rule",
     "RulesTool",

@@ -5,9 +5,10 @@ from __future__ import annotations
 from enum import Enum
 from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from ._base import DomainModel
+from ._provenance import TRANSCRIPT_FORMAT, stored_format
 
 Speaker = Literal["caller", "agent"]
 TurnEnd = Literal["hangup", "transfer", "end", "callback"]
@@ -119,6 +120,10 @@ class Conversation(DomainModel):
     clock_ms: float = Field(0.0, description="simulated conversation clock at the end")
     usage: dict[str, Usage] = Field(default_factory=dict, description="per role")
     models: dict[str, str] = Field(default_factory=dict, description="role → provider:model")
+    format_version: int = Field(TRANSCRIPT_FORMAT, description="the transcript format it was written in; "
+                                "0: stored before formats were versioned")
+
+    _stored_format = model_validator(mode="before")(stored_format)
 
     @property
     def agent_replies(self) -> list[str]:

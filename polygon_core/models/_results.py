@@ -7,6 +7,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from ._base import DomainModel
+from ._provenance import JUDGMENT_FORMAT, Provenance
 
 Verdict = Literal["pass", "warn", "fail"]
 AssertionStatus = Literal["pass", "fail", "error", "not_applicable"]
@@ -65,6 +66,8 @@ class Judgment(DomainModel):
     verdict: Verdict | None = Field(None, description="None when nothing could be scored")
     status: JudgmentStatus = "judged"
     reason: str | None = Field(None, description="why: the judge's failure, or the agent's failure")
+    format_version: int = Field(JUDGMENT_FORMAT, description="the judgment format it was stored in; 0: "
+                                "stored before formats were versioned")
 
     @property
     def not_applicable(self) -> list[str]:
@@ -99,3 +102,5 @@ class Run(DomainModel):
     status: Literal["running", "complete", "failed", "interrupted"] = "running"
     source: Literal["synthetic", "production"] = "synthetic"
     created_at: str | None = Field(None, description="ISO time, set at the edge (core has no clock)")
+    provenance: Provenance | None = Field(None, description="what made it (Polygon and package versions, "
+                                          "formats), recorded when it is created; None: a run stored before")

@@ -19,7 +19,7 @@ from html import escape
 from typing import Any
 
 from ..compare import Comparison, PairDivergence, Scorecard
-from ..models import Conversation, Judgment, Turn
+from ..models import REPORT_FORMAT, Conversation, Judgment, Turn
 from ..scoring import in_rubric_order
 from ._markdown import fmt, pairing_line
 
@@ -277,7 +277,8 @@ def comparison_html(comp: Comparison, title: str = "Polygon comparison", *,
                     calibrations: Mapping[str, str] | None = None) -> str:
     """The whole comparison as one self-contained HTML page (with the candidate prompt's analysis
     and its highlights when given, and each run's judge calibration line, by run id, when given)."""
-    parts = [f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>{escape(title)}</title>"
+    parts = [f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
+             f"<meta name='polygon-report-format' content='{REPORT_FORMAT}'><title>{escape(title)}</title>"
              f"<style>{_CSS}</style><script>{_JS}</script></head><body>",
              f"<h1>{escape(title)}</h1>",
              "<p class='muted'>Runs: " + ", ".join(f"{escape(c.label)} = <code>{escape(c.run_id)}</code>"

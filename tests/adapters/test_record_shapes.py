@@ -14,6 +14,7 @@ import typing
 from pathlib import Path
 from typing import Any
 
+import pydantic
 import pytest
 import sqlalchemy as sa
 
@@ -63,6 +64,8 @@ def _kind(annotation: Any) -> str:
         return _kind(type(args[0]))
     if isinstance(annotation, type) and issubclass(annotation, enum.Enum):
         return "str"
+    if isinstance(annotation, type) and issubclass(annotation, pydantic.BaseModel):
+        return "json"  # a nested model (a run's provenance) is stored as its JSON
     return {int: "int", float: "float", bool: "bool", str: "str"}[annotation]
 
 

@@ -84,3 +84,14 @@ def test_the_conversation_views_records_are_domain_models(client: TestClient, de
         assert [ProbeAnswer.model_validate(p).model_dump(mode="json") for p in view["probes"]] == view["probes"]
     # The demo's failing calls carry failed assertions, gates and probe answers: none of the lists is empty.
     assert all(any(view[key] for view in views) for key in ("assertions", "gates", "probes"))
+
+
+def test_a_run_and_its_records_say_what_made_them(client: TestClient, demo: Demo) -> None:
+    from polygon_core.adapters.provenance import current_provenance
+
+    made = current_provenance().model_dump(mode="json")
+    assert client.get(f"/api/runs/{demo.v1}").json()["provenance"] == made
+    assert next(r for r in client.get("/api/runs").json()["items"] if r["id"] == demo.v1)["provenance"] == made
+    assert {j["format_version"] for j in client.get(f"/api/runs/{demo.v1}/judgments").json()["items"]} == {1}
+    cid = client.get(f"/api/runs/{demo.v1}/conversations").json()["items"][0]["conversation_id"]
+    assert client.get(f"/api/runs/{demo.v1}/conversations/{cid}").json()["conversation"]["format_version"] == 1

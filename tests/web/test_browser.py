@@ -147,6 +147,11 @@ def test_run_page_draws_its_distributions_and_pass_k(page, base_url: str, demo: 
                                             sorted(card["pass_hat_k"].items(), key=lambda kv: int(kv[0]))]
     assert marks(page, "pass-k", "symbol") == len(card["pass_hat_k"])
     assert page.locator("p.calibration").inner_text() == f"Judge calibration: {dist['calibration']['line']}"
+    # What made the run, as `polygon show` says it (its provenance, from the API).
+    made = api(base_url, f"/api/runs/{demo.v2}")["provenance"]
+    packages = ", ".join(f"{n} {v}" for n, v in made["packages"].items())
+    assert page.locator("p.made-by").inner_text() == (
+        f"Made by: Polygon {made['polygon']} ({packages}); formats: transcript 1, judgment 1, report 1")
 
 
 def test_run_page_filters_change_the_conversations_listed(page, base_url: str, demo: Demo) -> None:  # type: ignore[no-untyped-def]

@@ -162,6 +162,15 @@ function facetSelect(values, onPick) {
     (values || []).map((f) => h("option", { value: f.value }, `${f.value} (${f.count})`)));
 }
 
+// What made a run (its provenance: Polygon's and its packages' versions, the formats it wrote), as
+// `polygon show` says it; a run stored before Polygon recorded it says so.
+function madeByNote(made) {
+  if (!made) return h("p", { class: "made-by small muted" }, "Made by: not recorded (stored before Polygon recorded versions)");
+  const packages = Object.entries(made.packages || {}).map(([n, v]) => `${n} ${v}`).join(", ");
+  const formats = Object.entries(made.formats || {}).map(([k, v]) => `${k} ${v}`).join(", ");
+  return h("p", { class: "made-by small muted" }, `Made by: Polygon ${made.polygon} (${packages}); formats: ${formats}`);
+}
+
 function calibrationNote(cal) {
   return h("p", { class: "calibration small" }, "Judge calibration: ", cal ? cal.line : "not calibrated");
 }
@@ -191,6 +200,7 @@ async function pageRun() {
   render(h("h1", {}, `Run ${run.id}`),
     h("p", {}, `${run.agent_name} @ ${run.agent_version} · rubric ${run.rubric_version} · suite ${run.suite} · ${run.source} · ${run.status}`),
     h("p", { class: "small muted" }, Object.entries(run.models || {}).map(([r, m]) => `${r}: ${m}`).join(" · ")),
+    madeByNote(run.provenance),
     h("p", { class: "headline" }, "Mean composite ", h("b", {}, fmt(card.mean_composite)), ` [${fmt(card.ci_low)}, ${fmt(card.ci_high)}] `,
       h("span", { class: "small muted" }, card.ci_method || ""), " · ", verdicts(card.verdicts)),
     calibrationNote(dist.calibration),
@@ -280,7 +290,8 @@ async function pageConversation() {
       h("td", {}, a.turn === null ? "" : h("a", { href: `#turn-${a.turn}` }, a.turn)), h("td", {}, a.message || "")))) : h("p", { class: "muted" }, "none"),
     h("h2", {}, "Criteria and evidence"), criteria,
     v.judgments.length > 1 ? h("p", { class: "small muted" }, "Other judgments: ", v.judgments.filter((j) => !j.primary).map((j) => `${j.rubric_version} by ${j.judge_model}: ${fmt(j.composite)} ${j.verdict}`).join("; ")) : null,
-    h("h2", {}, "Transcript"), h("p", { class: "small muted" }, "highlighted: evidence quotes; wavy: recognition noise (hover for what was heard)"), turns,
+    h("h2", {}, "Transcript"), h("p", { class: "small muted" }, "highlighted: evidence quotes; wavy: recognition noise (hover for what was heard)",
+      ` · transcript format ${c.format_version ? c.format_version : "0 (stored before formats were versioned)"}`), turns,
     h("h2", {}, "Probe answers"), v.probes.length ? table(["probe", "polarity", "answer", "evidence", "by"], v.probes.map((p) => h("tr", {},
       h("td", {}, p.probe_id), h("td", {}, p.polarity), h("td", {}, p.answer), h("td", {}, p.evidence || ""), h("td", { class: "small" }, p.answered_by)))) : h("p", { class: "muted" }, "none"));
   if (location.hash) document.querySelector(location.hash)?.scrollIntoView();

@@ -133,11 +133,12 @@ class Repository(ConversationLookups):
     def save_run(self, run: Run) -> Run:
         """Insert or update a run; returns it as stored (``created_at`` set if it was None).
 
-        Re-saving keeps the run's summary, report URI and (when ``created_at`` is None) its
-        original creation time.
+        Re-saving keeps the run's summary, report URI and (when ``created_at`` or ``provenance`` is
+        None) its original creation time and provenance.
         """
         values = row_values(run, created_at=run.created_at or _now_iso())
-        keep = () if run.created_at else ("created_at",)
+        # A run re-saved without its provenance (or creation time) keeps the stored one.
+        keep = (*(() if run.created_at else ("created_at",)), *(() if run.provenance else ("provenance",)))
         with self._write() as session:
             upsert(session, RunRow, values, key=("id",), keep=keep)
             row = session.get(RunRow, run.id, populate_existing=True)

@@ -92,6 +92,9 @@ class RunRow(PolygonTable, table=True):
     created_at: str = Field(sa_column=sa.Column(sa.String(), nullable=False, index=True))
     summary: dict[str, Any] | None = _json(nullable=True)
     report_uri: str | None = Field(default=None, sa_column=sa.Column(sa.String(), nullable=True))
+    # What made the run (revision 0007): Polygon's and its packages' versions, the formats it wrote.
+    # NULL for a run stored before.
+    provenance: dict[str, Any] | None = _json(nullable=True)
 
 
 class ConversationRow(PolygonTable, table=True):
@@ -162,6 +165,10 @@ class JudgmentRow(PolygonTable, table=True):
         default="judged", sa_column=sa.Column(sa.String(), nullable=False, server_default="judged")
     )
     reason: str | None = Field(default=None, sa_column=sa.Column(sa.Text(), nullable=True))
+    # The judgment format it was stored in (revision 0007); rows stored before it read as 0.
+    format_version: int = Field(
+        default=0, sa_column=sa.Column(sa.Integer(), nullable=False, server_default="0")
+    )
     # Order in which judgments were (last) saved within a run; ties are broken by id.
     seq: int = Field(sa_column=sa.Column(sa.Integer(), nullable=False))
 
