@@ -145,3 +145,9 @@ class Registry(Generic[T]):
 
     def __iter__(self) -> Iterator[str]:
         return iter(self.names())
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.loaded()
+
+    def __len__(self) -> int:
+        return len(self.loaded())

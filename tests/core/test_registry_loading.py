@@ -46,6 +46,7 @@ def test_every_module_of_the_package_is_imported_the_first_ones_first(package: P
     _module(package, "_zeta", "reg.register('zeta')('z')")
     assert reg.names() == ("zeta", "alpha", "beta")
     assert (reg.get("alpha"), reg.get("nope")) == ("a", None)
+    assert ("beta" in reg, "nope" in reg, len(reg), sorted(reg)) == (True, False, 3, ["alpha", "beta", "zeta"])
 
 
 def test_a_prefix_chooses_the_modules(package: Path, monkeypatch: pytest.MonkeyPatch) -> None:
