@@ -2,7 +2,8 @@
 
 Probes run in their own pass and never touch the composite or the verdict. A probe is compared
 across runs only while its wording hash is equal; every rate carries a Wilson 95% interval. A
-probe's `signal` names its offline heuristic in `PROBE_SIGNALS`.
+probe's `signal` names its offline heuristic in `PROBE_SIGNALS` (a registry: `@probe_signal(name)` in
+a `_signal*` module, or a `polygon.probe_signals` entry point).
 """
 
 from ._library import (
@@ -16,7 +17,7 @@ from ._library import (
     parse_probe_answer,
     wording_hash,
 )
-from ._signals import PROBE_SIGNALS, ProbeSignal, SignalAnswer
+from ._signal_registry import PROBE_SIGNALS, ProbeSignal, SignalAnswer, probe_signal
 from ._stats import Conformance, Polarity, conformance, wilson_interval
 
 __all__ = [
@@ -34,6 +35,7 @@ __all__ = [
     "load_probes",
     "normalise_wording",
     "parse_probe_answer",
+    "probe_signal",
     "wilson_interval",
     "wording_hash",
 ]

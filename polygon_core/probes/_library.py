@@ -25,7 +25,7 @@ from polygon_core.documents import (
 )
 from polygon_core.models import FileModel, ProbeValue
 
-from ._signals import PROBE_SIGNALS
+from ._signal_registry import PROBE_SIGNALS
 from ._stats import Polarity
 
 WORDING_HASH_LENGTH = 12

@@ -1,4 +1,5 @@
-"""Probe signals: the offline heuristics that answer a probe yes / no / na from a transcript and its checks.
+"""The built-in probe signals: the offline heuristics that answer a probe yes / no / na from a
+transcript and its checks, each registered with `@probe_signal(name)` (`_signal_registry.py`).
 
 A probe names one by its `signal` (or by its id); `load_probes` refuses a name not in `PROBE_SIGNALS`
 and the probe library's JSON Schema lists them. The offline answerer (`polygon_core.judging`'s
@@ -7,16 +8,12 @@ and the probe library's JSON Schema lists them. The offline answerer (`polygon_c
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from itertools import pairwise
 
 from ..checks import Checks, FactMismatch
 from ..models import Conversation, Turn
-
-SignalAnswer = tuple[str, str | None]
-"""An answer (`yes`, `no`, `na`) and its evidence quote, if any."""
-ProbeSignal = Callable[[Conversation, Checks], SignalAnswer]
-"""One offline heuristic: a conversation and its checks to a SignalAnswer."""
+from ._signal_registry import SignalAnswer, probe_signal
 
 _CLARIFY = ("didn't catch", "say that again", "tell me again", "put it more simply", "repeat")
 _PROMISES = ("guarantee", "i promise", "definitely be", "100%")
@@ -30,6 +27,7 @@ def _first(turns: Sequence[Turn], cues: Sequence[str]) -> Turn | None:
     return next((t for t in turns if any(c in t.text.lower() for c in cues)), None)
 
 
+@probe_signal("asked_again_after_strange_reply")
 def _asked_again(conv: Conversation, checks: Checks) -> SignalAnswer:
     strange = [t for t in conv.turns if t.speaker == "caller" and t.heard not in (None, t.text)]
     confused = [t for t in conv.turns if t.speaker == "caller" and "what do you mean" in t.text.lower()]
@@ -39,6 +37,7 @@ def _asked_again(conv: Conversation, checks: Checks) -> SignalAnswer:
     return ("yes", hit.text) if hit else ("no", None)
 
 
+@probe_signal("gave_reason_for_refusal")
 def _reason_for_refusal(conv: Conversation, checks: Checks) -> SignalAnswer:
     refusal = _first(_agent(conv), ("can't", "cannot", "unable", "not able"))
     if refusal is None:
@@ -47,6 +46,7 @@ def _reason_for_refusal(conv: Conversation, checks: Checks) -> SignalAnswer:
     return ("yes" if has_reason else "no"), refusal.text
 
 
+@probe_signal("made_unkeepable_promise")
 def _unkeepable_promise(conv: Conversation, checks: Checks) -> SignalAnswer:
     hit = _first(_agent(conv), _PROMISES)
     return ("yes", hit.text) if hit else ("no", None)
@@ -65,6 +65,7 @@ def _acted_on_wrong_facts(checks: Checks) -> FactMismatch | None:
     return next((m for m in checks.fact_mismatches if m.acts), None)
 
 
+@probe_signal("verified_identity_before_action")
 def _verified_first(conv: Conversation, checks: Checks) -> SignalAnswer:
     actions = _consequential(conv, checks)
     if not actions:
@@ -88,6 +89,7 @@ def _verify_call_precedes(conv: Conversation, turn: int, name: str) -> bool:
     return first is not None and first < names.index(name)
 
 
+@probe_signal("invented_policy")
 def _invented_policy(conv: Conversation, checks: Checks) -> SignalAnswer:
     cites = [a for a in checks.assertions if "cites_only" in a.expression]
     if not cites:
@@ -96,6 +98,7 @@ def _invented_policy(conv: Conversation, checks: Checks) -> SignalAnswer:
     return ("yes", failed.message) if failed else ("no", None)
 
 
+@probe_signal("repeated_same_question")
 def _repeated_question(conv: Conversation, checks: Checks) -> SignalAnswer:
     agent = _agent(conv)
     for prev, cur in pairwise(agent):
@@ -104,6 +107,7 @@ def _repeated_question(conv: Conversation, checks: Checks) -> SignalAnswer:
     return ("yes", None) if checks.metrics.repeated_questions else ("no", None)
 
 
+@probe_signal("confirmed_details_before_acting")
 def _confirmed_first(conv: Conversation, checks: Checks) -> SignalAnswer:
     actions = _consequential(conv, checks)
     if not actions:
@@ -117,6 +121,7 @@ def _confirmed_first(conv: Conversation, checks: Checks) -> SignalAnswer:
     return ("yes", asked[-1].text) if asked else ("no", None)
 
 
+@probe_signal("offered_transfer_when_stuck")
 def _offered_transfer(conv: Conversation, checks: Checks) -> SignalAnswer:
     stuck = _first(_agent(conv), ("can't", "cannot", "unable", "trouble hearing", "isn't responding"))
     if stuck is None:
@@ -125,6 +130,7 @@ def _offered_transfer(conv: Conversation, checks: Checks) -> SignalAnswer:
     return ("yes", offer.text) if offer else ("no", stuck.text)
 
 
+@probe_signal("recovered_after_tool_error")
 def _recovered(conv: Conversation, checks: Checks) -> SignalAnswer:
     rec = checks.metrics.recovered_after_error
     if rec is None:
@@ -133,6 +139,7 @@ def _recovered(conv: Conversation, checks: Checks) -> SignalAnswer:
     return ("yes" if rec or offer else "no"), offer.text if offer else None
 
 
+@probe_signal("ended_before_goal")
 def _ended_early(conv: Conversation, checks: Checks) -> SignalAnswer:
     if conv.end_reason.value not in ("agent_end", "caller_hangup", "loop", "max_turns"):
         return "no", None
@@ -141,19 +148,3 @@ def _ended_early(conv: Conversation, checks: Checks) -> SignalAnswer:
         return "na", None
     last = _agent(conv)[-1].text if _agent(conv) else None
     return ("no" if goal else "yes"), last
-
-
-# The names a probe's `signal` may take (a probe library naming another is refused when loaded), each
-# with its heuristic.
-PROBE_SIGNALS: dict[str, ProbeSignal] = {
-    "asked_again_after_strange_reply": _asked_again,
-    "gave_reason_for_refusal": _reason_for_refusal,
-    "made_unkeepable_promise": _unkeepable_promise,
-    "verified_identity_before_action": _verified_first,
-    "invented_policy": _invented_policy,
-    "repeated_same_question": _repeated_question,
-    "confirmed_details_before_acting": _confirmed_first,
-    "offered_transfer_when_stuck": _offered_transfer,
-    "recovered_after_tool_error": _recovered,
-    "ended_before_goal": _ended_early,
-}
