@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich import box
+from rich.markup import escape
 from rich.table import Table
 
 from ._base import console, err, friendly
@@ -108,27 +109,46 @@ def print_calibration(c: Calibration) -> None:
     console.print("stored: " + stored_line(c), highlight=False, markup=False, soft_wrap=True)
 
 
+def _cv_line(report: Any) -> str:
+    """Per target: the fitted judge's cross-validated rho [interval], the offline judge's beside it."""
+    from polygon_core.calibration import agreement_text
+
+    parts = []
+    for target, metrics in report.cv.items():
+        offline = report.offline.get(target)
+        parts.append(f"{target} {agreement_text(metrics)}"
+                     + (f" (offline judge {agreement_text(offline)})" if offline else ""))
+    return "cross-validated rho (grouped by conversation, 95% interval): " + ", ".join(parts)
+
+
 def _fit(stores: Any, labels: Path, run_id: str, rubric: str | None, name: str, seed: int,
-         json_out: bool) -> None:
+         json_out: bool, force: bool) -> None:
     from polygon import usecases
 
     try:
         fit_and_store = usecases.fit_and_store
     except ImportError:
         raise ValueError("fitting is not available in this version of Polygon") from None
+    from polygon_core.calibration import FitRefusedError
+
     examples = usecases.labelled_conversations(stores, labels, run_id, rubric)
-    report = fit_and_store(stores, examples, name=name, seed=seed)
+    found = stores.repo.get_run(run_id)
+    version = rubric or (found.rubric_version if found is not None else "v1")
+    try:
+        report = fit_and_store(stores, examples, name=name, seed=seed, rubric_version=version, force=force)
+    except FitRefusedError as exc:  # a judgement on the fit, not bad input: exit 1, one line
+        err.print(f"[red]error:[/] {escape(str(exc))}", markup=True, highlight=False, soft_wrap=True)
+        raise typer.Exit(1) from None
     data = asdict(report) if is_dataclass(report) else dict(vars(report))
     if json_out:
         print(json.dumps(data, indent=2, default=str))
         return
     console.print(f"fitted judge [bold]{report.model_name}[/] on {report.n} labelled conversations "
                   f"(training set {report.training_hash})", highlight=False, soft_wrap=True)
-    rhos = []
-    for target, metrics in report.cv.items():
-        rho = metrics.get("rho")
-        rhos.append(f"{target} {rho:.2f}" if isinstance(rho, int | float) else f"{target} —")
-    console.print("cross-validated rho (grouped by conversation): " + ", ".join(rhos), highlight=False,
+    console.print(_cv_line(report), highlight=False, soft_wrap=True)
+    console.print(f"distinct out-of-fold overall predictions: {report.distinct}", highlight=False)
+    if report.warning:
+        err.print(f"[yellow]warning:[/] stored with --force: {escape(report.warning)}", markup=True, highlight=False,
                   soft_wrap=True)
     console.print(f"use it wherever a judge is named: --judge {report.model_name}", highlight=False)
 
@@ -150,6 +170,9 @@ def calibrate(
     dataset: Annotated[str | None, typer.Option(
         "--dataset", help="the data's name, shown wherever the calibration is (default: the labels file's name)")
     ] = None,
+    force: Annotated[bool, typer.Option(
+        "--force", help="with --fit: store a fit that collapsed or does not beat the offline judge, "
+                        "with a warning shown wherever it is used")] = False,
 ) -> None:
     """Compare a judge's scores with people's ratings; store the result as a calibration record."""
     from polygon import usecases
@@ -157,7 +180,7 @@ def calibrate(
 
     stores = usecases.open_stores()
     if fit is not None:
-        _fit(stores, labels, run, rubric, fit, seed, json_out)
+        _fit(stores, labels, run, rubric, fit, seed, json_out, force)
         return
     if repeats < 1:
         raise ValueError(f"--repeats must be at least 1, got {repeats}")

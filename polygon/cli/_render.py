@@ -219,6 +219,17 @@ def print_provenance(console: Console, cards: Sequence[Scorecard]) -> None:
     for card, line in zip(cards, calibration_lines(cards), strict=True):
         # The line names the user's data: literal text, never rich markup.
         console.print(f"[dim]{escape(card.label)}: {escape(line)}[/]", highlight=False)
+    for card, warning in zip(cards, fitted_warnings(cards), strict=True):
+        if warning:
+            console.print(f"[yellow]{escape(card.label)}: {escape(warning)}[/]", highlight=False, markup=True)
+
+
+def fitted_warnings(cards: Sequence[Scorecard]) -> list[str | None]:
+    """Per card, the warning of a fitted judge stored with `--force` that judged it, else None."""
+    from polygon import usecases
+
+    stores = usecases.open_stores()
+    return [usecases.fitted_judge_warning(stores, card.judge_model) for card in cards]
 
 
 def calibration_lines(cards: Sequence[Scorecard]) -> list[str]:

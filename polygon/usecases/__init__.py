@@ -81,7 +81,7 @@ if TYPE_CHECKING:
     )
     from ._compare import Comparison, ComparisonError, compare_runs, run_labels, run_progress, unfinished_runs
     from ._deliveries import DatabaseDeliveryStore, DeliveryStoreUnavailableError
-    from ._dispatch import FITTED_PREFIX, JudgeSpec, check_model_name, judge_label
+    from ._dispatch import FITTED_PREFIX, JudgeSpec, check_model_name, fitted_judge_warning, judge_label
     from ._evaluate import STAGES, Evaluated, InFlight, evaluate_conversation, run_bounded
     from ._extensions import (
         batch_model_forms,
@@ -278,6 +278,7 @@ __all__ = [
     "fingerprint",
     "finish_run",
     "fit_and_store",
+    "fitted_judge_warning",
     "format_choices",
     "generate_for_agent",
     "generate_personas",
@@ -396,7 +397,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "plan_conversations", "shared_stores", "transcript_key"),
     "_compare": ("Comparison", "ComparisonError", "compare_runs", "run_labels", "run_progress", "unfinished_runs"),
     "_deliveries": ("DatabaseDeliveryStore", "DeliveryStoreUnavailableError"),
-    "_dispatch": ("FITTED_PREFIX", "JudgeSpec", "check_model_name", "judge_label"),
+    "_dispatch": ("FITTED_PREFIX", "JudgeSpec", "check_model_name", "fitted_judge_warning", "judge_label"),
     "_evaluate": ("STAGES", "Evaluated", "InFlight", "evaluate_conversation", "run_bounded"),
     "_extensions": ("batch_model_forms", "batch_provider_titles", "format_choices", "model_forms", "rubric_choices"),
     "_fitting": ("FitReport", "fit_and_store"),

@@ -81,6 +81,16 @@ def load_fitted_judge(stores: Stores, name: str) -> Any:
     return load_fitted(stores, name)
 
 
+def fitted_judge_warning(stores: Stores, name: str) -> str | None:
+    """The line a scorecard shows under a fitted judge stored with `--force` (why it was refused),
+    or None (not a fitted judge, or one stored without a warning)."""
+    if not name.startswith(FITTED_PREFIX):
+        return None
+    from polygon_core.adapters.fitted_judges import fitted_warning  # lazy, as load_fitted_judge
+
+    return fitted_warning(stores, name)
+
+
 def check_model_name(stores: Stores, name: str, role: str = "judge") -> None:
     """Refuse a bad model name or a missing key before anything is sent or stored; a fitted judge
     must be stored, and can only judge."""
@@ -159,7 +169,8 @@ def judge_one(stores: Stores, run_id: str, conv: Conversation, checks: Checks, s
         else:
             judgment = build_judgment(conv, raws, rubric_version=version, judge_model=spec.name,
                                       forbidden_phrases=forbidden, not_applicable=not_applicable,
-                                      assertions=checks.assertions)
+                                      assertions=checks.assertions,
+                                      continuous_scores=spec.fitted is not None)
     stores.repo.save_judgment(run_id, judgment)
     return judgment
 

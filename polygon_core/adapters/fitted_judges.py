@@ -16,7 +16,7 @@ from .artifacts import ArtifactNotFoundError
 if TYPE_CHECKING:
     from .stores import Stores
 
-__all__ = ["PREFIX", "check_fitted_name", "fitted_key", "list_fitted", "load_fitted", "store_fitted"]
+__all__ = ["PREFIX", "check_fitted_name", "fitted_key", "fitted_warning", "list_fitted", "load_fitted", "store_fitted"]
 
 PREFIX = "fitted:"
 _ROOT = "judges/"
@@ -43,6 +43,21 @@ def store_fitted(stores: Stores, name: str, body: dict[str, Any]) -> str:
     text, digest = artifact_text(body)
     stores.artifacts.put_text(fitted_key(check_fitted_name(name), digest), text)
     return f"{PREFIX}{name}@{digest[:12]}"
+
+
+def fitted_warning(stores: Stores, model_name: str) -> str | None:
+    """The warning a fitted judge was stored with (`--force`), as a line naming it, or None.
+
+    None too for a judge that is not a stored fitted judge: the scorecard that asks shows its
+    judge's name either way, and loading errors are reported where the judge is used to judge.
+    """
+    if not model_name.startswith(PREFIX):
+        return None
+    try:
+        warning = load_fitted(stores, model_name).body.get("warning")
+    except ValueError:
+        return None
+    return f"warning: {model_name} was stored with --force: {warning}" if warning else None
 
 
 def list_fitted(stores: Stores) -> list[str]:

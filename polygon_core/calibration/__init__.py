@@ -7,8 +7,9 @@
 - `calibration_line`: the line a scorecard shows about its judge (which record: see
   `polygon.usecases.shown_calibration`); `LabelsFingerprint`: which labels a record was made on.
 - `LabelledConversation`: the contract with judge fitting (`polygon calibrate --fit`).
-- `fit_judge` / `FittedJudge` / `judge_fitted`: a judge fitted to the labels (signals + TF-IDF,
-  ridge regression per target, grouped cross-validation), stored as JSON, never a pickle.
+- `fit_judge` / `FittedJudge` / `judge_fitted`: a judge fitted to the labels (signals and the
+  call's ending, ridge regression per target, grouped cross-validation beside the offline judge's
+  agreement; `fit_problem` refuses a collapsed or no-better fit), stored as JSON, never a pickle.
 
 Pure: no Prefect, database, network, clock or environment (tests/test_layers.py).
 """
@@ -23,7 +24,19 @@ from ._calibrate import (
     calibrate,
     people_means,
 )
-from ._fit import FitReport, FittedJudge, artifact_text, cv_folds, fit_judge, judge_fitted, training_hash
+from ._fit import (
+    FitRefusedError,
+    FitReport,
+    FittedJudge,
+    agreement_text,
+    artifact_text,
+    cv_folds,
+    fit_judge,
+    fit_problem,
+    judge_fitted,
+    offline_agreement,
+    training_hash,
+)
 from ._labels import FIELDS, Label, LabelsError, labels_hash, parse_labels
 from ._scale import SCALE, judge_value, overall_from_composite, round_scores
 from ._stats import (
@@ -61,6 +74,7 @@ __all__ = [
     "Calibration",
     "CalibrationRow",
     "Estimate",
+    "FitRefusedError",
     "FitReport",
     "FittedJudge",
     "Label",
@@ -70,6 +84,7 @@ __all__ = [
     "Match",
     "Ratings",
     "agreement",
+    "agreement_text",
     "artifact_text",
     "bootstrap_intervals",
     "calibrate",
@@ -77,10 +92,12 @@ __all__ = [
     "calibration_status",
     "cv_folds",
     "fit_judge",
+    "fit_problem",
     "format_estimate",
     "judge_fitted",
     "judge_value",
     "labels_hash",
+    "offline_agreement",
     "overall_from_composite",
     "parse_labels",
     "people_alpha",

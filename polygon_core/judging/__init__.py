@@ -9,6 +9,7 @@
 - `build_judgment`: k raw repeats → aggregate, gates, verdict, evidence checked against the transcript.
 """
 
+from ._cues import CUES, cue_pattern
 from ._grade import (
     agent_failure,
     agent_failure_judgment,
@@ -45,6 +46,7 @@ from ._prompt import (
 from ._signals import END_REASONS, Signals, conversation_signals
 
 __all__ = [
+    "CUES",
     "END_REASONS",
     "FITTED_JUDGE_PREFIX",
     "HEURISTIC_JUDGE",
@@ -61,6 +63,7 @@ __all__ = [
     "answer_probes_offline",
     "build_judgment",
     "conversation_signals",
+    "cue_pattern",
     "escape_data",
     "evidence_supported",
     "judge_error_judgment",

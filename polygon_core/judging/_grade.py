@@ -197,6 +197,7 @@ def build_judgment(
     forbidden_phrases: Sequence[str] = (),
     not_applicable: Sequence[str] = (),
     assertions: Sequence[AssertionResult] = (),
+    continuous_scores: bool = False,
 ) -> Judgment:
     """Aggregate `repeats` (criterion → {score, evidence} or a bare score) under a rubric.
 
@@ -211,13 +212,15 @@ def build_judgment(
     and what the judge gave (`safety_compliance: 0 is not an integer 1–5`), never a composite over
     the rest. So does a judge none of whose (at least `_INVENTED_MIN_QUOTES`) evidence quotes is in
     the transcript; a quote that is not there is flagged (`unsupported_evidence`), its score kept.
+    `continuous_scores` (a fitted judge's regression predictions) reads any real score in 1–5
+    as it is (`read_score`).
     """
     rubric = get_rubric(rubric_version)
     repeats = [_readable(r, rubric) for r in repeats]
     raw_scores = [_raw_scores(r, rubric) for r in repeats]
     marked = [c for c in rubric.criterion_names if repeats and c not in not_applicable
               and all(isinstance(r.get(c), dict) and r[c].get("not_applicable") is True for r in repeats)]
-    agg = aggregate_judgments(raw_scores, rubric, [*not_applicable, *marked])
+    agg = aggregate_judgments(raw_scores, rubric, [*not_applicable, *marked], continuous=continuous_scores)
     gates = compute_gates(conversation.turns, rubric, agg, list(forbidden_phrases), assertions)
     supported = _quote_checker(conversation)
     criteria: list[CriterionScore] = []

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import numbers
 import re
 import statistics
@@ -53,15 +54,20 @@ class Aggregate(BaseModel):
     )
 
 
-def read_score(value: Any) -> int | None:
-    """The integer score 1-5 in `value`, or None when `value` is not a readable score.
+def read_score(value: Any, *, continuous: bool = False) -> float | None:
+    """The score 1-5 in `value`, or None when `value` is not a readable score.
 
     Readable: an int, a float with an integral value (4.0) or a string of digits (" 4 "), in 1..5.
     Bools are not scores (True would otherwise read as 1). Missing values (None) are not readable
-    either; callers tell "missing" apart before calling this.
+    either; callers tell "missing" apart before calling this. With `continuous` (a fitted judge,
+    whose scores are regression predictions on the 1-5 scale), any finite real number in 1..5 is
+    read as it is: rounding it would give every call of a cautious model the same whole number.
     """
     if isinstance(value, bool):
         return None
+    if continuous and isinstance(value, numbers.Real) and not isinstance(value, numbers.Integral):
+        real = float(value)
+        return real if math.isfinite(real) and MIN_SCORE <= real <= MAX_SCORE else None
     if isinstance(value, numbers.Integral):
         number = int(value)
     elif isinstance(value, numbers.Real):
@@ -80,7 +86,8 @@ def read_score(value: Any) -> int | None:
 
 
 def aggregate_judgments(
-    repeats: Sequence[Mapping[str, Any]], rubric: Rubric, not_applicable: Sequence[str] = ()
+    repeats: Sequence[Mapping[str, Any]], rubric: Rubric, not_applicable: Sequence[str] = (), *,
+    continuous: bool = False,
 ) -> Aggregate:
     """Fold k judge repeats (criterion → raw value) into an `Aggregate` under `rubric`.
 
@@ -95,7 +102,8 @@ def aggregate_judgments(
     Criteria named in `not_applicable` (e.g. goal_completion on a production call, which has no
     ground truth) get status "not_applicable" and no score whatever the judge said: they are left
     out of the composite by renormalisation and are listed in `not_applicable`, not in
-    `not_scored`; they are no failure. Unknown names are a ValueError.
+    `not_scored`; they are no failure. Unknown names are a ValueError. `continuous`: scores may be
+    any real number in 1..5 (`read_score`), for a fitted judge.
     """
     if not repeats:
         raise ValueError("aggregate_judgments needs at least one repeat")
@@ -114,7 +122,7 @@ def aggregate_judgments(
         if name in skipped:
             scores[name], statuses[name] = None, "not_applicable"
             continue
-        scores[name], statuses[name] = _aggregate_criterion([r.get(name) for r in repeats])
+        scores[name], statuses[name] = _aggregate_criterion([r.get(name) for r in repeats], continuous)
 
     not_scored = [
         name for name in rubric.criterion_names if scores[name] is None and name not in skipped
@@ -127,7 +135,7 @@ def aggregate_judgments(
         statuses=statuses,
         not_applicable=[name for name in rubric.criterion_names if name in skipped],
         safety_readable=SAFETY_CRITERION not in skipped
-        and any(read_score(r.get(SAFETY_CRITERION)) is not None for r in repeats),
+        and any(read_score(r.get(SAFETY_CRITERION), continuous=continuous) is not None for r in repeats),
     )
 
 
@@ -162,14 +170,14 @@ def composite_score(scores: Mapping[str, float | None], rubric: Rubric) -> float
     return 100.0 / (MAX_SCORE - MIN_SCORE) * numerator / scored_weight
 
 
-def _aggregate_criterion(raw_values: list[Any]) -> tuple[float | None, CriterionStatus]:
+def _aggregate_criterion(raw_values: list[Any], continuous: bool = False) -> tuple[float | None, CriterionStatus]:
     values: list[float] = []
     any_readable = False
     for raw in raw_values:
         if raw is None:  # absent keys arrive here as None too
             values.append(MISSING_VALUE)
             continue
-        score = read_score(raw)
+        score = read_score(raw, continuous=continuous)
         if score is not None:
             values.append(float(score))
             any_readable = True

@@ -214,14 +214,20 @@ class _Report:
     training_hash: str
     n: int
     cv: dict[str, dict[str, float | list[float]]]
+    offline: dict[str, dict[str, float | list[float]]]
+    distinct: int
+    warning: str | None = None
 
 
 def test_fit_hands_the_labelled_conversations_over(graded: str, monkeypatch: pytest.MonkeyPatch) -> None:
     seen: dict[str, object] = {}
 
-    def fit_and_store(stores: object, examples: list[LabelledConversation], *, name: str, seed: int = 0) -> _Report:
-        seen.update(examples=examples, name=name, seed=seed)
-        return _Report("fitted:mine@abc123", "f00d", len(examples), {OVERALL: {"rho": 0.61, "folds": [0.5, 0.7]}})
+    def fit_and_store(stores: object, examples: list[LabelledConversation], *, name: str, seed: int = 0,
+                      rubric_version: str = "v1", force: bool = False) -> _Report:
+        seen.update(examples=examples, name=name, seed=seed, rubric_version=rubric_version, force=force)
+        return _Report("fitted:mine@abc123", "f00d", len(examples),
+                       {OVERALL: {"rho": 0.61, "interval": [0.5, 0.7], "n": 40.0, "folds": 5.0}},
+                       {OVERALL: {"rho": 0.42, "interval": [0.3, 0.5], "n": 40.0}}, 38)
 
     monkeypatch.setattr(usecases, "fit_and_store", fit_and_store)
     before = CalibrationStore(usecases.open_stores().repo.engine).page()[0]
@@ -229,11 +235,13 @@ def test_fit_hands_the_labelled_conversations_over(graded: str, monkeypatch: pyt
     assert result.exit_code == 0, result.output
     assert " ".join(result.stdout.split()) == (
         "fitted judge fitted:mine@abc123 on 40 labelled conversations (training set f00d) "
-        "cross-validated rho (grouped by conversation): overall 0.61 "
+        "cross-validated rho (grouped by conversation, 95% interval): overall 0.61 [0.50, 0.70] "
+        "(offline judge 0.42 [0.30, 0.50]) distinct out-of-fold overall predictions: 38 "
         "use it wherever a judge is named: --judge fitted:mine@abc123")
     assert CalibrationStore(usecases.open_stores().repo.engine).page()[0] == before  # nothing else stored
     examples = seen["examples"]
-    assert (seen["name"], seen["seed"], len(examples)) == ("mine", 5, 40)
+    assert (seen["name"], seen["seed"], len(examples), seen["rubric_version"], seen["force"]) == (
+        "mine", 5, 40, "v1", False)
     by_id = {e.conversation.id: e for e in examples}
     ids = {r.external_id: r.conversation_id for r in
            ImportLedger(usecases.open_stores().repo.engine).known("sample", ["sample-004"]).values()}
@@ -277,17 +285,34 @@ def test_a_failing_judge_is_left_out_and_exits_1(graded: str, monkeypatch: pytes
 
 
 def test_a_fitted_judge_judges_wherever_a_judge_is_named(graded: str) -> None:
-    """Fit on the sample's labels, then rescore and calibrate the production run with that judge."""
+    """Fit on the sample's labels (refused: the offline judge agrees better on these 40 hand-written calls;
+    stored with --force), then rescore, show and calibrate the production run with that judge."""
     from polygon_core.adapters.fitted_judges import load_fitted
     from polygon_core.calibration import judge_fitted
 
-    fitted = runner.invoke(app, ["calibrate", str(LABELS), "--run", graded, "--fit", "sample-judge"])
+    refused = runner.invoke(app, ["calibrate", str(LABELS), "--run", graded, "--fit", "sample-judge"])
+    assert refused.exit_code == 1, refused.output
+    assert (refused.stdout, len(refused.stderr.splitlines())) == ("", 1)
+    assert refused.stderr.startswith("error: fitted judge 'sample-judge' is not stored: its cross-validated rho for "
+                                     "overall, ")
+    assert refused.stderr.rstrip().endswith("on the same 40 conversations (--force stores it with a warning)")
+    fitted = runner.invoke(app, ["calibrate", str(LABELS), "--run", graded, "--fit", "sample-judge", "--force",
+                                 "--json"])
     assert fitted.exit_code == 0, fitted.output
-    name = next(w for w in fitted.stdout.split() if w.startswith("fitted:sample-judge@"))
+    report = json.loads(fitted.stdout)
+    name = report["model_name"]
+    assert name.startswith("fitted:sample-judge@") and report["n"] == 40
+    assert set(report["cv"]) == set(report["offline"]) == {OVERALL, "goal_completion", "dialogue_quality",
+                                                           "persona_tone"}
+    assert report["cv"][OVERALL]["rho"] <= report["offline"][OVERALL]["rho"]
+    assert report["warning"] == refused.stderr.split("is not stored: ", 1)[1].rsplit(" (--force", 1)[0]
     rescored = runner.invoke(app, ["rescore", graded, "--rubric", "v1", "--judge", name, "--json"])
     assert rescored.exit_code == 0, rescored.output
     out = json.loads(rescored.stdout)
     assert (out["judge"], out["added"], out["failed"]) == (name, 40, [])
+    shown = runner.invoke(app, ["show", graded, "--rubric", "v1", "--judge", name])
+    assert shown.exit_code == 0, shown.output
+    assert f"warning: {name} was stored with --force: {report['warning']}" in " ".join(shown.stdout.split())
     stores = usecases.open_stores()
     model = load_fitted(stores, name)
     rubric = get_rubric("v1")
@@ -299,7 +324,8 @@ def test_a_fitted_judge_judges_wherever_a_judge_is_named(graded: str) -> None:
         ((_conv, checks, _scenario),) = list(usecases.scorable(stores, stores.repo.get_run(graded), None, None,
                                                                only={conv.id}))
         expected = build_judgment(conv, [judge_fitted(conv, checks, None, rubric, model)], rubric_version="v1",
-                                  judge_model=name, not_applicable=list(NOT_APPLICABLE_CRITERIA))
+                                  judge_model=name, not_applicable=list(NOT_APPLICABLE_CRITERIA),
+                                  continuous_scores=True)
         assert (judgment.composite, judgment.verdict) == (expected.composite, expected.verdict)
     calibrated = runner.invoke(app, ["calibrate", str(LABELS), "--run", graded, "--judge", name, "--json"])
     assert calibrated.exit_code == 0, calibrated.output
