@@ -174,7 +174,9 @@ def show(run_id: Annotated[str, typer.Argument(help="run id (or a unique prefix)
     parts = usecases.run_version_parts(stores, view.run.id)
     if json_out:
         print(json.dumps({**_show_json(card, view.rows, _origins_of(stores, view.run), parts),
-                          "provenance": _provenance_json(view.run)}, indent=2))
+                          "provenance": _provenance_json(view.run),
+                          # a fitted judge stored with --force says so here too (None otherwise)
+                          "judge_warning": usecases.fitted_judge_warning(stores, card.judge_model)}, indent=2))
         return
     if view.run.status != "complete":  # a part-way run's card looks whole: say so above it
         stored, planned = usecases.run_progress(stores, view.run)

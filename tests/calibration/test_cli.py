@@ -313,6 +313,8 @@ def test_a_fitted_judge_judges_wherever_a_judge_is_named(graded: str) -> None:
     shown = runner.invoke(app, ["show", graded, "--rubric", "v1", "--judge", name])
     assert shown.exit_code == 0, shown.output
     assert f"warning: {name} was stored with --force: {report['warning']}" in " ".join(shown.stdout.split())
+    shown_json = runner.invoke(app, ["show", graded, "--rubric", "v1", "--judge", name, "--json"])
+    assert json.loads(shown_json.stdout)["judge_warning"] == f"warning: {name} was stored with --force: {report['warning']}"
     stores = usecases.open_stores()
     model = load_fitted(stores, name)
     rubric = get_rubric("v1")
