@@ -18,28 +18,20 @@ from ._stores import task_stores
 def configured_sources_task(sources_file: str | None = None, *, required: bool = True) -> dict[str, dict[str, Any]]:
     """The sources file (`sources_file`, else POLYGON_SOURCES) as name → source fields; with
     `required` False, none configured is no source rather than an error."""
-    stores = task_stores()
-    if not required and sources_file is None and stores.settings.sources is None:
-        return {}
-    loaded = usecases.configured_sources(stores, sources_file)
-    return {name: source.model_dump() for name, source in loaded.sources.items()}
+    return usecases.source_fields(task_stores(), sources_file, required=required)
 
 
 @task(name="pull-source", retries=2, retry_delay_seconds=5, task_run_name="pull {name}")
 def pull_source_task(name: str, sources_file: str | None = None) -> int:
     """List the source's S3 prefix and record the objects not seen before; returns how many."""
-    stores = task_stores()
-    source = usecases.configured_sources(stores, sources_file).sources[name]
-    return len(usecases.pull_source(stores, name, source))
+    return usecases.pull_configured_source(task_stores(), name, sources_file)
 
 
 @task(name="import-arrivals", retries=2, retry_delay_seconds=2, task_run_name="import arrivals {batch}")
 def import_arrivals_task(batch: str, sources_file: str | None = None,
                          only: str | None = None) -> list[dict[str, Any]]:
     """Import every waiting arrival as one batch; idempotent (a retry finds its calls imported)."""
-    stores = task_stores()
-    sources = usecases.configured_sources(stores, sources_file)
-    return [asdict(r) for r in usecases.import_arrivals(stores, sources, batch, only)]
+    return [asdict(r) for r in usecases.import_configured_arrivals(task_stores(), batch, sources_file, only)]
 
 
 @task(name="plan-arrival-runs", retries=2, retry_delay_seconds=1)

@@ -11,16 +11,12 @@ from polygon_core.reports import comparison_markdown, matrix_table
 from ._stores import task_stores
 
 
-def _key(text: str) -> str:
-    return "".join(ch if ch.isascii() and ch.isalnum() else "-" for ch in text.lower())  # Prefect's key rule
-
-
 @task(name="compare-runs", retries=1, retry_delay_seconds=1)
 def compare_runs_task(run_ids: list[str]) -> int:
     """Compare the runs (the first is the baseline), publish the scenario matrix as a table and the
     comparison (analysis, differences, divergences) as markdown; returns the CI exit code."""
     comp = usecases.compare_runs(task_stores(), run_ids)
-    key = "matrix-" + _key(run_ids[0])
+    key = "matrix-" + "".join(ch if ch.isascii() and ch.isalnum() else "-" for ch in run_ids[0].lower())  # Prefect's rule
     create_table_artifact(key=key, table=matrix_table(comp.matrix, comp.labels),
                           description=f"Scenario matrix of {', '.join(run_ids)} (largest spread first)")
     create_markdown_artifact(key=key + "-md", markdown=comparison_markdown(comp),

@@ -14,8 +14,7 @@ from ._stores import task_stores
 @task(name="list-call-files", retries=2, retry_delay_seconds=2)
 def list_call_files_task(location: str) -> list[str]:
     """Files in a local folder or objects under an s3:// prefix."""
-    stores = task_stores()
-    return usecases.list_source_files(location, stores.settings.s3_endpoint_url)
+    return usecases.list_source_files(location, task_stores().settings.s3_endpoint_url)
 
 
 @task(name="import-calls", retries=2, retry_delay_seconds=2, retry_condition_fn=retry_unless_bad_input,

@@ -262,3 +262,145 @@ def test_no_module_imports_another_packages_private_module() -> None:
     assert offenders == {}
     assert _owner("polygon_core.documents._yaml.read_yaml") == "polygon_core.documents"
     assert _owner("polygon_core._hashing") == "polygon_core" and _owner("polygon_core.files.read_yaml") is None
+
+# -- the door: front ends, tasks and flows reach storage only through `polygon.usecases` ---------
+
+ABOVE = ("polygon/cli", "polygon/web", "tasks", "flows")
+
+#: All that a front end, task or flow may import from `polygon_core.adapters`: settings, and the
+#: named errors it turns into one line (CLI, exit 2) or a status (web). Everything else goes
+#: through `polygon.usecases`.
+ADAPTER_NAMES_ABOVE: dict[str, str] = {
+    "polygon_core.adapters.settings.PolygonSettings": "the settings the web app and server are built from",
+    "polygon_core.adapters.settings.load_settings": "settings are read in the process that runs (the edge)",
+    "polygon_core.adapters.settings.prefect_startup_variable": "the CLI's Prefect start-up wait (a POLYGON_ variable)",
+    "polygon_core.adapters.settings.runner_variables": "the task runner a flow picks (POLYGON_TASK_RUNNER, DASK_*)",
+    "polygon_core.adapters.agents.AgentConfigError": "a callable agent that cannot be loaded: one line, exit 2",
+    "polygon_core.adapters.artifacts.ArtifactNotFoundError": "a transcript missing from the artifact store: 404",
+    "polygon_core.adapters.artifacts.ArtifactStoreError": "an artifact store that does not answer: one line",
+    "polygon_core.adapters.storage.DatabaseNotReadyError": "a database not migrated to head: one line",
+}
+#: Attributes that are storage itself: a `Stores`' repository and artifact store, an engine.
+STORAGE_ATTRIBUTES = ("repo", "artifacts", "engine")
+
+
+def _door_offences(source: str) -> list[str]:
+    """What `source` takes from the adapters beyond `ADAPTER_NAMES_ABOVE`, and its reaches into
+    storage, in source order."""
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, f"import {a.name}") for a in node.names
+                      if a.name.startswith("polygon_core.adapters")]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            if node.module == "polygon_core" and any(a.name == "adapters" for a in node.names):
+                found.append((node.lineno, "polygon_core.adapters"))
+            elif node.module.startswith("polygon_core.adapters"):
+                found += [(node.lineno, f"{node.module}.{a.name}") for a in node.names
+                          if f"{node.module}.{a.name}" not in ADAPTER_NAMES_ABOVE]
+        elif isinstance(node, ast.Attribute) and node.attr in STORAGE_ATTRIBUTES:
+            found.append((node.lineno, f".{node.attr}"))
+    return [f"{text} (line {line})" for line, text in sorted(found)]
+
+
+def test_front_ends_tasks_and_flows_reach_storage_only_through_the_use_cases() -> None:
+    scanned = _files(*ABOVE)
+    offenders = {str(p.relative_to(REPO)): found for p in scanned
+                 if (found := _door_offences(p.read_text(encoding="utf-8")))}
+    assert offenders == {}
+    assert len(scanned) > 60  # the scan really covered the four folders
+    # ... and it sees each way through the wall.
+    sample = ("from polygon_core.adapters.storage import Repository, DatabaseNotReadyError\n"
+              "import polygon_core.adapters.stores\nfrom polygon_core import adapters\n"
+              "from polygon_core.adapters.settings import load_settings\n"
+              "x = stores.repo.get_run('r')\ny = stores.artifacts\nz = repo.engine\n")
+    assert _door_offences(sample) == [
+        "polygon_core.adapters.storage.Repository (line 1)", "import polygon_core.adapters.stores (line 2)",
+        "polygon_core.adapters (line 3)", ".repo (line 5)", ".artifacts (line 6)", ".engine (line 7)"]
+
+
+#: The adapters' modules, each an edge: every new one is added here on purpose, named with its edge.
+ADAPTER_MODULES: dict[str, str] = {
+    "agents": "the agent under test, behind its Protocol (callable, HTTP, model)",
+    "artifacts": "artifact stores (local, S3)",
+    "providers": "model providers (SDKs, batch APIs, prices, usage ledgers)",
+    "storage": "SQL storage (tables, migrations, repository, ledgers)",
+    "settings.py": "settings: the only reader of the environment",
+    "stores.py": "the bundle of stores a use case works on",
+    "file_cache.py": "loaded files, re-read when they change",
+    "callers.py": "the model caller (a ChatModel playing the persona)",
+    "persona_store.py": "personas as YAML files in the artifact store",
+    "analysis_store.py": "prompt analyses in the artifact store",
+    "fitted_judges.py": "fitted judges' artifacts in the artifact store",
+    "provenance.py": "the installed versions of the packages a run used (importlib.metadata)",
+}
+#: Use cases that once lived in adapters: they are `polygon.usecases`' now, and only theirs.
+MOVED_USE_CASES = ("generate_for_agent", "store_generation", "GenerationReport", "agent_prompt",
+                   "analyze_and_store", "judge_model_for", "fit_and_store")
+
+
+def _defined(path: Path) -> set[str]:
+    return {n.name for n in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+            if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)}
+
+
+def test_adapters_hold_edges_and_no_use_case() -> None:
+    adapters = CORE / "adapters"
+    assert {p.name for p in adapters.iterdir() if p.name not in ("__init__.py", "__pycache__")} == set(ADAPTER_MODULES)
+    defined_below = {str(p.relative_to(REPO)): sorted(_defined(p) & set(MOVED_USE_CASES)) for p in _files("polygon_core")}
+    assert {k: v for k, v in defined_below.items() if v} == {}
+    from polygon import usecases
+
+    assert [n for n in MOVED_USE_CASES if n not in ("agent_prompt", "judge_model_for")] == [
+        n for n in MOVED_USE_CASES if n in usecases.__all__]
+
+
+# -- tasks: each wraps one use case ----------------------------------------------------------------
+
+#: What a task body may call besides its one use case: the process's stores, Prefect's logger and
+#: artifacts (publishing is the task's job: the use cases import no Prefect), the pure renderers of
+#: `polygon_core.reports`, and builtins. A method call on a value (`.model_dump()`, `logger.info`)
+#: is the value's own; the storage attributes are refused by the door test above.
+TASK_CALLEES_FROM = ("prefect", "polygon_core.reports", "dataclasses")
+TASK_HELPERS = {"task_stores"}
+
+
+def _task_calls(source: str) -> dict[str, tuple[int, list[str]]]:
+    """Per `@task` function: how many `polygon.usecases` calls it makes, and its calls of anything
+    else that is neither allowed (`TASK_CALLEES_FROM`, `TASK_HELPERS`, builtins) nor a method."""
+    import builtins
+
+    tree = ast.parse(source)
+    doors, allowed = set(), set(TASK_HELPERS) | set(dir(builtins))
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom) and node.module == "polygon":
+            doors |= {a.asname or a.name for a in node.names if a.name == "usecases"}
+        elif isinstance(node, ast.ImportFrom) and node.module and node.module.startswith(TASK_CALLEES_FROM):
+            allowed |= {a.asname or a.name for a in node.names}
+    out: dict[str, tuple[int, list[str]]] = {}
+    for fn in tree.body:
+        if not (isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef) and any(
+                ast.unparse(d).split("(")[0] == "task" for d in fn.decorator_list)):
+            continue
+        uses, other = 0, []
+        for call in (n for stmt in fn.body for n in ast.walk(stmt) if isinstance(n, ast.Call)):
+            f = call.func
+            if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id in doors:
+                uses += 1
+            elif isinstance(f, ast.Name) and f.id not in allowed:
+                other.append(f.id)
+        out[fn.name] = (uses, other)
+    return out
+
+
+def test_each_task_makes_one_use_case_call() -> None:
+    # A task's body calls exactly one use case and nothing else of Polygon's: the work is the use
+    # case's, so the CLI and web run the same.
+    found = {f"{p.name}:{name}": calls for p in _files("tasks")
+             for name, calls in _task_calls(p.read_text(encoding="utf-8")).items()}
+    assert {k: v for k, v in found.items() if v != (1, [])} == {}
+    assert len(found) == 36  # every task was seen (as tasks/__init__.py lists them)
+    sample = ("from polygon import usecases as u\nfrom polygon_core.sweeps import rank\n"
+              "from polygon_core.reports import md_text\n@task(name='t')\n"
+              "def t(x):\n    rows = u.a(x)\n    u.b(rows)\n    return md_text(rank(len(rows)))\n")
+    assert _task_calls(sample) == {"t": (2, ["rank"])}

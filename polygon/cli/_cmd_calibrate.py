@@ -132,7 +132,7 @@ def _fit(stores: Any, labels: Path, run_id: str, rubric: str | None, name: str, 
     from polygon_core.calibration import FitRefusedError
 
     examples = usecases.labelled_conversations(stores, labels, run_id, rubric)
-    found = stores.repo.get_run(run_id)
+    found = usecases.find_run(stores, run_id)
     version = rubric or (found.rubric_version if found is not None else "v1")
     try:
         report = fit_and_store(stores, examples, name=name, seed=seed, rubric_version=version, force=force)

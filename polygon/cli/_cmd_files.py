@@ -14,11 +14,10 @@ from ._base import console, err, friendly
 @friendly
 def validate(paths: Annotated[list[Path], typer.Argument(help="suite folders or YAML files")]) -> None:
     """Check scenario, suite, tool-library, agent, sweep and probe-library files without running anything."""
-    from polygon_core.adapters.providers import parse_model_name
-    from polygon_core.files import validate_paths, validation_warnings
+    from polygon import usecases
+    from polygon_core.files import validation_warnings
 
-    # An agent's model name is read as a run reads it (provider and URL; no key needed here).
-    errors = validate_paths(paths, check_model=parse_model_name)
+    errors = usecases.validate_files(paths)
     for e in errors:
         err.print(f"[red]error:[/] {e}", highlight=False, soft_wrap=True)
     # Warnings never change the exit code: the files are valid, they just may not test what is meant.
@@ -40,10 +39,8 @@ def schema(kind: Annotated[str, typer.Argument(help="scenario | sweep | agent | 
 @friendly
 def db_upgrade() -> None:
     """Apply database migrations (Alembic) to the configured database."""
-    from polygon_core.adapters.settings import load_settings
-    from polygon_core.adapters.storage import Repository
+    from polygon import usecases
 
-    url = load_settings().resolved_database_url()
-    Repository(url).upgrade()
+    url = usecases.upgrade_database()
     console.print(f"database at head: {url.split('@')[-1]}")
 

@@ -30,12 +30,12 @@ def replay(conversation: Annotated[str, typer.Argument(help="conversation id (se
     stores = usecases.open_stores()
     run_id = run
     if run_id is None:
-        run_id = next((r.id for r in stores.repo.list_runs(limit=None)
-                       if stores.repo.has_conversation(r.id, conversation)), None)
-        if run_id is None:
+        holding = usecases.run_with_conversation(stores, conversation)
+        if holding is None:
             raise ValueError(f"no stored run holds conversation {conversation!r}")
+        run_id = holding.id
     else:
-        found = stores.repo.get_run(run_id)
+        found = usecases.find_run(stores, run_id)
         if found is None:
             raise ValueError(f"no run {run_id!r} is stored")
         run_id = found.id

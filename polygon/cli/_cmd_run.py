@@ -38,12 +38,10 @@ def _summary_json(stores: Any, runs: list[Run], cards: list[Any]) -> dict[str, A
 
 
 def usage(stores: Any, run_id: str) -> dict[str, Any]:
-    """Usage, retries and estimated cost per role (see polygon_core.adapters.providers.run_usage)."""
-    from polygon_core.adapters.providers import run_usage
+    """Usage, retries and estimated cost per role (see polygon.usecases.run_usage)."""
+    from polygon import usecases
 
-    convs = [{k: (v.model_dump() if hasattr(v, "model_dump") else v) for k, v in (r.usage or {}).items()}
-             for r in stores.repo.list_conversations(run_id)]
-    u = run_usage(stores.artifacts, run_id, convs)
+    u = usecases.run_usage(stores, run_id)
     return {"usage": u["roles"], "retries": u["retries"], "cost_usd": u["cost_usd"],
             "cost_estimated": u["cost_estimated"], "prices_read_on": u["prices_read_on"],
             "unpriced_models": u["unpriced_models"], "batch_savings_usd": u["batch_savings_usd"]}
@@ -84,7 +82,7 @@ def _stop_on_failures(stores: Any, runs: list[Run], cards: list[Any]) -> None:
 
     def first_detail(reason: str, count: int) -> str | None:
         # The first such conversation's end_detail (kept in its transcript artifact).
-        lost = next(((r.id, c) for r in runs for c in stores.repo.list_conversations(r.id)
+        lost = next(((r.id, c) for r in runs for c in usecases.conversation_records(stores, r.id)
                      if c.end_reason == reason), None) if count else None
         return usecases.load_conversation(stores, lost[0], lost[1].conversation_id).end_detail if lost else None
 

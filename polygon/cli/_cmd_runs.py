@@ -30,7 +30,7 @@ def list_runs(limit: Annotated[int, typer.Option(help="how many, newest first")]
     from polygon import usecases
 
     stores = usecases.open_stores()
-    found = [(r, stores.repo.get_run_summary(r.id) or {}) for r in stores.repo.list_runs(limit=limit)]
+    found = [(r, usecases.stored_summary(stores, r.id) or {}) for r in usecases.list_runs(stores, limit=limit)]
     if json_out:
         print(json.dumps({"runs": [_run_json(r, s) for r, s in found]}, indent=2))
         return

@@ -123,7 +123,7 @@ def probe(
         result = usecases.probe_run(stores, run_id, probes_path=probes_path, probe_model=probe_model,
                                     suite_path=suite_path, agent_path=agent_path)
     card = usecases.scorecard(stores, result.run_id, probe_model=result.judge_model)  # the answers just made
-    total = len(stores.repo.list_conversations(result.run_id))
+    total = len(usecases.conversation_records(stores, result.run_id))
     failed = result.failed or sorted(result.errors)  # a batch pass stores its failures as `errors` only
     if json_out:
         print(json.dumps({"run_id": result.run_id, "probe_model": result.judge_model, "added": result.added,

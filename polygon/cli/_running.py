@@ -39,11 +39,10 @@ def select_scenarios(suite: Path, patterns: Sequence[str]) -> list[str] | None:
 def _check_inputs(suite: Path, agents: list[Path], rubric: str | None, probes: Path | None,
                   flags: dict[str, str | None]) -> tuple[Any, str]:
     """The loaded suite and the rubric version, once every input has been checked."""
+    from polygon import usecases
     from polygon_core.files import load_agent, load_suite
 
-    from ._preflight import check_run_inputs
-
-    check_run_inputs(suite, agents)  # validate's checks, before any run row exists
+    usecases.check_run_inputs(suite, agents)  # validate's checks, before any run row exists
     loaded = load_suite(suite)
     for agent in agents:
         config = load_agent(agent).config
@@ -86,7 +85,7 @@ def execute(suite: Path, agents: list[Path], seeds: int | None, rubric: str | No
     limit = usecases.run_concurrency(concurrency, str(suite.resolve()), stores.settings, caches=stores.caches)
     # The stores answer before anything is recorded: a missing bucket is one line, not a run left
     # `running` and a traceback per task.
-    stores.artifacts.exists("runs/.preflight")
+    usecases.check_artifact_store(stores)
     runs = []
     for i, agent in enumerate(agents):
         rid = f"{run_id}-{i + 1}" if run_id and len(agents) > 1 else run_id
@@ -107,7 +106,7 @@ def execute(suite: Path, agents: list[Path], seeds: int | None, rubric: str | No
     from polygon.flows import evaluate_suite, task_runner
 
     def stored() -> int:
-        return sum(len(stores.repo.conversation_ids(r.id)) for r in runs)
+        return sum(len(usecases.conversation_ids(stores, r.id)) for r in runs)
 
     with _progress.watch(err, total, stored, enabled=show_progress):
         # Concurrency is a setting (POLYGON_CONCURRENCY), read here at the edge.
@@ -129,8 +128,10 @@ def _interrupted(stores: Any, runs: list[Run], run_id: str | None, agents: list[
     """After an interrupt: what each run kept, and how to resume it (a generated id is printed
     nowhere else). With several agents the runs are `<--run-id>-1`, `-2`, …: the same command with
     the same `--run-id` resumes them all; generated ids resume one agent each."""
+    from polygon import usecases
+
     for run, agent in zip(runs, agents, strict=True):
-        kept = len(stores.repo.conversation_ids(run.id))
+        kept = len(usecases.conversation_ids(stores, run.id))
         if run_id is None and len(runs) > 1:
             how = f"the same command with only --agent {agent} and --run-id {run.id}"
         else:

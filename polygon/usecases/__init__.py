@@ -9,9 +9,13 @@ re-run alone (re-judge, re-probe, re-compare) and a killed run resumes where it 
 Modules: `_common` (stores, cached loading), `_runs`, `_simulate`, `_grade` (judge and probe passes),
 `_results` (result rows, scorecards), `_compare`, `_batch` (judge and probe passes through batch APIs),
 `_production`, `_production_runs` and `_production_grade` (imported calls: import, plan, grade),
-`_arrivals` (calls arriving by webhook or S3, imported once), `_calibrations`, `_sweeps`, `_replay`,
-`_run_steps` (judge and probe passes that read everything from the run), `_versions` (a run's agent
-version parts, checked before a replay or re-score).
+`_arrivals` (calls arriving by webhook or S3, imported once) and `_sources` (its flows' steps over the
+sources file), `_calibrations`, `_fitting` (fitted judges), `_sweeps`, `_sweep_steps` and
+`_leaderboard` (the sweep flow's steps, its stored report), `_replay`, `_run_steps` (judge and probe
+passes that read everything from the run), `_versions` (a run's agent version parts, checked before a
+replay or re-score), `_reevaluation` (on a prompt commit), `_personas`, `_analysis` (prompt
+analysis), `_preflight` (checks before a run), `_deliveries` (webhook delivery ids), `_stored` (the
+reads the CLI and web app show: runs, pages of conversations and judgments).
 """
 
 from __future__ import annotations
@@ -83,13 +87,7 @@ if TYPE_CHECKING:
     from ._deliveries import DatabaseDeliveryStore, DeliveryStoreUnavailableError
     from ._dispatch import FITTED_PREFIX, JudgeSpec, check_model_name, fitted_judge_warning, judge_label
     from ._evaluate import STAGES, Evaluated, InFlight, evaluate_conversation, run_bounded
-    from ._extensions import (
-        batch_model_forms,
-        batch_provider_titles,
-        format_choices,
-        model_forms,
-        rubric_choices,
-    )
+    from ._extensions import batch_model_forms, batch_provider_titles, format_choices, model_forms, rubric_choices
     from ._fitting import FitReport, fit_and_store
     from ._grade import (
         OFFLINE_NAMES,
@@ -119,6 +117,7 @@ if TYPE_CHECKING:
         pin_persona,
         store_generation,
     )
+    from ._preflight import check_artifact_store, check_run_inputs, upgrade_database, validate_files
     from ._production import (
         AgentIdentity,
         CallOrigin,
@@ -145,6 +144,13 @@ if TYPE_CHECKING:
         plan_production_runs,
         production_run_info,
     )
+    from ._reevaluation import (
+        previous_version_of,
+        previous_version_run,
+        reevaluation_key,
+        store_reevaluation_report,
+        version_comparison,
+    )
     from ._replay import ReplayDiff, replay_conversation
     from ._results import chosen_judge, finish_run, result_rows, scorecard
     from ._run_steps import judge_in_run, probe_in_run
@@ -168,6 +174,7 @@ if TYPE_CHECKING:
     )
     from ._scorecards import RunView, failed_text, judges_of, run_view
     from ._simulate import simulate
+    from ._sources import import_configured_arrivals, pull_configured_source, source_fields
     from ._stored import (
         CONVERSATION_SORTS,
         calibration_page,
@@ -182,8 +189,11 @@ if TYPE_CHECKING:
         list_runs,
         rubric_versions,
         run_summaries,
+        run_usage,
+        run_with_conversation,
         stored_summary,
     )
+    from ._sweep_steps import budget_point, plan_sweep, point_run, point_summary, sweep_early_stop
     from ._sweeps import (
         LoadedSweep,
         base_values,
@@ -250,13 +260,16 @@ __all__ = [
     "batch_model_forms",
     "batch_passes",
     "batch_provider_titles",
+    "budget_point",
     "calibrate_run",
     "calibration_page",
     "call_origins",
+    "check_artifact_store",
     "check_call_source",
     "check_model_name",
     "check_regrade",
     "check_run_agent",
+    "check_run_inputs",
     "chosen_judge",
     "collect_batch_pass",
     "compare_runs",
@@ -285,6 +298,7 @@ __all__ = [
     "grade_production",
     "import_arrivals",
     "import_calls",
+    "import_configured_arrivals",
     "import_file",
     "import_formats",
     "import_personas",
@@ -322,10 +336,15 @@ __all__ = [
     "plan_arrival_runs",
     "plan_conversations",
     "plan_production_runs",
+    "plan_sweep",
     "planned_conversations",
     "point_cost",
     "point_measurements",
     "point_profile",
+    "point_run",
+    "point_summary",
+    "previous_version_of",
+    "previous_version_run",
     "probe",
     "probe_conversation",
     "probe_in_run",
@@ -334,10 +353,12 @@ __all__ = [
     "production_import_markdown",
     "production_rejections",
     "production_run_info",
+    "pull_configured_source",
     "pull_source",
     "receive_call",
     "record_execution",
     "record_objects",
+    "reevaluation_key",
     "replay_conversation",
     "rescore_batch_pass",
     "rescore_run",
@@ -358,28 +379,36 @@ __all__ = [
     "run_progress",
     "run_settings",
     "run_summaries",
+    "run_usage",
     "run_version_parts",
     "run_view",
+    "run_with_conversation",
     "scorable",
     "scorecard",
     "shared_stores",
     "shown_calibration",
     "shown_calibrations",
     "simulate",
+    "source_fields",
     "source_redaction",
     "store_calibration",
     "store_generation",
+    "store_reevaluation_report",
     "stored_analyses",
     "stored_analysis",
     "stored_summary",
     "stored_sweep",
     "stored_sweeps",
     "submit_batch_pass",
+    "sweep_early_stop",
     "sweep_key",
     "sweep_leaderboard",
     "top_matrix",
     "transcript_key",
     "unfinished_runs",
+    "upgrade_database",
+    "validate_files",
+    "version_comparison",
     "wait_for_batch_pass",
 ]
 
@@ -391,10 +420,10 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "import_arrivals", "pull_source", "receive_call", "record_objects", "source_redaction"),
     "_batch": ("BatchJob", "BatchPass", "BatchTimeout", "batch_passes", "collect_batch_pass", "load_job",
         "rescore_batch_pass", "submit_batch_pass", "wait_for_batch_pass"),
-    "_calibrations": ("CalibrationOutcome", "RatedRun", "calibrate_run", "judge_labelled",
-        "labelled_conversations", "load_labels", "shown_calibration", "shown_calibrations", "store_calibration"),
-    "_common": ("FileCaches", "Stores", "agent_identity", "agent_parts", "fingerprint", "load_conversation", "open_stores",
-        "plan_conversations", "shared_stores", "transcript_key"),
+    "_calibrations": ("CalibrationOutcome", "RatedRun", "calibrate_run", "judge_labelled", "labelled_conversations",
+        "load_labels", "shown_calibration", "shown_calibrations", "store_calibration"),
+    "_common": ("FileCaches", "Stores", "agent_identity", "agent_parts", "fingerprint", "load_conversation",
+        "open_stores", "plan_conversations", "shared_stores", "transcript_key"),
     "_compare": ("Comparison", "ComparisonError", "compare_runs", "run_labels", "run_progress", "unfinished_runs"),
     "_deliveries": ("DatabaseDeliveryStore", "DeliveryStoreUnavailableError"),
     "_dispatch": ("FITTED_PREFIX", "JudgeSpec", "check_model_name", "fitted_judge_warning", "judge_label"),
@@ -407,6 +436,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "_personas": ("GenerationReport", "export_personas", "generate_for_agent", "generate_personas", "import_personas",
         "list_personas", "mark_stale_personas", "persona_prompt", "persona_records", "persona_run_suite", "pin_persona",
         "store_generation"),
+    "_preflight": ("check_artifact_store", "check_run_inputs", "upgrade_database", "validate_files"),
     "_production": ("AgentIdentity", "CallOrigin", "ImportSummary", "call_origins", "import_calls", "import_file",
         "import_formats", "list_source_files"),
     "_production_grade": ("grade_production", "judge_production", "probe_production"),
@@ -414,6 +444,8 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "production_rejections"),
     "_production_runs": ("check_call_source", "check_regrade", "is_call_location", "parse_window", "plan_arrival_runs",
         "plan_production_runs", "production_run_info"),
+    "_reevaluation": ("previous_version_of", "previous_version_run", "reevaluation_key", "store_reevaluation_report",
+        "version_comparison"),
     "_replay": ("ReplayDiff", "replay_conversation"),
     "_results": ("chosen_judge", "finish_run", "result_rows", "scorecard"),
     "_run_steps": ("judge_in_run", "probe_in_run"),
@@ -422,9 +454,12 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "run_execution", "run_manifest", "run_settings"),
     "_scorecards": ("RunView", "failed_text", "judges_of", "run_view"),
     "_simulate": ("simulate",),
+    "_sources": ("import_configured_arrivals", "pull_configured_source", "source_fields"),
     "_stored": ("CONVERSATION_SORTS", "calibration_page", "conversation_ids", "conversation_judgments",
         "conversation_page", "conversation_probe_answers", "conversation_record", "conversation_records", "find_run",
-        "judgment_page", "list_runs", "rubric_versions", "run_summaries", "stored_summary"),
+        "judgment_page", "list_runs", "rubric_versions", "run_summaries", "run_usage", "run_with_conversation",
+        "stored_summary"),
+    "_sweep_steps": ("budget_point", "plan_sweep", "point_run", "point_summary", "sweep_early_stop"),
     "_sweeps": ("LoadedSweep", "base_values", "load_sweep", "materialise_point", "planned_conversations", "point_cost",
         "point_measurements", "point_profile", "top_matrix"),
     "_trends": ("TREND_METRICS", "metric_trends"),

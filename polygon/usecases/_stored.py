@@ -16,9 +16,24 @@ from polygon_core.models import Judgment, ProbeAnswer, Run
 
 from ._common import Stores
 
-__all__ = ["CONVERSATION_SORTS", "calibration_page", "conversation_ids", "conversation_judgments",
-           "conversation_page", "conversation_probe_answers", "conversation_record", "conversation_records",
-           "find_run", "judgment_page", "list_runs", "rubric_versions", "run_summaries", "stored_summary"]
+__all__ = [
+    "CONVERSATION_SORTS",
+    "calibration_page",
+    "conversation_ids",
+    "conversation_judgments",
+    "conversation_page",
+    "conversation_probe_answers",
+    "conversation_record",
+    "conversation_records",
+    "find_run",
+    "judgment_page",
+    "list_runs",
+    "rubric_versions",
+    "run_summaries",
+    "run_usage",
+    "run_with_conversation",
+    "stored_summary",
+]
 
 #: The orders `conversation_page` accepts.
 CONVERSATION_SORTS: tuple[str, ...] = pages.CONVERSATION_SORTS
@@ -95,3 +110,19 @@ def calibration_page(stores: Stores, *, offset: int = 0, limit: int = 50, judge_
     """(total, one page) of stored calibrations, newest first, optionally of one judge / rubric."""
     return CalibrationStore(stores.repo.engine).page(offset=offset, limit=limit, judge_model=judge_model,
                                                      rubric_version=rubric_version)
+
+
+def run_with_conversation(stores: Stores, conversation_id: str) -> Run | None:
+    """The newest stored run holding a conversation of this id; None when none does."""
+    return next((r for r in stores.repo.list_runs(limit=None) if stores.repo.has_conversation(r.id, conversation_id)),
+                None)
+
+
+def run_usage(stores: Stores, run_id: str) -> dict[str, Any]:
+    """Usage, retries and estimated cost per role over a run's ledgers and its conversations' usage
+    (see `polygon_core.adapters.providers.run_usage`)."""
+    from polygon_core.adapters.providers import run_usage as usage_of
+
+    convs = [{k: (v.model_dump() if hasattr(v, "model_dump") else v) for k, v in (r.usage or {}).items()}
+             for r in stores.repo.list_conversations(run_id)]
+    return usage_of(stores.artifacts, run_id, convs)

@@ -124,15 +124,15 @@ def _run(rid: str, version: str, *, status: str = "complete", agent: str = "a", 
 
 
 def test_previous_version_run_is_the_latest_complete_run_of_another_version() -> None:
-    from polygon.tasks._reevaluate import previous_version_run
+    from polygon.usecases import previous_version_of
 
     new = _run("new", "v-new", status="running")
     newest_first = [new, _run("same-version", "v-new"), _run("running", "v-old", status="running"),
                     _run("other-agent", "v-old", agent="b"), _run("other-suite", "v-old", suite="t"),
                     _run("other-rubric", "v-old", rubric="v2"), _run("old-2", "v-old"), _run("old-1", "v-old")]
-    found = previous_version_run(newest_first, new)
+    found = previous_version_of(newest_first, new)
     assert found is not None and found.id == "old-2"
-    assert previous_version_run(newest_first[:6], new) is None
+    assert previous_version_of(newest_first[:6], new) is None
 
 
 def test_declared_deployments_and_prefect_yaml_agree(monkeypatch: pytest.MonkeyPatch) -> None:
