@@ -35,7 +35,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import NamedTuple
 
 from ..compare import Comparison, ConversationFacts, Difference, PairDivergence, ResultRow, Scorecard
-from ..models import UNSCORED_END_REASONS, GateHit, Judgment, Run
+from ..models import REPORT_FORMAT, UNSCORED_END_REASONS, GateHit, Judgment, Run
 from ..scoring import get_rubric
 from ._markdown import pairing_line
 
@@ -260,6 +260,9 @@ def _conversation_case(label: str, row: ResultRow, facts: ConversationFacts, not
     return _Case(classname, name, seconds, out=out)
 
 
+_FORMAT = {"polygon.report_format": str(REPORT_FORMAT)}
+
+
 def _configuration_suite(comp: Comparison, card: Scorecard) -> _Suite:
     label = card.label
     run = next((r for r in comp.runs if r.id == card.run_id), None)
@@ -277,13 +280,14 @@ def _configuration_suite(comp: Comparison, card: Scorecard) -> _Suite:
         return ((_outcome(row), facts.seconds.get(row.conversation_id, 0.0)) for row in rows)
 
     return _Suite(label, _timestamp([run] if run else []),
-                  {"run_id": card.run_id, "agent_version": card.agent_version,
+                  {**_FORMAT, "run_id": card.run_id, "agent_version": card.agent_version,
                    "rubric_version": card.rubric_version, "judge": card.judge_model}, cases, tally)
 
 
 def junit_chunks(comp: Comparison) -> Iterator[str]:
     """The comparison as JUnit XML in pieces, to write one after another (see `junit_xml`)."""
-    stamp, props = _timestamp(comp.runs), {"baseline": comp.baseline}
+    # Every suite names the report format first, as the JSON and HTML reports do (REPORT_FORMAT).
+    stamp, props = _timestamp(comp.runs), {**_FORMAT, "baseline": comp.baseline}
     # How many conversations of each run have no pair: what no difference in the suite could use.
     paired = {**props, **{f"pairs.{p.candidate}": pairing_line(p) for p in comp.pairing}}
     suites = [_Suite("comparison", stamp, paired, lambda: _comparison_cases(comp)),

@@ -13,6 +13,7 @@ import re
 from collections.abc import Sequence
 
 from ..compare import Comparison, Difference, MatrixRow, PairCount, PairDivergence, Scorecard
+from ..models import REPORT_FORMAT
 from ..scoring import in_rubric_order
 
 # What can start markup in CommonMark/GFM inline text: escapes, code, emphasis, links and images,
@@ -147,7 +148,9 @@ def comparison_markdown(comp: Comparison) -> str:
     """The whole comparison as markdown (the Prefect artifact): verdict, analysis, matrix, divergences."""
     verdict = ("**blocks the change**: " + "; ".join(md_text(r) for r in comp.ci.reasons)) if comp.ci.exit_code else \
         "no candidate is worse beyond noise and no gate fired"
-    parts = [f"# Comparison (baseline {md_text(comp.baseline)})", "", f"CI verdict: {verdict}", ""]
+    # The format line is an HTML comment: a reader of the file finds it, a rendered page hides it.
+    parts = [f"<!-- polygon report format {REPORT_FORMAT} -->", f"# Comparison (baseline {md_text(comp.baseline)})", "",
+             f"CI verdict: {verdict}", ""]
     parts += [*(f"Pairs: {md_text(pairing_line(p))}" for p in comp.pairing), *([""] if comp.pairing else [])]
     if comp.prose.strip():
         parts += ["## Analysis", "", md_text(comp.prose.strip(), inline=False), ""]

@@ -200,7 +200,7 @@ def test_output_format_follows_the_extension(runs: dict[str, str], tmp_path: Pat
     code, out, _ = compare(runs["v1"], runs["v2"], *(a for f in files for a in ("-o", str(f))))
     assert code == 1
     assert json.loads(files[0].read_text(encoding="utf-8"))["exit_code"] == 1
-    assert files[1].read_text(encoding="utf-8").startswith("# Comparison (baseline ")
+    assert files[1].read_text(encoding="utf-8").splitlines()[1].startswith("# Comparison (baseline ")
     assert "How much was the charge?" in files[2].read_text(encoding="utf-8")
     assert ET.parse(files[3]).getroot().get("name") == "polygon compare"
     assert [line for line in out.splitlines() if line.endswith(tuple(str(f) for f in files))] == [

@@ -139,3 +139,17 @@ def test_each_conversation_case_is_made_once_the_counts_come_from_the_rows(monke
     root = ET.fromstring(whole)
     assert [(s.get("tests"), s.get("failures"), s.get("errors"), s.get("skipped"))
             for s in root.iter("testsuite")][2:] == [("8", "0", "0", "0"), ("8", "4", "0", "2")]
+
+
+def test_every_suite_names_the_report_format_and_the_markdown_report_does_too() -> None:
+    from polygon_core.models import REPORT_FORMAT
+    from polygon_core.reports import comparison_markdown
+
+    suites = _report().findall("testsuite")
+    assert [s.get("name") for s in suites] == ["comparison", "gates", "v1", "v2"]
+    for suite in suites:
+        first = suite.find("properties/property")
+        assert (first.get("name"), first.get("value")) == ("polygon.report_format", str(REPORT_FORMAT))
+    v1, v2 = demo_pair()
+    markdown = comparison_markdown(compare_configurations([v1, v2]))
+    assert markdown.splitlines()[:2] == [f"<!-- polygon report format {REPORT_FORMAT} -->", "# Comparison (baseline v1)"]

@@ -70,7 +70,7 @@ def test_part_paired_runs_count_their_unpaired_conversations() -> None:
     holder = root.find("testsuite[@name='comparison']/properties")
     assert holder is not None
     props = {p.get("name"): p.get("value") for p in holder}
-    assert props == {"baseline": "v1", "pairs.v2": line}
+    assert props == {"polygon.report_format": "1", "baseline": "v1", "pairs.v2": line}
 
 
 def test_junit_fails_the_overall_composite_without_pairs() -> None:
