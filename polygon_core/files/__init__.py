@@ -22,6 +22,7 @@ from ..documents import (
     read_yaml,
     validate_document,
 )
+from ._agent_checks import find_spec_quietly
 from ._check import validate_paths
 from ._detect import FILE_KINDS, FileKind, detect_kind
 from ._loaders import load_agent, load_scenario, load_suite_config, load_tool_library
@@ -59,6 +60,7 @@ __all__ = [
     "changed_parts",
     "describe_parts",
     "detect_kind",
+    "find_spec_quietly",
     "format_path",
     "imported_modules",
     "json_schema",

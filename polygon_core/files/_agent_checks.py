@@ -72,14 +72,16 @@ def _find_module(name: str) -> ModuleSpec | object | None:
         parent = ".".join(parts[:index])
         if parent in sys.modules:
             search = list(getattr(sys.modules[parent], "__path__", []) or [])
-        spec = _spec(full, search)
+        spec = find_spec_quietly(full, search)
         if spec is None:
             return None
         search = list(spec.submodule_search_locations or [])
     return spec
 
 
-def _spec(name: str, search: list[str] | None) -> ModuleSpec | None:
+def find_spec_quietly(name: str, search: list[str] | None) -> ModuleSpec | None:
+    """The spec of module `name` (searched in `search` for a submodule) from the finders that answer
+    without running code: nothing is imported, so checking or versioning an agent has no side effects."""
     for finder in sys.meta_path:
         find = getattr(finder, "find_spec", None)
         if find is None or finder.__class__.__name__ in _IMPORTING_FINDERS:

@@ -24,13 +24,10 @@ from importlib import metadata
 from importlib.machinery import ModuleSpec
 from pathlib import Path
 
-from ...files import VersionPart, imported_modules, sorted_parts, source_sha
+from ...files import VersionPart, find_spec_quietly, imported_modules, sorted_parts, source_sha
 
 __all__ = ["CallableCode", "callable_code"]
 
-# Finders that may run code to answer (none in the standard library do): skipped, so reading a
-# version never has side effects. `_SixMetaPathImporter` and the like only alias other modules.
-_IMPORTING_FINDERS = frozenset({"_SixMetaPathImporter"})
 _MAX_MODULES = 2_000  # a bound on the walk: an import cycle cannot loop, but a huge tree must end
 
 
@@ -118,27 +115,13 @@ def _find(name: str) -> ModuleSpec | None:
     spec: ModuleSpec | None = None
     parts = name.split(".")
     for index in range(len(parts)):
-        spec = _spec(".".join(parts[: index + 1]), search)
+        spec = find_spec_quietly(".".join(parts[: index + 1]), search)
         if spec is None:
             return None
         search = list(spec.submodule_search_locations or [])
         if index < len(parts) - 1 and not search:
             return None  # a plain module has no submodules
     return spec
-
-
-def _spec(name: str, search: list[str] | None) -> ModuleSpec | None:
-    for finder in sys.meta_path:
-        find = getattr(finder, "find_spec", None)
-        if find is None or finder.__class__.__name__ in _IMPORTING_FINDERS:
-            continue
-        try:
-            spec = find(name, search)
-        except (ImportError, ValueError, TypeError):
-            continue
-        if spec is not None:
-            return spec
-    return None
 
 
 @functools.cache
