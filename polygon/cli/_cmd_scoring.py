@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from rich.markup import escape
 
 from ._base import JSON_HELP, console, err, foreground_flows, friendly, quiet_prefect
 from ._fit import fit
@@ -66,6 +67,8 @@ def rescore(
                                       repeats=repeats, suite_path=suite_path, agent_path=agent_path)
     card = usecases.scorecard(stores, result.run_id, rubric_version=result.rubric_version,
                               judge=result.judge_model)
+    # A fitted judge stored with --force says so wherever it judges (as `show` does), else None.
+    warning = usecases.fitted_judge_warning(stores, result.judge_model)
     if json_out:
         print(json.dumps({"run_id": result.run_id, "rubric_version": result.rubric_version,
                           "judge": result.judge_model, "added": result.added,
@@ -73,7 +76,7 @@ def rescore(
                           "failed": result.failed, "judge_errors": result.errors,
                           "agent_failures": result.agent_failures, "verdicts": card.verdicts,
                           "mean_composite": card.mean_composite, "gates": card.gates,
-                          "exit_code": 1 if failure_line([card]) else 0}, indent=2))
+                          "judge_warning": warning, "exit_code": 1 if failure_line([card]) else 0}, indent=2))
         stop_on_failures(err, [card])
         return
     console.print(f"{result.run_id}: {result.added} judgment(s) added under rubric "
@@ -87,6 +90,8 @@ def rescore(
                   + (f"; {len(result.failed)} not judged: the judge failed"
                      if result.failed else ""), highlight=False)
     console.print(fit(console, _render.scorecards_table([card])))
+    if warning:
+        console.print(f"[yellow]{escape(warning)}[/]", highlight=False)
     console.print(f"See `polygon show {result.run_id} --rubric {result.rubric_version} "
                   f"--judge {result.judge_model}`.", highlight=False)
     stop_on_failures(err, [card])

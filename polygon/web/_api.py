@@ -167,21 +167,33 @@ def list_runs(ctx: Ctx, offset: Offset = 0, limit: Limit = 50, agent: str | None
 
 @router.get("/runs/{run_id}", **documented(RunDetail))
 def get_run(run_id: str, ctx: Ctx) -> dict[str, Any]:
-    """One run: its row on the runs list, its scorecard and manifest."""
+    """One run: its row on the runs list, its scorecard and manifest, its judge's calibration and
+    the warning of a fitted judge stored with `--force` (`judge_warning`, else null)."""
     stores = ctx.stores()
     run = _run(stores, run_id)
     card = _summary(stores, run)
     return {**run_summary(run, card), "scorecard": card, "manifest": run_manifest(stores, run.id),
             "rubric_versions": sorted(rubric_versions(stores, run.id)),
-            "calibration": _calibration(stores, run, card)}
+            "calibration": _calibration(stores, run, card), "judge_warning": _judge_warning(stores, run, card)}
+
+
+def _judge(run: Run, card: dict[str, Any]) -> str:
+    """The judge whose judgments the card counts (the run's own when the card names none)."""
+    return str(card.get("judge_model") or run.models.get("judge") or "offline-heuristic")
+
+
+def _judge_warning(stores: Stores, run: Run, card: dict[str, Any]) -> str | None:
+    """The warning the card's judge carries (`usecases.fitted_judge_warning`), else None."""
+    from polygon.usecases import fitted_judge_warning
+
+    return fitted_judge_warning(stores, _judge(run, card))
 
 
 def _calibration(stores: Stores, run: Run, card: dict[str, Any]) -> dict[str, Any]:
     """The calibration the card's judge shows on this run's calls (`usecases.shown_calibration`)."""
     from polygon.usecases import shown_calibration
 
-    judge = card.get("judge_model") or run.models.get("judge") or "offline-heuristic"
-    return shown_calibration(stores, [run.id], judge, card.get("rubric_version") or run.rubric_version)
+    return shown_calibration(stores, [run.id], _judge(run, card), card.get("rubric_version") or run.rubric_version)
 
 
 @router.get("/runs/{run_id}/conversations", **documented(ConversationPage))

@@ -25,7 +25,7 @@ from polygon.usecases import (
     run_labels,
 )
 
-from ._api import MAX_LIMIT, Ctx, Limit, Offset, WebContext, _calibration, _run, read_access
+from ._api import MAX_LIMIT, Ctx, Limit, Offset, WebContext, _calibration, _judge_warning, _run, read_access
 from ._models import ComparisonOut, DivergencesOut, PairView
 from ._schema import API_RESPONSES, documented
 from ._views import aligned_pair
@@ -73,6 +73,8 @@ def _comparison(ctx: WebContext, runs: list[str], baseline: str | None, rubric: 
     out["run_ids"] = {label: run.id for label, run in zip(comparison.labels, comparison.runs, strict=False)}
     out["calibrations"] = {card.label: _calibration(stores, run, card.model_dump(mode="json"))
                            for card, run in zip(comparison.cards, comparison.runs, strict=False)}
+    out["judge_warnings"] = {card.label: _judge_warning(stores, run, card.model_dump(mode="json"))
+                             for card, run in zip(comparison.cards, comparison.runs, strict=False)}
     while len(ctx.comparisons) >= CACHED_COMPARISONS:
         ctx.comparisons.pop(next(iter(ctx.comparisons)))
     ctx.comparisons[key] = out

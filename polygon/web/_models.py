@@ -108,6 +108,9 @@ class RunDetail(RunRow):
     manifest: dict[str, Any]
     rubric_versions: list[str]
     calibration: CalibrationStatus
+    judge_warning: str | None = Field(
+        description="the warning of a fitted judge stored with `--force` that judged the scorecard "
+                    "(`warning: fitted:NAME@… was stored with --force: …`, docs/calibration.md), else null")
 
 
 class CallOriginOut(BaseModel):
@@ -312,6 +315,8 @@ class ComparisonOut(Loose):
     ci: dict[str, Any]
     run_ids: dict[str, str]
     calibrations: dict[str, CalibrationStatus]
+    judge_warnings: dict[str, str | None] = Field(
+        description="per card label, the warning of a fitted judge stored with `--force` that judged it, else null")
 
 
 class DivergencesOut(BaseModel):

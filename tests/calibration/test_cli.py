@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from fastapi.testclient import TestClient
 from scipy.stats import kendalltau, spearmanr
 from typer.testing import CliRunner
 
@@ -284,32 +285,57 @@ def test_a_failing_judge_is_left_out_and_exits_1(graded: str, monkeypatch: pytes
         f"{server.openai_url}: check OPENAI_API_KEY (left out of the calibration)"]
 
 
-def test_a_fitted_judge_judges_wherever_a_judge_is_named(graded: str) -> None:
+@dataclass(frozen=True)
+class Forced:
+    """A fit refused on the sample's labels and stored with --force: its name, the refusal and the fit's report."""
+
+    name: str
+    refused: str  # the refusal's stderr
+    report: dict[str, object]
+
+    @property
+    def warning(self) -> str:
+        """The line every place that uses this judge shows (`usecases.fitted_judge_warning`)."""
+        return f"warning: {self.name} was stored with --force: {self.report['warning']}"
+
+
+@pytest.fixture(scope="module")
+def forced(graded: str) -> Forced:
+    """Fit on the sample's labels (refused: the offline judge agrees better on these 40 hand-written calls),
+    then store it with --force and judge the production run with it (`rescore`), once for the module."""
+    refused = runner.invoke(app, ["calibrate", str(LABELS), "--run", graded, "--fit", "sample-judge"])
+    assert refused.exit_code == 1, refused.output
+    fitted = runner.invoke(app, ["calibrate", str(LABELS), "--run", graded, "--fit", "sample-judge", "--force",
+                                 "--json"])
+    assert fitted.exit_code == 0, fitted.output
+    report = json.loads(fitted.stdout)
+    rescored = runner.invoke(app, ["rescore", graded, "--rubric", "v1", "--judge", report["model_name"], "--json"])
+    assert rescored.exit_code == 0, rescored.output
+    assert json.loads(rescored.stdout)["added"] == 40
+    return Forced(name=report["model_name"], refused=refused.stderr, report=report)
+
+
+def test_a_fitted_judge_judges_wherever_a_judge_is_named(graded: str, forced: Forced) -> None:
     """Fit on the sample's labels (refused: the offline judge agrees better on these 40 hand-written calls;
     stored with --force), then rescore, show and calibrate the production run with that judge."""
     from polygon_core.adapters.fitted_judges import load_fitted
     from polygon_core.calibration import judge_fitted
 
-    refused = runner.invoke(app, ["calibrate", str(LABELS), "--run", graded, "--fit", "sample-judge"])
-    assert refused.exit_code == 1, refused.output
-    assert (refused.stdout, len(refused.stderr.splitlines())) == ("", 1)
-    assert refused.stderr.startswith("error: fitted judge 'sample-judge' is not stored: its cross-validated rho for "
+    assert (len(forced.refused.splitlines())) == 1
+    assert forced.refused.startswith("error: fitted judge 'sample-judge' is not stored: its cross-validated rho for "
                                      "overall, ")
-    assert refused.stderr.rstrip().endswith("on the same 40 conversations (--force stores it with a warning)")
-    fitted = runner.invoke(app, ["calibrate", str(LABELS), "--run", graded, "--fit", "sample-judge", "--force",
-                                 "--json"])
-    assert fitted.exit_code == 0, fitted.output
-    report = json.loads(fitted.stdout)
-    name = report["model_name"]
+    assert forced.refused.rstrip().endswith("on the same 40 conversations (--force stores it with a warning)")
+    report, name = forced.report, forced.name
     assert name.startswith("fitted:sample-judge@") and report["n"] == 40
     assert set(report["cv"]) == set(report["offline"]) == {OVERALL, "goal_completion", "dialogue_quality",
                                                            "persona_tone"}
     assert report["cv"][OVERALL]["rho"] <= report["offline"][OVERALL]["rho"]
-    assert report["warning"] == refused.stderr.split("is not stored: ", 1)[1].rsplit(" (--force", 1)[0]
-    rescored = runner.invoke(app, ["rescore", graded, "--rubric", "v1", "--judge", name, "--json"])
-    assert rescored.exit_code == 0, rescored.output
-    out = json.loads(rescored.stdout)
-    assert (out["judge"], out["added"], out["failed"]) == (name, 40, [])
+    assert report["warning"] == forced.refused.split("is not stored: ", 1)[1].rsplit(" (--force", 1)[0]
+    again = runner.invoke(app, ["rescore", graded, "--rubric", "v1", "--judge", name, "--json"])
+    assert again.exit_code == 0, again.output
+    out = json.loads(again.stdout)
+    assert (out["judge"], out["added"], len(out["skipped"]), out["failed"]) == (name, 0, 40, [])
+    assert out["judge_warning"] == forced.warning
     shown = runner.invoke(app, ["show", graded, "--rubric", "v1", "--judge", name])
     assert shown.exit_code == 0, shown.output
     assert f"warning: {name} was stored with --force: {report['warning']}" in " ".join(shown.stdout.split())
@@ -335,3 +361,52 @@ def test_a_fitted_judge_judges_wherever_a_judge_is_named(graded: str) -> None:
     refused = runner.invoke(app, ["probe", graded, "--model", name])
     assert refused.exit_code == 2
     assert "is a fitted judge: it can judge, not play the probe answerer" in refused.stderr
+
+
+@pytest.fixture(scope="module")
+def fitted_run(forced: Forced) -> str:
+    """The sample calls imported again under another source and graded with the forced fit as the run's own
+    judge (what the web app's run page shows); the run id."""
+    imported = runner.invoke(app, ["import", str(SAMPLE / "calls.jsonl"), "--format", "polygon",
+                                   "--source", "sample-fitted", "--json"])
+    assert imported.exit_code == 0, imported.output
+    graded_fitted = runner.invoke(app, ["grade-calls", "sample-fitted", "--judge-model", forced.name, "--json"])
+    assert graded_fitted.exit_code == 0, graded_fitted.output
+    (card,) = json.loads(graded_fitted.stdout)["runs"]
+    assert card["judge_model"] == forced.name
+    return str(card["run_id"])
+
+
+@pytest.mark.usefixtures("wide")
+def test_rescore_with_a_forced_fit_prints_its_warning(graded: str, forced: Forced) -> None:
+    """`rescore --judge fitted:…` prints the fit's warning after the summary, as `show` does (once)."""
+    result = runner.invoke(app, ["rescore", graded, "--rubric", "v1", "--judge", forced.name])
+    assert result.exit_code == 0, result.output
+    text = " ".join(result.stdout.split())
+    assert text.count(forced.warning) == 1
+    assert text.index(forced.warning) < text.index(f"See `polygon show {graded}")
+    offline = runner.invoke(app, ["rescore", graded, "--rubric", "v1", "--judge", "offline", "--json"])
+    assert json.loads(offline.stdout)["judge_warning"] is None
+    assert "stored with --force" not in offline.stdout
+
+
+def _web_client() -> TestClient:
+    from polygon.web import create_app
+    from polygon_core.adapters.settings import load_settings
+
+    return TestClient(create_app(load_settings()), client=("127.0.0.1", 50123))
+
+
+def test_the_api_run_detail_carries_the_forced_fits_warning(graded: str, forced: Forced, fitted_run: str) -> None:
+    """`GET /api/runs/{run}`: `judge_warning` is the fit's warning when it judged the run's scorecard, else null;
+    `GET /api/compare` gives it per card under `judge_warnings`."""
+    client = _web_client()
+    fitted = client.get(f"/api/runs/{fitted_run}")
+    assert fitted.status_code == 200, fitted.text
+    assert (fitted.json()["scorecard"]["judge_model"], fitted.json()["judge_warning"]) == (forced.name, forced.warning)
+    assert client.get(f"/api/runs/{graded}").json()["judge_warning"] is None
+    compared = client.get("/api/compare", params={"runs": [graded, fitted_run]})
+    assert compared.status_code == 200, compared.text
+    warnings = compared.json()["judge_warnings"]
+    labels = compared.json()["labels"]
+    assert len(labels) == 2 and sorted(warnings.values(), key=str) == sorted([None, forced.warning], key=str)
