@@ -35,7 +35,6 @@ import numpy as np
 # numpy from its JSON) and every `polygon` command's start-up do not pay for them.
 from .._hashing import canonical_json, content_hash
 from ..checks import Checks
-from ..imports import NOT_APPLICABLE_CRITERIA
 from ..judging import HEURISTIC_JUDGE, build_judgment, conversation_signals, judge_offline
 from ..models import Conversation, Persona
 from ..scoring import CRITERIA, Rubric, get_rubric
@@ -214,6 +213,10 @@ def cross_validate(examples: Sequence[LabelledConversation], targets: Sequence[s
 def _offline_values(example: LabelledConversation, rubric: Rubric) -> dict[str, float]:
     """The offline judge on one labelled conversation: `overall` from its composite (1 + 4c/100),
     each criterion it scored; a production call (no persona) graded as grading grades it."""
+    # Imported here: the import parsers (and their PII patterns) load only when a fit runs, not with
+    # every `polygon run`, whose storage adapter imports this package (tests/test_lazy_imports.py).
+    from ..imports import NOT_APPLICABLE_CRITERIA
+
     conv = example.conversation
     skipped = list(NOT_APPLICABLE_CRITERIA) if example.persona is None else []
     judgment = build_judgment(conv, [judge_offline(conv, example.checks, example.persona, rubric)],
