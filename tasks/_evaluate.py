@@ -94,10 +94,11 @@ def finish_run_task(run_id: str) -> Scorecard:
 @task(name="publish-artifacts")
 def publish_artifacts_task(card: Scorecard) -> None:
     """The scorecard as a table and a markdown artifact on the flow run, for the Prefect UI, with the
-    judge's calibration as every scorecard shows it (`usecases.shown_calibration`)."""
+    judge's calibration as every scorecard shows it and a forced fitted judge's warning
+    (`usecases.scorecard_notes`)."""
     key = "scorecard-" + "".join(ch if ch.isascii() and ch.isalnum() else "-" for ch in card.run_id.lower())
-    line = usecases.shown_calibration(task_stores(), [card.run_id], card.judge_model, card.rubric_version)["line"]
-    create_table_artifact(key=key, table=scorecard_table(card, line),
+    line, warning = usecases.scorecard_notes(task_stores(), card)
+    create_table_artifact(key=key, table=scorecard_table(card, line, warning),
                           description=f"Scorecard of run {card.run_id}")
-    create_markdown_artifact(key=key + "-md", markdown=scorecard_markdown(card, line),
+    create_markdown_artifact(key=key + "-md", markdown=scorecard_markdown(card, line, warning),
                              description=f"Scorecard of run {card.run_id}")

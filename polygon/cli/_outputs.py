@@ -51,7 +51,14 @@ def _html(stores: Any, comp: Comparison) -> str:
     found = analysis_for_run(stores, comp.cards[-1].run_id)
     lines = dict(zip((c.run_id for c in comp.cards), calibration_lines(comp.cards), strict=True))
     return comparison_html(comp, analysis=found.to_json() if found else None,
-                           prompt=found.prompt if found else None, calibrations=lines)
+                           prompt=found.prompt if found else None, calibrations=lines, warnings=_warnings(comp))
+
+
+def _warnings(comp: Comparison) -> dict[str, str | None]:
+    """By run id, the warning of a fitted judge stored with --force that judged the run (else None)."""
+    from ._render import fitted_warnings
+
+    return dict(zip((c.run_id for c in comp.cards), fitted_warnings(comp.cards), strict=True))
 
 
 def _renderers(stores: Any) -> dict[str, Callable[[Comparison], str | Iterable[str]]]:
@@ -59,7 +66,8 @@ def _renderers(stores: Any) -> dict[str, Callable[[Comparison], str | Iterable[s
 
     # JUnit comes in pieces: at 100,000 conversations a run, one string of it would be ~100 MB more.
     return {"JSON": lambda c: json.dumps({**c.report_json(), "exit_code": c.ci.exit_code}, indent=2) + "\n",
-            "HTML": lambda c: _html(stores, c), "JUnit": junit_chunks, "Markdown": comparison_markdown}
+            "HTML": lambda c: _html(stores, c), "JUnit": junit_chunks,
+            "Markdown": lambda c: comparison_markdown(c, _warnings(c))}
 
 
 def write_outputs(stores: Any, comp: Comparison, paths: Sequence[Path], *,

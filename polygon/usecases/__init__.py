@@ -145,9 +145,11 @@ if TYPE_CHECKING:
         production_run_info,
     )
     from ._reevaluation import (
+        comparison_report,
         previous_version_of,
         previous_version_run,
         reevaluation_key,
+        scorecard_notes,
         store_reevaluation_report,
         version_comparison,
     )
@@ -273,6 +275,7 @@ __all__ = [
     "chosen_judge",
     "collect_batch_pass",
     "compare_runs",
+    "comparison_report",
     "configured_sources",
     "conversation_facets",
     "conversation_ids",
@@ -385,6 +388,7 @@ __all__ = [
     "run_with_conversation",
     "scorable",
     "scorecard",
+    "scorecard_notes",
     "shared_stores",
     "shown_calibration",
     "shown_calibrations",
@@ -444,8 +448,8 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "production_rejections"),
     "_production_runs": ("check_call_source", "check_regrade", "is_call_location", "parse_window", "plan_arrival_runs",
         "plan_production_runs", "production_run_info"),
-    "_reevaluation": ("previous_version_of", "previous_version_run", "reevaluation_key", "store_reevaluation_report",
-        "version_comparison"),
+    "_reevaluation": ("comparison_report", "previous_version_of", "previous_version_run", "reevaluation_key",
+        "scorecard_notes", "store_reevaluation_report", "version_comparison"),
     "_replay": ("ReplayDiff", "replay_conversation"),
     "_results": ("chosen_judge", "finish_run", "result_rows", "scorecard"),
     "_run_steps": ("judge_in_run", "probe_in_run"),

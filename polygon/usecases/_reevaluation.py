@@ -1,4 +1,6 @@
-"""Re-evaluation on a prompt commit: find the run to compare with, compare, store the report."""
+"""Re-evaluation on a prompt commit: find the run to compare with, compare, store the report; and
+what the Prefect artifacts publish beside a scorecard or a comparison (the judge's calibration line
+and a forced fitted judge's warning)."""
 
 from __future__ import annotations
 
@@ -11,11 +13,12 @@ from polygon_core.reports import analysis_markdown, comparison_markdown, md_text
 
 from ._calibrations import shown_calibrations
 from ._common import Stores
-from ._compare import compare_runs
+from ._compare import Comparison, compare_runs
+from ._dispatch import fitted_judge_warning
 from ._results import scorecard
 
-__all__ = ["previous_version_of", "previous_version_run", "reevaluation_key", "store_reevaluation_report",
-           "version_comparison"]
+__all__ = ["comparison_report", "previous_version_of", "previous_version_run", "reevaluation_key",
+           "scorecard_notes", "store_reevaluation_report", "version_comparison"]
 
 
 def reevaluation_key(run_id: str) -> str:
@@ -55,11 +58,34 @@ def version_comparison(stores: Stores, previous_run_id: str | None, run_id: str)
         new_card = scorecard(stores, run_id)
         (line,) = _calibration_lines(stores, [new_card])
         return ("No earlier version of this agent has a complete run on this suite: nothing to "
-                "compare with yet.\n\n" + scorecard_markdown(new_card, line))
+                "compare with yet.\n\n" + scorecard_markdown(new_card, line, _warning(stores, new_card)))
     comp = compare_runs(stores, [previous_run_id, run_id], baseline=previous_run_id)
     lines = _calibration_lines(stores, comp.cards)
-    return "\n".join([*(scorecard_markdown(c, line) for c, line in zip(comp.cards, lines, strict=True)),
-                      comparison_markdown(comp)])
+    return "\n".join([*(scorecard_markdown(c, line, _warning(stores, c)) for c, line in zip(comp.cards, lines, strict=True)),
+                      comparison_markdown(comp, _warnings(stores, comp))])
+
+
+def scorecard_notes(stores: Stores, card: Scorecard) -> tuple[str, str | None]:
+    """What a published scorecard shows beside its numbers: its judge's calibration line (the rule
+    of `shown_calibration`) and the warning of a fitted judge stored with `--force` (else None)."""
+    (line,) = _calibration_lines(stores, [card])
+    return line, _warning(stores, card)
+
+
+def comparison_report(stores: Stores, run_ids: Sequence[str]) -> tuple[Comparison, str]:
+    """The runs compared (the first is the baseline) and the comparison as Markdown, with the warning
+    of each forced fitted judge that judged one of them."""
+    comp = compare_runs(stores, run_ids)
+    return comp, comparison_markdown(comp, _warnings(stores, comp))
+
+
+def _warning(stores: Stores, card: Scorecard) -> str | None:
+    return fitted_judge_warning(stores, card.judge_model)
+
+
+def _warnings(stores: Stores, comp: Comparison) -> dict[str, str | None]:
+    """By run id, the warning of the fitted judge stored with --force that judged the run (else None)."""
+    return {c.run_id: _warning(stores, c) for c in comp.cards}
 
 
 def _calibration_lines(stores: Stores, cards: Sequence[Scorecard]) -> list[str]:

@@ -34,6 +34,7 @@ th{background:#eef0f5}td.num{text-align:right;font-variant-numeric:tabular-nums}
 .better{color:#17692f}.worse{color:#b3261e;font-weight:600}.noise-label{color:#666}
 .incomparable{color:#8a5a00;font-style:italic}.block{background:#fde8e6;border:1px solid #e8a19b;padding:8px 12px}
 .ok{background:#e6f4ea;border:1px solid #9fd1ad;padding:8px 12px}
+.judge-warning{background:#fff4dc;border:1px solid #e0b85c;padding:6px 12px}
 .turn{padding:4px 8px;margin:2px 0;border-left:3px solid #ccd;white-space:pre-wrap}
 .turn.agent{border-color:#4060c0;background:#f3f5fc}.turn.caller{border-color:#999;background:#fafafa}
 .turn.div{outline:2px solid #e0a000}.turn.cons{outline:2px solid #b3261e}
@@ -274,9 +275,12 @@ def _left_out_note(comp: Comparison, label: str) -> str:
 
 def comparison_html(comp: Comparison, title: str = "Polygon comparison", *,
                     analysis: dict[str, Any] | None = None, prompt: str | None = None,
-                    calibrations: Mapping[str, str] | None = None) -> str:
+                    calibrations: Mapping[str, str] | None = None,
+                    warnings: Mapping[str, str | None] | None = None) -> str:
     """The whole comparison as one self-contained HTML page (with the candidate prompt's analysis
-    and its highlights when given, and each run's judge calibration line, by run id, when given)."""
+    and its highlights when given, and each run's judge calibration line, by run id, when given).
+    `warnings`, by run id: the warning of a fitted judge stored with `--force` that judged the run
+    (`polygon.usecases.fitted_judge_warning`), shown under the scorecards."""
     parts = [f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
              f"<meta name='polygon-report-format' content='{REPORT_FORMAT}'><title>{escape(title)}</title>"
              f"<style>{_CSS}</style><script>{_JS}</script></head><body>",
@@ -296,6 +300,8 @@ def comparison_html(comp: Comparison, title: str = "Polygon comparison", *,
 
         parts.append(analysis_html(analysis, prompt))
     parts.append("<h2>Scorecards</h2>" + _scorecards(comp.cards, calibrations))
+    parts += [f"<p class='judge-warning'>{escape(c.label)}: {escape(w)}</p>"
+              for c in comp.cards if (w := (warnings or {}).get(c.run_id))]
     for card in comp.cards:
         if card.probes:
             parts.append(f"<h3>Probes: {escape(card.label)}</h3><table><tr><th>probe</th><th>polarity</th>"

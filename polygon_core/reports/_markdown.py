@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from ..compare import Comparison, Difference, MatrixRow, PairCount, PairDivergence, Scorecard
 from ..models import REPORT_FORMAT
@@ -45,9 +45,11 @@ def provenance(card: Scorecard) -> str:
             f"tokens {card.tokens}{est}; interval: {card.ci_method}")
 
 
-def scorecard_table(card: Scorecard, calibration: str | None = None) -> list[dict[str, object]]:
+def scorecard_table(card: Scorecard, calibration: str | None = None,
+                    warning: str | None = None) -> list[dict[str, object]]:
     """Rows for a Prefect table artifact; `calibration` is the judge's calibration line for the
-    card's run (`polygon.usecases.shown_calibration`), its last row when given."""
+    card's run (`polygon.usecases.shown_calibration`), and `warning` the warning of a fitted judge
+    stored with `--force` (`polygon.usecases.fitted_judge_warning`), its last rows when given."""
     rows: list[dict[str, object]] = [
         {"metric": "mean composite", "value": fmt(card.mean_composite),
          "detail": f"95% CI [{fmt(card.ci_low)}, {fmt(card.ci_high)}]"},
@@ -72,16 +74,21 @@ def scorecard_table(card: Scorecard, calibration: str | None = None) -> list[dic
     if calibration is not None:
         rows.append({"metric": "judge calibration", "value": calibration,
                      "detail": "agreement with people's ratings (docs/calibration.md)"})
+    if warning:
+        rows.append({"metric": "judge warning", "value": warning,
+                     "detail": "a fitted judge stored with --force (docs/calibration.md)"})
     return rows
 
 
-def scorecard_markdown(card: Scorecard, calibration: str | None = None) -> str:
-    """A scorecard as markdown (with the judge's calibration line when given, as `scorecard_table`)."""
+def scorecard_markdown(card: Scorecard, calibration: str | None = None, warning: str | None = None) -> str:
+    """A scorecard as markdown (with the judge's calibration line and a forced fit's warning when
+    given, as `scorecard_table`)."""
     lines = [f"## {md_text(card.label)} (run {md_code(card.run_id)})", "", f"_{md_text(provenance(card))}_", "",
              "| metric | value | detail |", "|---|---|---|"]
-    # The calibration line names data (a dataset, a judge): literal text, never markup.
-    lines += [f"| {r['metric']} | {md_text(r['value']) if r['metric'] == 'judge calibration' else r['value']} | "
-              f"{r['detail']} |" for r in scorecard_table(card, calibration)]
+    # The calibration and warning lines name data (a dataset, a judge): literal text, never markup.
+    literal = {"judge calibration", "judge warning"}
+    lines += [f"| {r['metric']} | {md_text(r['value']) if r['metric'] in literal else r['value']} | "
+              f"{r['detail']} |" for r in scorecard_table(card, calibration, warning)]
     if card.probes:
         lines += ["", "| probe | conformance | 95% Wilson | n |", "|---|---|---|---|"]
         for p in card.probes:
@@ -144,14 +151,18 @@ def pairing_line(p: PairCount) -> str:
             f"{p.candidate_unpaired} of {p.candidate}'s {p.candidate_conversations}")
 
 
-def comparison_markdown(comp: Comparison) -> str:
-    """The whole comparison as markdown (the Prefect artifact): verdict, analysis, matrix, divergences."""
+def comparison_markdown(comp: Comparison, warnings: Mapping[str, str | None] | None = None) -> str:
+    """The whole comparison as markdown (the Prefect artifact): verdict, analysis, matrix, divergences.
+    `warnings`, by run id: the warning of a fitted judge stored with `--force` that judged the run
+    (`polygon.usecases.fitted_judge_warning`), each a line under the verdict."""
     verdict = ("**blocks the change**: " + "; ".join(md_text(r) for r in comp.ci.reasons)) if comp.ci.exit_code else \
         "no candidate is worse beyond noise and no gate fired"
     # The format line is an HTML comment: a reader of the file finds it, a rendered page hides it.
     parts = [f"<!-- polygon report format {REPORT_FORMAT} -->", f"# Comparison (baseline {md_text(comp.baseline)})", "",
              f"CI verdict: {verdict}", ""]
     parts += [*(f"Pairs: {md_text(pairing_line(p))}" for p in comp.pairing), *([""] if comp.pairing else [])]
+    shown = [f"**{md_text(c.label)}**: {md_text(w)}" for c in comp.cards if (w := (warnings or {}).get(c.run_id))]
+    parts += [*shown, *([""] if shown else [])]
     if comp.prose.strip():
         parts += ["## Analysis", "", md_text(comp.prose.strip(), inline=False), ""]
     parts += ["## Scenario matrix (largest spread first)", "", matrix_markdown(comp.matrix, comp.labels)]

@@ -9,10 +9,14 @@ import os
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
+from html import escape
 from pathlib import Path
+from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
+from polygon.tasks import compare_runs_task, publish_artifacts_task
+from prefect import flow
 from scipy.stats import kendalltau, spearmanr
 from typer.testing import CliRunner
 
@@ -22,8 +26,11 @@ from polygon.cli import app
 from polygon.cli._app import console
 from polygon_core.adapters.storage import CalibrationStore, ImportLedger
 from polygon_core.calibration import OVERALL, SAMPLE_DATASET, LabelledConversation
+from polygon_core.compare import Scorecard
 from polygon_core.judging import judge_prompt_hash
+from polygon_core.reports import md_text
 from polygon_core.scoring import get_rubric
+from tests.web import test_browser as browser
 
 pytestmark = [pytest.mark.prefect, pytest.mark.usefixtures("prefect_harness")]
 SAMPLE = Path(samples.__file__).parent
@@ -410,3 +417,89 @@ def test_the_api_run_detail_carries_the_forced_fits_warning(graded: str, forced:
     warnings = compared.json()["judge_warnings"]
     labels = compared.json()["labels"]
     assert len(labels) == 2 and sorted(warnings.values(), key=str) == sorted([None, forced.warning], key=str)
+
+
+@flow(name="publish-forced-fit")
+def _publish_and_compare(card: Scorecard, run_ids: list[str]) -> int:
+    """The evaluate flow's artifact tasks, in a flow run as the flow calls them."""
+    publish_artifacts_task(card)
+    return compare_runs_task(run_ids)
+
+
+def _artifacts(key: str) -> list[Any]:
+    from prefect.client.orchestration import get_client
+    from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterKey
+
+    with get_client(sync_client=True) as prefect:
+        return list(prefect.read_artifacts(artifact_filter=ArtifactFilter(key=ArtifactFilterKey(any_=[key, key + "-md"]))))
+
+
+def test_reports_and_artifacts_show_the_forced_fits_warning(graded: str, forced: Forced, fitted_run: str,
+                                                            tmp_path: Path) -> None:
+    """`compare -o x.md -o x.html` and the Prefect scorecard and comparison artifacts carry the warning
+    of the forced fit beside the run it judged, and only that run."""
+    stores = usecases.open_stores()
+    label = {c.run_id: c.label for c in usecases.compare_runs(stores, [graded, fitted_run]).cards}[fitted_run]
+    md, page = tmp_path / "c.md", tmp_path / "c.html"
+    result = runner.invoke(app, ["compare", graded, fitted_run, "-o", str(md), "-o", str(page)])
+    # The two runs hold the same calls under two sources, so no (scenario, seed) pairs: exit 1, and the
+    # reports are written all the same.
+    assert result.exit_code == 1, result.output
+    assert "share no scored scenario and seed" in " ".join(result.stdout.split())
+    line = f"**{md_text(label)}**: {md_text(forced.warning)}"
+    assert md.read_text(encoding="utf-8").count("stored with --force") == 1
+    assert line in md.read_text(encoding="utf-8").splitlines()
+    html = page.read_text(encoding="utf-8")
+    assert html.count("stored with --force") == 1
+    assert f"<p class='judge-warning'>{escape(label)}: {escape(forced.warning)}</p>" in html
+    assert _publish_and_compare(usecases.scorecard(stores, fitted_run), [graded, fitted_run]) == 1
+    slug = "".join(ch if ch.isascii() and ch.isalnum() else "-" for ch in fitted_run.lower())
+    found = _artifacts(f"scorecard-{slug}")
+    table = next(a for a in found if a.type == "table")
+    rows = json.loads(table.data) if isinstance(table.data, str) else table.data
+    assert rows[-1] == {"metric": "judge warning", "value": forced.warning,
+                        "detail": "a fitted judge stored with --force (docs/calibration.md)"}
+    markdown = str(next(a for a in found if a.type == "markdown").data)
+    assert f"| judge warning | {md_text(forced.warning)} |" in markdown
+    matrix = "matrix-" + "".join(ch if ch.isascii() and ch.isalnum() else "-" for ch in graded.lower())
+    compared = str(next(a for a in _artifacts(matrix) if a.type == "markdown").data)
+    assert line in compared.splitlines() and compared.count("stored with --force") == 1
+
+
+@pytest.mark.skipif(not browser.CHROMIUM.exists(), reason="Debian's chromium is not installed at /usr/bin/chromium")
+def test_the_web_pages_show_the_forced_fits_warning(graded: str, forced: Forced, fitted_run: str) -> None:
+    """The run page of a run the forced fit judged shows its warning beside the calibration and in the
+    scorecard; the compare page shows it in the judged run's column only; another run's page shows none."""
+    import threading
+
+    import uvicorn
+    from playwright.sync_api import sync_playwright
+
+    from polygon.web import create_app
+    from polygon_core.adapters.settings import load_settings
+
+    port = browser._free_port()
+    server = uvicorn.Server(uvicorn.Config(create_app(load_settings()), host="127.0.0.1", port=port,
+                                           log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    try:
+        while not server.started:
+            threading.Event().wait(0.05)
+        with sync_playwright() as p:
+            chromium = p.chromium.launch(executable_path=str(browser.CHROMIUM), args=browser.ARGS, headless=True)
+            tab = chromium.new_page()
+            tab.goto(f"http://127.0.0.1:{port}/runs/{fitted_run}")
+            browser.settle(tab)
+            assert tab.locator("p.judge-warning").inner_text() == forced.warning
+            assert tab.locator("tr.judge-warning td").all_inner_texts() == [forced.warning]
+            tab.goto(f"http://127.0.0.1:{port}/runs/{graded}")
+            browser.settle(tab)
+            assert tab.locator(".judge-warning").count() == 0
+            tab.goto(f"http://127.0.0.1:{port}/compare?runs={graded}&runs={fitted_run}")
+            tab.wait_for_selector("tr.judge-warning")
+            assert tab.locator("tr.judge-warning td").all_inner_texts() == ["", forced.warning]
+            chromium.close()
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)

@@ -125,8 +125,9 @@ async function pageRuns() {
 
 // -- one run -----------------------------------------------------------------------------------
 
-// calibrations: per card, the calibration its judge shows on its calls ({line}, usecases.shown_calibration), or undefined.
-function scorecardTable(cards, calibrations) {
+// calibrations: per card, the calibration its judge shows on its calls ({line}, usecases.shown_calibration), or undefined;
+// warnings: per card, the warning of a fitted judge stored with --force that judged it (judge_warning), or null.
+function scorecardTable(cards, calibrations, warnings) {
   const metric = (label, f) => h("tr", {}, h("th", {}, label), cards.map((c) => h("td", { class: "num" }, f(c))));
   const criteria = [...new Set(cards.flatMap((c) => Object.keys(c.criteria || {})))].sort();
   return table(["", ...cards.map((c) => c.label)], [
@@ -141,6 +142,8 @@ function scorecardTable(cards, calibrations) {
     metric("judge", (c) => c.judge_model),
     ...(calibrations ? [h("tr", { class: "calibration" }, h("th", {}, "judge calibration"),
       cards.map((c, i) => h("td", {}, (calibrations[i] || {}).line || "not calibrated")))] : []),
+    ...((warnings || []).some((w) => w) ? [h("tr", { class: "judge-warning" }, h("th", {}, "judge warning"),
+      cards.map((c, i) => h("td", {}, (warnings[i]) || "")))] : []),
     metric("broken calls / judge errors / probe errors", (c) => `${c.agent_failures || 0} / ${c.judge_errors || 0} / ${c.probe_errors || 0}`),
     metric("tokens", (c) => (c.tokens_estimated ? "~" : "") + c.tokens),
     metric("cost", (c) => (c.cost_usd === null || c.cost_usd === undefined ? "—" : "$" + Number(c.cost_usd).toFixed(4))),
@@ -175,6 +178,11 @@ function calibrationNote(cal) {
   return h("p", { class: "calibration small" }, "Judge calibration: ", cal ? cal.line : "not calibrated");
 }
 
+// A fitted judge stored with --force says so wherever it is used (docs/calibration.md); nothing otherwise.
+function judgeWarningNote(warning) {
+  return warning ? h("p", { class: "judge-warning" }, warning) : null;
+}
+
 async function pageRun() {
   const id = ARGS.run_id;
   let run;
@@ -203,13 +211,13 @@ async function pageRun() {
     madeByNote(run.provenance),
     h("p", { class: "headline" }, "Mean composite ", h("b", {}, fmt(card.mean_composite)), ` [${fmt(card.ci_low)}, ${fmt(card.ci_high)}] `,
       h("span", { class: "small muted" }, card.ci_method || ""), " · ", verdicts(card.verdicts)),
-    calibrationNote(dist.calibration),
+    calibrationNote(dist.calibration), judgeWarningNote(run.judge_warning),
     h("div", { class: "charts" },
       h("section", {}, h("h3", {}, "Composite distribution"), PolygonCharts.composite(dist.composite, judged)),
       h("section", {}, h("h3", {}, "Criterion scores"), PolygonCharts.criteria(dist.criteria, dist.method)),
       h("section", {}, h("h3", {}, "pass^k"), Object.keys(card.pass_hat_k || {}).length
         ? PolygonCharts.passK(card.pass_hat_k, "the chance a scenario passes on every one of k seeds") : h("p", { class: "muted" }, "Needs a scenario run on at least one seed with a verdict."))),
-    h("h2", {}, "Scorecard"), scorecardTable([card], [run.calibration]),
+    h("h2", {}, "Scorecard"), scorecardTable([card], [run.calibration], [run.judge_warning]),
     h("h2", {}, "Probes"), probeTable(card.probes || []),
     h("h2", {}, "Conversations"), filters, out);
   let latest = 0; // a filter changed again before the answer came: only the newest answer is shown
@@ -395,7 +403,7 @@ async function pageCompare() {
       h("p", { class: "scenario-list" }, f.scenario.map((x) => h("button", { type: "button", "data-scenario": x.value, onclick: () => showPair(x.value, null) }, x.value))));
   }).catch(() => {});
   render(h("h1", {}, "Compare runs"),
-    h("h2", {}, "Scorecards"), h("div", { id: "cards" }, scorecardTable(runs.map((r) => Object.assign({ label: r.id }, r.scorecard)), runs.map((r) => r.calibration))),
+    h("h2", {}, "Scorecards"), h("div", { id: "cards" }, scorecardTable(runs.map((r) => Object.assign({ label: r.id }, r.scorecard)), runs.map((r) => r.calibration), runs.map((r) => r.judge_warning))),
     rest, pairBox);
   let cmp;
   try { cmp = await pending; } catch (e) {
