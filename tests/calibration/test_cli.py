@@ -503,3 +503,16 @@ def test_the_web_pages_show_the_forced_fits_warning(graded: str, forced: Forced,
     finally:
         server.should_exit = True
         thread.join(timeout=10)
+
+
+def test_the_reevaluation_report_shows_the_forced_fits_warning(graded: str, forced: Forced, fitted_run: str) -> None:
+    """The prompt-commit re-evaluation report (`usecases.version_comparison`): the judged run's scorecard
+    has the `judge warning` row and the comparison the line under its verdict; the other run's none."""
+    stores = usecases.open_stores()
+    row = f"| judge warning | {md_text(forced.warning)} | a fitted judge stored with --force (docs/calibration.md) |"
+    label = {c.run_id: c.label for c in usecases.compare_runs(stores, [graded, fitted_run]).cards}[fitted_run]
+    lines = usecases.version_comparison(stores, graded, fitted_run).splitlines()
+    assert (lines.count(row), lines.count(f"**{md_text(label)}**: {md_text(forced.warning)}")) == (1, 1)
+    assert sum("stored with --force" in line for line in lines) == 2
+    alone = usecases.version_comparison(stores, None, fitted_run).splitlines()
+    assert alone.count(row) == 1 and sum("stored with --force" in line for line in alone) == 1
