@@ -298,6 +298,7 @@ class Forced:
 
     name: str
     refused: str  # the refusal's stderr
+    refused_stdout: str  # what the refusal printed on stdout: nothing
     report: dict[str, object]
 
     @property
@@ -319,7 +320,7 @@ def forced(graded: str) -> Forced:
     rescored = runner.invoke(app, ["rescore", graded, "--rubric", "v1", "--judge", report["model_name"], "--json"])
     assert rescored.exit_code == 0, rescored.output
     assert json.loads(rescored.stdout)["added"] == 40
-    return Forced(name=report["model_name"], refused=refused.stderr, report=report)
+    return Forced(name=report["model_name"], refused=refused.stderr, refused_stdout=refused.stdout, report=report)
 
 
 def test_a_fitted_judge_judges_wherever_a_judge_is_named(graded: str, forced: Forced) -> None:
@@ -328,7 +329,7 @@ def test_a_fitted_judge_judges_wherever_a_judge_is_named(graded: str, forced: Fo
     from polygon_core.adapters.fitted_judges import load_fitted
     from polygon_core.calibration import judge_fitted
 
-    assert (len(forced.refused.splitlines())) == 1
+    assert (forced.refused_stdout, len(forced.refused.splitlines())) == ("", 1)
     assert forced.refused.startswith("error: fitted judge 'sample-judge' is not stored: its cross-validated rho for "
                                      "overall, ")
     assert forced.refused.rstrip().endswith("on the same 40 conversations (--force stores it with a warning)")
