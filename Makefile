@@ -20,7 +20,7 @@ demo: setup
 	$(BIN)/polygon demo
 
 ## Set up and run the test suite (SQLite always; Postgres on 127.0.0.1:5432 when it is up), on
-## PYTEST_WORKERS processes (pytest-xdist; each test file stays on one worker): about 6 min on 2 cores.
+## PYTEST_WORKERS processes (pytest-xdist; each test file stays on one worker): 6-13 min on 2 cores.
 PYTEST_WORKERS ?= 2
 test: setup-dev
 	$(BIN)/python -m pytest -q -n $(PYTEST_WORKERS) --dist loadfile

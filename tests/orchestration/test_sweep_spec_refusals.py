@@ -92,13 +92,13 @@ def test_the_plan_task_reads_a_missing_spec_once(tmp_path: Path, monkeypatch: py
     from polygon import usecases
 
     reads: list[str] = []
-    load = usecases.load_sweep
+    plan = usecases.plan_sweep  # the task's one use-case call, which reads the spec
 
     def counted(path: Any) -> Any:
         reads.append(str(path))
-        return load(path)
+        return plan(path)
 
-    monkeypatch.setattr(usecases, "load_sweep", counted)
+    monkeypatch.setattr(usecases, "plan_sweep", counted)
     state = plan_sweep_task(str(tmp_path / "nope.yaml"), return_state=True)
     assert state.is_failed()
     assert reads == [str(tmp_path / "nope.yaml")]  # retries=1: without the condition it is read twice
