@@ -474,7 +474,7 @@ def test_the_web_pages_show_the_forced_fits_warning(graded: str, forced: Forced,
     import threading
 
     import uvicorn
-    from playwright.sync_api import sync_playwright
+    from playwright.sync_api import expect, sync_playwright
 
     from polygon.web import create_app
     from polygon_core.adapters.settings import load_settings
@@ -498,8 +498,9 @@ def test_the_web_pages_show_the_forced_fits_warning(graded: str, forced: Forced,
             browser.settle(tab)
             assert tab.locator(".judge-warning").count() == 0
             tab.goto(f"http://127.0.0.1:{port}/compare?runs={graded}&runs={fitted_run}")
-            tab.wait_for_selector("tr.judge-warning")
-            assert tab.locator("tr.judge-warning td").all_inner_texts() == ["", forced.warning]
+            # The compare page draws the stored scorecards first and again once the comparison is in, so
+            # the row's cells are polled for (expect retries) rather than read the moment the row exists.
+            expect(tab.locator("tr.judge-warning td")).to_have_text(["", forced.warning], timeout=60_000)
             chromium.close()
     finally:
         server.should_exit = True
