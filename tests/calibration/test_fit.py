@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
-from pathlib import Path
 
 import pytest
 from scipy.stats import spearmanr
@@ -29,6 +27,8 @@ from polygon_core.judging import build_judgment
 from polygon_core.scoring import CRITERIA, get_rubric
 from tests.judging.dialogues import load_rated
 
+from .conftest import FakeStores
+
 RATED = load_rated()
 EXAMPLES = [LabelledConversation(r.conversation, r.checks, None, {OVERALL: float(r.rating)},
                                  {"author": {OVERALL: r.rating}}) for r in RATED]
@@ -36,16 +36,6 @@ EXAMPLES = [LabelledConversation(r.conversation, r.checks, None, {OVERALL: float
 LABELLED = [e if i % 2 else LabelledConversation(e.conversation, e.checks, None,
                                                  {**e.labels, "goal_completion": e.labels[OVERALL]}, e.raters)
             for i, e in enumerate(EXAMPLES)]
-
-
-@dataclass
-class FakeStores:
-    artifacts: LocalArtifactStore
-
-
-@pytest.fixture
-def stores(tmp_path: Path) -> FakeStores:
-    return FakeStores(LocalArtifactStore(tmp_path / "artifacts"))
 
 
 @pytest.fixture(scope="module")

@@ -7,13 +7,11 @@ stored) unless forced, and then carries its warning; predictions are continuous 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-from pathlib import Path
+from dataclasses import replace
 
 import pytest
 
 from polygon.usecases import fit_and_store
-from polygon_core.adapters.artifacts import LocalArtifactStore
 from polygon_core.adapters.fitted_judges import fitted_warning, list_fitted
 from polygon_core.calibration import (
     OVERALL,
@@ -29,17 +27,9 @@ from polygon_core.judging import build_judgment
 from polygon_core.scoring import read_score
 from tests.calibration.uss_slice import load_slice
 
+from .conftest import FakeStores
+
 SLICE = load_slice()
-
-
-@dataclass
-class FakeStores:
-    artifacts: LocalArtifactStore
-
-
-@pytest.fixture
-def stores(tmp_path: Path) -> FakeStores:
-    return FakeStores(LocalArtifactStore(tmp_path / "artifacts"))
 
 
 def _relabel(e: LabelledConversation, labels: dict[str, float]) -> LabelledConversation:
