@@ -13,7 +13,7 @@ setup: $(BIN)/python
 	$(BIN)/python -m pip install -q -e .
 
 setup-dev: $(BIN)/python
-	$(BIN)/python -m pip install -q -e ".[dev]"
+	$(BIN)/python -m pip install -q -e ".[dev,voice]"
 
 ## Set up and run the offline demo: both demo agents on the bundled suite, compared.
 demo: setup

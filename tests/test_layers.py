@@ -333,6 +333,7 @@ ADAPTER_MODULES: dict[str, str] = {
     "analysis_store.py": "prompt analyses in the artifact store",
     "fitted_judges.py": "fitted judges' artifacts in the artifact store",
     "provenance.py": "the installed versions of the packages a run used (importlib.metadata)",
+    "speech": "speech engines: synthesis, recognition, voice activity detection (lazy imports)",
 }
 #: Use cases that once lived in adapters: they are `polygon.usecases`' now, and only theirs.
 MOVED_USE_CASES = ("generate_for_agent", "store_generation", "GenerationReport", "agent_prompt",

@@ -28,6 +28,8 @@ from ._types import (
     CallerUtterance,
     CallerView,
     HistoryItem,
+    Line,
+    Playback,
     ProviderFailure,
     SimulatorFailure,
 )
@@ -74,8 +76,9 @@ class _Loop:
     def __init__(self, scenario: Scenario, agent: Agent, caller: Caller,
                  tools: Mapping[str, ToolDef], *, seed: int, conversation_id: str,
                  prompt: str | None, limits: Limits,
-                 homophones: tuple[tuple[str, ...], ...] = ()) -> None:
+                 homophones: tuple[tuple[str, ...], ...] = (), line: Line | None = None) -> None:
         self.scenario, self.agent, self.caller, self.limits = scenario, agent, caller, limits
+        self.line = line
         self.homophones = homophones
         self.seed, self.cid, self.prompt = seed, conversation_id, prompt
         names = [n for n in scenario.tools if n in tools]
@@ -141,22 +144,68 @@ class _Loop:
     async def caller_turn(self, last_agent: Turn | None) -> tuple[Turn, CallerUtterance]:
         """Let the caller speak; the agent will hear it through recognition noise."""
         index = len(self.turns)
+        said_to_caller = last_agent.text if last_agent else None
+        if self.line is not None and last_agent is not None:
+            said_to_caller = last_agent.heard or ""  # on a call the caller answers what reached it
         view = CallerView(conversation_id=self.cid, turn=index, persona=self.scenario.persona,
-                          agent_said=last_agent.text if last_agent else None,
+                          agent_said=said_to_caller,
                           agent_end=last_agent.end if last_agent else None,  # type: ignore[arg-type]
                           history=list(self.history), language=self.scenario.language)
         utterance = await self.caller.speak(view)
         self._add_usage("caller", utterance.usage, utterance.text)
+        end = {"hangup": "hangup", "accept_transfer": None, "accept_callback": None}.get(utterance.end or "")
+        if self.line is not None:
+            if utterance.text:
+                await self._interjections()
+                index = len(self.turns)
+            return await self._caller_on_line(index, utterance, end), utterance
         heard, distortions = distort(utterance.text, self.scenario.noise, conversation_id=self.cid,
                                      turn=index, language=self.scenario.language,
                                      extra_homophones=self.homophones)
-        end = {"hangup": "hangup", "accept_transfer": None, "accept_callback": None}.get(utterance.end or "")
         turn = Turn(index=index, speaker="caller", text=utterance.text, heard=heard,
                     distortions=list(distortions), end=end)  # type: ignore[arg-type]
         if utterance.text or utterance.end is None:
             self.turns.append(turn)
             self.history.append(HistoryItem(role="caller", text=heard))
         return turn, utterance
+
+    async def _caller_on_line(self, index: int, utterance: CallerUtterance, end: str | None) -> Turn:
+        # On a call the agent hears the caller through synthesis, the line and its recogniser.
+        assert self.line is not None
+        if not utterance.text:
+            turn = Turn(index=index, speaker="caller", text="", heard="", end=end)  # type: ignore[arg-type]
+            if utterance.end is None:
+                self.turns.append(turn)
+                self.history.append(HistoryItem(role="caller", text=""))
+            return turn
+        got = await self.line.caller_spoke(index, utterance.text)
+        turn = Turn(index=index, speaker="caller", text=utterance.text, heard=got.heard, end=end,  # type: ignore[arg-type]
+                    start_ms=got.start_ms, end_ms=got.end_ms)
+        self.turns.append(turn)
+        self.history.append(HistoryItem(role="caller", text=got.heard))
+        return turn
+
+    async def _interjections(self) -> None:
+        """Room speech the agent heard before the caller's line: a turn of its own, answered."""
+        assert self.line is not None
+        for said in await self.line.interjections(len(self.turns)):
+            turn = Turn(index=len(self.turns), speaker="caller", kind="non_directed", text=said.text,
+                        heard=said.heard, start_ms=said.start_ms, end_ms=said.end_ms)
+            self.turns.append(turn)
+            self.history.append(HistoryItem(role="caller", text=said.heard))
+            reply = await self.agent_turn(said.heard)
+            await self.play(reply)
+
+    async def play(self, turn: Turn) -> Playback | None:
+        """On a call: voice the agent's turn on the line and keep its times (None in text)."""
+        if self.line is None:
+            return None
+        played = await self.line.agent_spoke(turn)
+        turn.start_ms, turn.end_ms = played.start_ms, played.end_ms
+        turn.heard, turn.interrupted = played.heard, played.interrupted
+        if played.hangup:
+            self.finish(EndReason.CALLER_HANGUP, played.hangup)
+        return played
 
     def finish(self, reason: EndReason, detail: str | None = None) -> None:
         if self.end_reason is None:
@@ -165,7 +214,10 @@ class _Loop:
 
 async def _drive(loop: _Loop, max_turns: int) -> None:
     last_agent = await loop.agent_turn(None)
+    await loop.play(last_agent)
     for _ in range(max_turns):
+        if loop.end_reason is not None:  # the caller hung up on a silence (a call only)
+            return
         if last_agent.end:
             reason = {"transfer": EndReason.TRANSFER, "callback": EndReason.CALLBACK}.get(
                 last_agent.end, EndReason.AGENT_END)
@@ -176,6 +228,7 @@ async def _drive(loop: _Loop, max_turns: int) -> None:
             loop.finish(EndReason.CALLER_HANGUP)
             return
         last_agent = await loop.agent_turn(loop.turns[-1].heard)
+        await loop.play(last_agent)
         if is_loop([t.text for t in loop.turns if t.speaker == "agent"]):
             loop.finish(EndReason.LOOP, f"agent repeated itself at turn {last_agent.index}")
             return
@@ -203,16 +256,19 @@ async def run_conversation(
     limits: Limits | None = None,
     models: Mapping[str, str] | None = None,
     homophones: tuple[tuple[str, ...], ...] = (),
+    line: Line | None = None,
 ) -> Conversation:
     """Run one conversation to its end and return it; agent failures are end reasons, not raises.
 
     `homophones` are the suite's own sound-alike groups, added to the bundled ones for recognition
-    noise (`Suite.homophones`).
+    noise (`Suite.homophones`). `line`: the conversation is a call (`polygon_core.voice.CallLine`):
+    the caller is voiced through the line's conditions and the agent hears it through a recogniser
+    instead of text noise; turns carry their times; the caller may hang up on a silence.
     """
     limits = limits or Limits()
     cid = conversation_key(scenario, seed)
     loop = _Loop(scenario, agent, caller, tools, seed=seed, conversation_id=cid, prompt=prompt,
-                 limits=limits, homophones=homophones)
+                 limits=limits, homophones=homophones, line=line)
     max_turns = limits.max_turns or scenario.max_turns
     try:
         if limits.wall_seconds:
@@ -235,5 +291,5 @@ async def run_conversation(
         end_reason=loop.end_reason or EndReason.MAX_TURNS, end_detail=loop.end_detail,
         events=list(loop.env.events), initial_state=dict(scenario.context),
         final_state=loop.env.state, clock_ms=loop.env.clock_ms, usage=loop.usage,
-        models=dict(models or {}),
+        models=dict(models or {}), channel="text" if line is None else "voice",
     )

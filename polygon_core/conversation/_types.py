@@ -96,3 +96,49 @@ class ProviderFailure(Exception):
 
 class SimulatorFailure(Exception):
     """The simulated caller failed: the conversation ends with `simulator_error`."""
+
+
+class Playback(DomainModel):
+    """What the line did with one agent turn on a call."""
+
+    start_ms: int
+    end_ms: int
+    heard: str = Field("", description="the agent's words that reached the caller before its audio stopped")
+    interrupted: bool = Field(False, description="the caller talked over this turn")
+    hangup: str | None = Field(None, description="the caller hung up during the silence; why")
+
+
+class Delivery(DomainModel):
+    """What the line did with one caller line on a call: when it was said and what the agent heard."""
+
+    start_ms: int
+    end_ms: int
+    heard: str
+
+
+class Interjection(DomainModel):
+    """Speech the agent heard before the caller's line that was not meant for it (non-directed
+    speech in the room) and that the cascade answers as if it were a turn."""
+
+    text: str
+    heard: str
+    start_ms: int
+    end_ms: int
+
+
+@runtime_checkable
+class Line(Protocol):
+    """A call's line under the turn loop (`polygon_core.voice.CallLine`): it places each side's
+    audio on the call's clock and says what the other side heard. None: a text conversation."""
+
+    async def agent_spoke(self, turn: Any) -> Playback:
+        """Voice and play an agent turn (a `Turn`, tool calls included) after its reply time."""
+        ...
+
+    async def interjections(self, turn: int) -> list[Interjection]:
+        """Room speech before the caller's next line that the agent will answer (may be none)."""
+        ...
+
+    async def caller_spoke(self, turn: int, text: str) -> Delivery:
+        """Voice the caller's line through the line's conditions; the agent's recogniser hears it."""
+        ...

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from pydantic import Field, field_validator
 
-from ..models import AgentConfig, FileModel, Scenario, ToolDef
+from ..models import AgentConfig, Channel, FileModel, LineConditions, Scenario, ToolDef
 from ..scoring import DEFAULT_RUBRIC_VERSION, KNOWN_VERSIONS
 from ._versions import ToolsArg, VersionPart, agent_version, prompt_hash
 
@@ -35,6 +35,9 @@ class SuiteConfig(FileModel):
     homophones: str | None = Field(
         None, description="sound-alike groups for recognition noise (`groups: [[word, word, …], …]`), "
         "relative to the suite folder; they extend the bundled English and Russian lists")
+    channel: Channel = Field("text", description="text, or voice: every scenario runs as a call")
+    conditions: LineConditions | None = Field(None, description="the calls' line conditions (a preset "
+                                              "name or {preset, intensity, noise_files}); default: phone")
     concurrency: int | None = Field(None, ge=1, le=1024, description="conversations run at once")
     batch_judging: bool = Field(
         False, description="send model-backed judge and probe passes through the provider's batch API "

@@ -11,6 +11,7 @@ from ._conversation import (
     ToolCall,
     Turn,
     TurnEnd,
+    TurnKind,
     Usage,
 )
 from ._persona import (
@@ -63,9 +64,18 @@ from ._tools import (
     ToolLibrary,
     tool_def,
 )
+from ._voice import (
+    CONDITION_PRESETS,
+    CascadeSettings,
+    Channel,
+    InteractionMetric,
+    LineConditions,
+    VoiceCall,
+)
 
 __all__ = [
     "CALLER_TYPES",
+    "CONDITION_PRESETS",
     "FORMAT_VERSIONS",
     "JUDGMENT_FORMAT",
     "OUTCOMES",
@@ -81,6 +91,8 @@ __all__ = [
     "AssertionResult",
     "AssertionStatus",
     "CallerType",
+    "CascadeSettings",
+    "Channel",
     "Conversation",
     "CriterionScore",
     "Distortion",
@@ -92,10 +104,12 @@ __all__ = [
     "FileModel",
     "FixedTool",
     "GateHit",
+    "InteractionMetric",
     "Judgment",
     "JudgmentStatus",
     "Language",
     "LatencySpec",
+    "LineConditions",
     "Outcome",
     "Persona",
     "ProbeAnswer",
@@ -119,8 +133,10 @@ __all__ = [
     "ToolLibrary",
     "Turn",
     "TurnEnd",
+    "TurnKind",
     "Usage",
     "Verdict",
+    "VoiceCall",
     "endpoint_problem",
     "tool_def",
 ]

@@ -9,9 +9,11 @@ from pydantic import Field, model_validator
 
 from ._base import DomainModel
 from ._provenance import TRANSCRIPT_FORMAT, stored_format
+from ._voice import Channel, VoiceCall
 
 Speaker = Literal["caller", "agent"]
 TurnEnd = Literal["hangup", "transfer", "end", "callback"]
+TurnKind = Literal["speech", "non_directed"]
 
 
 class EndReason(str, Enum):
@@ -71,11 +73,20 @@ class Turn(DomainModel):
     index: int
     speaker: Speaker
     text: str = Field("", description="the text as said")
-    heard: str | None = Field(None, description="the text as the agent heard it (caller turns)")
+    heard: str | None = Field(None, description="the text as the other side heard it: the agent's "
+                              "recogniser for caller turns; on a call, the agent's words that reached the "
+                              "caller before its audio stopped")
     distortions: list[Distortion] = Field(default_factory=list)
     tool_calls: list[ToolCall] = Field(default_factory=list)
     end: TurnEnd | None = None
     latency_ms: float = 0.0
+    # On a call (channel voice) only: where the turn's audio sits on the timeline, and how it went.
+    kind: TurnKind = Field("speech", description="speech, or non_directed: the caller spoke to someone "
+                           "else in the room and the agent heard it (a call's condition event)")
+    start_ms: int | None = Field(None, description="on a call: when the turn's audio started")
+    end_ms: int | None = Field(None, description="on a call: when the turn's audio stopped")
+    interrupted: bool = Field(False, description="on a call: an agent turn the caller talked over "
+                              "(its audio stopped early when the agent yields)")
 
 
 class Usage(DomainModel):
@@ -120,6 +131,9 @@ class Conversation(DomainModel):
     clock_ms: float = Field(0.0, description="simulated conversation clock at the end")
     usage: dict[str, Usage] = Field(default_factory=dict, description="per role")
     models: dict[str, str] = Field(default_factory=dict, description="role → provider:model")
+    channel: Channel = Field("text", description="text, or voice: a call in audio (`voice` says how)")
+    voice: VoiceCall | None = Field(None, description="on a call: its conditions, speech stack, metrics "
+                                    "and the artifact keys of its audio and timeline")
     format_version: int = Field(TRANSCRIPT_FORMAT, description="the transcript format it was written in; "
                                 "0: stored before formats were versioned")
 

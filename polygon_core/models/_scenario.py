@@ -9,6 +9,7 @@ from pydantic import Field, field_validator, model_validator
 
 from ._base import FileModel
 from ._persona import Persona
+from ._voice import CascadeSettings, Channel, LineConditions
 
 Language = Literal["en", "ru"]
 
@@ -52,6 +53,10 @@ class Scenario(FileModel):
     forbidden_phrases: list[str] = Field(default_factory=list)
     probes: list[str] | None = Field(None, description="probe ids; default: the whole library")
     noise: float = Field(0.0, ge=0.0, le=1.0, description="recognition-noise intensity")
+    channel: Channel | None = Field(None, description="text or voice; default: the suite's, then text")
+    conditions: LineConditions | None = Field(None, description="on a call: the line's conditions "
+                                              "(a preset name or {preset, intensity, noise_files}); "
+                                              "default: the suite's, then phone")
     knowledge_base: list[str] = Field(
         default_factory=list, description="statements the agent may cite as policy"
     )
@@ -124,6 +129,8 @@ class AgentConfig(FileModel):
     endpoint: str | None = Field(None, description="URL of an HTTP agent (http:// or https://, with a host)",
                                  json_schema_extra={"pattern": "^https?://[^/?#\\s]+"})
     max_tool_steps: int = Field(4, ge=1, le=20)
+    voice: CascadeSettings | None = Field(None, description="on a call: how Polygon's cascade voices this "
+                                          "agent (default: CascadeSettings' defaults)")
     tool_calls: Literal["api", "text"] = Field(
         "api", description="how a model agent calls tools: `api` (the provider's tools API) or `text` "
         "(JSON written in the reply, for local models that do not use the tools API)")

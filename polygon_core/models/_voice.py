@@ -1,0 +1,95 @@
+"""Voice calls: the channel, the line's conditions, the cascade's settings and the call's summary.
+
+A call is the same conversation with a timeline under it (docs/voice.md). These are the parts a
+user writes (`conditions:` in a scenario or suite, `voice:` in an agent config) and the summary a
+stored conversation carries; the timeline itself lives in `polygon_core.voice`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field, model_validator
+
+from ._base import DomainModel, FileModel
+
+Channel = Literal["text", "voice"]
+
+# The presets `--conditions` and `conditions:` name (docs/voice.md, "Conditions and presets").
+CONDITION_PRESETS: tuple[str, ...] = ("clean", "phone", "street", "office", "car")
+
+
+class LineConditions(FileModel):
+    """What the line and the caller's room do to the caller's voice.
+
+    `preset` names a set of conditions (`clean`: none; `phone`: 8 kHz G.711 mu-law only; `street`,
+    `office`, `car`: phone plus noise and events); `intensity` is the one dial (0 = the preset's
+    mildest, 1 = its harshest); `noise_files` are WAV files (relative to the suite folder) used as
+    background noise instead of the synthetic kinds. Written as a bare preset name or a mapping.
+    """
+
+    preset: str = Field("clean", description="clean, phone, street, office or car")
+    intensity: float = Field(0.5, ge=0.0, le=1.0, description="0 = the preset's mildest, 1 = its harshest")
+    noise_files: list[str] = Field(default_factory=list,
+                                   description="WAV files of background noise, relative to the suite folder")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _bare_name(cls, data: Any) -> Any:
+        # `conditions: street` is the common case; the mapping form carries the dial and files.
+        return {"preset": data} if isinstance(data, str) else data
+
+    @model_validator(mode="after")
+    def _known_preset(self) -> LineConditions:
+        if self.preset not in CONDITION_PRESETS:
+            raise ValueError(f"unknown conditions preset {self.preset!r}; expected one of "
+                             f"{', '.join(CONDITION_PRESETS)}")
+        return self
+
+
+class CascadeSettings(FileModel):
+    """How Polygon's cascade (recogniser -> the agent -> synthesis) puts an agent on a call.
+
+    An agent config's `voice:` section; part of the agent's version. The defaults are a decent
+    cascade: it waits for `endpoint_ms` of silence before answering, stops talking when the caller
+    talks over it for `barge_in_ms`, and ignores a transcript that is only a filler ("um").
+    """
+
+    synthesis: str = Field("espeak", description="speech synthesis engine for the agent's voice")
+    voice: str | None = Field(None, description="engine voice (eSpeak variant such as `f2`, an OpenAI "
+                              "voice such as `alloy`); default: derived from the agent's name")
+    recognition: str = Field("whisper", description="speech recogniser the agent hears the caller with")
+    stt_model: str | None = Field(None, description="recogniser model: a folder with a CTranslate2 Whisper "
+                                  "model, or the engine's model name; default: the bundled one for the language")
+    yields: bool = Field(True, description="stop talking when the caller barges in")
+    barge_in_ms: int = Field(600, ge=0, le=10_000,
+                             description="caller speech over the agent's audio before the agent stops")
+    endpoint_ms: int = Field(600, ge=0, le=10_000,
+                             description="silence after the caller's speech that ends the caller's turn")
+    recognition_latency_ms: int = Field(150, ge=0, le=60_000,
+                                        description="modelled time from the end of the turn to its transcript")
+    synthesis_latency_ms: int = Field(200, ge=0, le=60_000,
+                                      description="modelled time from the reply's text to its first audio")
+    ignore_fillers: bool = Field(True, description="do not answer a transcript that is only fillers or empty")
+
+
+class InteractionMetric(DomainModel):
+    """One interaction metric of a call: its value (None when no event could measure it) and the
+    number of events behind it (caller turns, barge-ins, backchannels ...)."""
+
+    value: float | None = None
+    count: int = 0
+
+
+class VoiceCall(DomainModel):
+    """What a stored conversation says of its call: how it was made and what the timeline measured."""
+
+    conditions: LineConditions = Field(default_factory=LineConditions)
+    cascade: CascadeSettings = Field(default_factory=CascadeSettings)
+    stack: dict[str, str] = Field(default_factory=dict, description="role -> engine:model "
+                                  "(caller_voice, agent_voice, agent_ears, vad)")
+    sample_rate: int = Field(16_000, description="the line's sample rate (8000 on a phone line)")
+    duration_ms: int = 0
+    metrics: dict[str, InteractionMetric] = Field(default_factory=dict)
+    audio_key: str | None = Field(None, description="artifact key of the stereo WAV (caller left, agent right)")
+    timeline_key: str | None = Field(None, description="artifact key of the timeline JSON")

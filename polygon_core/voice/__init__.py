@@ -1,0 +1,39 @@
+"""Voice calls, the pure part: the timeline, interaction metrics, line conditions, voices and the
+call on a simulated clock. No I/O, no wall clock: engines come in through the Protocols here.
+"""
+
+from ._audio import Audio, Recognizer, Synthesizer, Transcript, VoiceActivity, Word
+from ._metrics_names import (
+    ALL_CALL_METRICS,
+    CALL_METRICS,
+    HIGHER_IS_BETTER,
+    INTERACTION_METRICS,
+    PERCENTILE_METRICS,
+)
+from ._timeline import TICK_MS, TIMELINE_FORMAT, EventKind, LineEvent, Segment, SegmentKind, Side, Timeline
+from ._voices import VoiceProfile, agent_voice, caller_voice
+
+__all__ = [
+    "ALL_CALL_METRICS",
+    "CALL_METRICS",
+    "HIGHER_IS_BETTER",
+    "INTERACTION_METRICS",
+    "PERCENTILE_METRICS",
+    "TICK_MS",
+    "TIMELINE_FORMAT",
+    "Audio",
+    "EventKind",
+    "LineEvent",
+    "Recognizer",
+    "Segment",
+    "SegmentKind",
+    "Side",
+    "Synthesizer",
+    "Timeline",
+    "Transcript",
+    "VoiceActivity",
+    "VoiceProfile",
+    "Word",
+    "agent_voice",
+    "caller_voice",
+]
