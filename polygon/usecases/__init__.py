@@ -11,7 +11,8 @@ Modules: `_common` (stores, cached loading), `_runs`, `_simulate`, `_grade` (jud
 `_production`, `_production_runs` and `_production_grade` (imported calls: import, plan, grade),
 `_arrivals` (calls arriving by webhook or S3, imported once) and `_sources` (its flows' steps over the
 sources file), `_calibrations`, `_fitting` (fitted judges), `_sweeps`, `_sweep_steps` and
-`_leaderboard` (the sweep flow's steps, its stored report), `_replay`, `_run_steps` (judge and probe
+`_leaderboard` (the sweep flow's steps, its stored report), `_calls` (a call's stored audio and
+timeline), `_replay`, `_run_steps` (judge and probe
 passes that read everything from the run), `_versions` (a run's agent version parts, checked before a
 replay or re-score), `_reevaluation` (on a prompt commit), `_personas`, `_analysis` (prompt
 analysis), `_preflight` (checks before a run), `_deliveries` (webhook delivery ids), `_stored` (the
@@ -71,11 +72,14 @@ if TYPE_CHECKING:
         shown_calibrations,
         store_calibration,
     )
+    from ._calls import NotACallError, call_audio, call_timeline
     from ._common import (
         FileCaches,
         Stores,
         agent_identity,
         agent_parts,
+        call_audio_key,
+        call_timeline_key,
         fingerprint,
         load_conversation,
         open_stores,
@@ -242,6 +246,7 @@ __all__ = [
     "JudgeSpec",
     "Leaderboard",
     "LoadedSweep",
+    "NotACallError",
     "RatedRun",
     "ReplayDiff",
     "RescoreResult",
@@ -265,7 +270,11 @@ __all__ = [
     "budget_point",
     "calibrate_run",
     "calibration_page",
+    "call_audio",
+    "call_audio_key",
     "call_origins",
+    "call_timeline",
+    "call_timeline_key",
     "check_artifact_store",
     "check_call_source",
     "check_model_name",
@@ -426,8 +435,9 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "rescore_batch_pass", "submit_batch_pass", "wait_for_batch_pass"),
     "_calibrations": ("CalibrationOutcome", "RatedRun", "calibrate_run", "judge_labelled", "labelled_conversations",
         "load_labels", "shown_calibration", "shown_calibrations", "store_calibration"),
-    "_common": ("FileCaches", "Stores", "agent_identity", "agent_parts", "fingerprint", "load_conversation",
-        "open_stores", "plan_conversations", "shared_stores", "transcript_key"),
+    "_calls": ("NotACallError", "call_audio", "call_timeline"),
+    "_common": ("FileCaches", "Stores", "agent_identity", "agent_parts", "call_audio_key", "call_timeline_key",
+        "fingerprint", "load_conversation", "open_stores", "plan_conversations", "shared_stores", "transcript_key"),
     "_compare": ("Comparison", "ComparisonError", "compare_runs", "run_labels", "run_progress", "unfinished_runs"),
     "_deliveries": ("DatabaseDeliveryStore", "DeliveryStoreUnavailableError"),
     "_dispatch": ("FITTED_PREFIX", "JudgeSpec", "check_model_name", "fitted_judge_warning", "judge_label"),

@@ -19,8 +19,8 @@ from polygon_core.models import (
     Scenario,
 )
 
-__all__ = ["FileCaches", "Stores", "agent_identity", "agent_parts", "fingerprint", "load_conversation", "open_stores",
-           "plan_conversations", "shared_stores", "transcript_key"]
+__all__ = ["FileCaches", "Stores", "agent_identity", "agent_parts", "call_audio_key", "call_timeline_key", "fingerprint",
+           "load_conversation", "open_stores", "plan_conversations", "shared_stores", "transcript_key"]
 
 _shared: dict[tuple[str, str, str | None], tuple[Any, Any, FileCaches]] = {}
 _shared_lock = threading.Lock()
@@ -91,6 +91,16 @@ def _identity_inputs(agent_path: str, suite_path: str, caches: FileCaches) -> tu
 def transcript_key(run_id: str, conversation_id: str) -> str:
     """Where a conversation's full transcript lives in the artifact store."""
     return f"runs/{run_id}/conversations/{conversation_id}.json"
+
+
+def call_audio_key(run_id: str, conversation_id: str) -> str:
+    """Where a call's stereo WAV (caller left, agent right) lives in the artifact store."""
+    return f"runs/{run_id}/calls/{conversation_id}.wav"
+
+
+def call_timeline_key(run_id: str, conversation_id: str) -> str:
+    """Where a call's timeline JSON (`polygon_core.voice.Timeline`) lives in the artifact store."""
+    return f"runs/{run_id}/calls/{conversation_id}.timeline.json"
 
 
 def plan_conversations(suite_path: str, seeds: Sequence[int] | None,

@@ -22,6 +22,8 @@ from polygon_core.adapters.artifacts import (
 )
 
 TEXT = '{"turns": ["Здравствуйте", "héllo"], "note": "line1\\r\\nline2"}\r\n'
+# Every byte value, a RIFF header and bytes that are not UTF-8: stored and read back as they are.
+DATA = b"RIFF\x24\x00\x00\x00WAVE" + bytes(range(256)) + b"\xff\xfe\r\n\x00"
 BAD_KEYS = ["", "/etc/passwd", "../escape.json", "a/../../b", "a\\b", "folder/", "C:/x", "a\x00b"]
 
 
@@ -51,6 +53,47 @@ def test_local_round_trip(local: LocalArtifactStore) -> None:
     assert local.exists("runs/r1/conversations/c1.json")
     assert not local.exists("runs/r1/conversations/c2.json")
     assert isinstance(local, ArtifactStore)
+
+
+def test_local_bytes_round_trip(local: LocalArtifactStore) -> None:
+    uri = local.put_bytes("runs/r1/calls/c1.wav", DATA, content_type="audio/wav")
+    assert uri == local.uri("runs/r1/calls/c1.wav")
+    assert (local.root / "runs/r1/calls/c1.wav").read_bytes() == DATA
+    assert local.get_bytes("runs/r1/calls/c1.wav") == DATA
+    assert local.get_bytes(uri) == DATA
+    local.put_bytes("runs/r1/calls/c1.wav", b"new")  # replaces, default content type
+    assert local.get_bytes("runs/r1/calls/c1.wav") == b"new"
+    local.put_text("t.json", TEXT)  # text and bytes are one store: the bytes of text are UTF-8
+    assert local.get_bytes("t.json") == TEXT.encode("utf-8")
+    assert local.list("runs/") == ["runs/r1/calls/c1.wav"]
+
+
+def test_local_bytes_missing_and_unsafe_keys(local: LocalArtifactStore) -> None:
+    with pytest.raises(ArtifactNotFoundError, match=r"nope\.wav"):
+        local.get_bytes("nope.wav")
+    with pytest.raises(ArtifactNotFoundError, match=r"nope\.wav"):
+        local.get_bytes(local.uri("nope.wav"))
+    for key in BAD_KEYS:
+        with pytest.raises(ValueError):
+            local.put_bytes(key, b"x")
+        with pytest.raises(ValueError):
+            local.get_bytes(key)
+
+
+def test_local_failed_bytes_write_leaves_old_bytes_and_no_temp_file(
+    local: LocalArtifactStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    local.put_bytes("runs/r1/c.wav", b"complete old audio")
+
+    def broken_replace(src: Any, dst: Any) -> None:
+        raise OSError("disk vanished")
+
+    monkeypatch.setattr(os, "replace", broken_replace)
+    with pytest.raises(OSError, match="disk vanished"):
+        local.put_bytes("runs/r1/c.wav", DATA * 1000)
+    monkeypatch.undo()
+    assert local.get_bytes("runs/r1/c.wav") == b"complete old audio"
+    assert sorted(p.name for p in (local.root / "runs/r1").iterdir()) == ["c.wav"]
 
 
 def test_local_overwrite_replaces(local: LocalArtifactStore) -> None:
@@ -185,6 +228,34 @@ def test_s3_round_trip(s3_endpoint: str, s3_client: Any, bucket: str) -> None:
     head = s3_client.head_object(Bucket=bucket, Key="team/polygon/runs/r1/c1.json")
     assert head["ContentType"] == "application/json"
     assert isinstance(store, ArtifactStore)
+
+
+def test_s3_bytes_round_trip(s3_endpoint: str, s3_client: Any, bucket: str) -> None:
+    store = S3ArtifactStore(bucket, prefix="team", endpoint_url=s3_endpoint)
+    uri = store.put_bytes("runs/r1/calls/c1.wav", DATA, content_type="audio/wav")
+    assert uri == f"s3://{bucket}/team/runs/r1/calls/c1.wav"
+    assert store.get_bytes("runs/r1/calls/c1.wav") == DATA
+    assert store.get_bytes(uri) == DATA
+    raw = s3_client.get_object(Bucket=bucket, Key="team/runs/r1/calls/c1.wav")
+    assert raw["ContentType"] == "audio/wav"
+    assert raw["Body"].read() == DATA
+    store.put_bytes("blob.bin", b"\x00\x01")
+    head = s3_client.head_object(Bucket=bucket, Key="team/blob.bin")
+    assert head["ContentType"] == "application/octet-stream"
+    store.put_text("t.json", TEXT)
+    assert store.get_bytes("t.json") == TEXT.encode("utf-8")
+
+
+def test_s3_bytes_missing_key_and_bucket(s3_endpoint: str, bucket: str) -> None:
+    store = S3ArtifactStore(bucket, endpoint_url=s3_endpoint)
+    with pytest.raises(ArtifactNotFoundError, match=r"nope\.wav"):
+        store.get_bytes("nope.wav")
+    missing = S3ArtifactStore("polygon-no-such-bucket", endpoint_url=s3_endpoint)
+    for action in (lambda: missing.put_bytes("a.wav", b"x"), lambda: missing.get_bytes("a.wav")):
+        with pytest.raises(ArtifactStoreError, match="polygon-no-such-bucket"):
+            action()
+    with pytest.raises(ValueError, match="other-bucket"):
+        store.get_bytes("s3://other-bucket/a.wav")
 
 
 def test_s3_content_type_and_overwrite(s3_endpoint: str, s3_client: Any, bucket: str) -> None:

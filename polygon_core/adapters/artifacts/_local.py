@@ -33,30 +33,27 @@ class LocalArtifactStore:
 
         ``content_type`` is accepted for the protocol's sake; a file has no place to keep it.
         """
-        target = self._path(key)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = target.parent / f"{_TMP_MARK}{target.name}.{uuid.uuid4().hex}"
-        # os.open with mode 0o666 lets the umask decide permissions, like a plain open() would;
-        # tempfile's 0o600 would make artifacts unreadable to other users of a shared folder.
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-                handle.write(text)
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.replace(tmp, target)
-        except BaseException:
-            tmp.unlink(missing_ok=True)
-            raise
-        _fsync_dir(target.parent)
-        return target.as_uri()
+        return self._write(key, text.encode("utf-8"))
 
     def get_text(self, key_or_uri: str) -> str:
         """Read the text under a key or a ``file://`` URI inside this store."""
+        return self.get_bytes(key_or_uri).decode("utf-8")
+
+    def put_bytes(
+        self, key: str, data: bytes, content_type: str = "application/octet-stream"
+    ) -> str:
+        """Write ``data`` under ``key`` atomically and return its ``file://`` URI.
+
+        ``content_type`` is accepted for the protocol's sake; a file has no place to keep it.
+        """
+        return self._write(key, bytes(data))
+
+    def get_bytes(self, key_or_uri: str) -> bytes:
+        """Read the bytes under a key or a ``file://`` URI inside this store."""
         path = self._path_from_uri(key_or_uri) if key_or_uri.startswith("file:") else None
         path = path or self._path(key_or_uri)
         try:
-            with open(path, encoding="utf-8", newline="") as handle:
+            with open(path, "rb") as handle:
                 return handle.read()
         except (FileNotFoundError, IsADirectoryError, NotADirectoryError) as exc:
             raise ArtifactNotFoundError(f"no artifact {key_or_uri!r} in {self.root}") from exc
@@ -104,6 +101,26 @@ class LocalArtifactStore:
     def uri(self, key: str) -> str:
         """The ``file://`` URI of ``key``."""
         return self._path(key).as_uri()
+
+    def _write(self, key: str, data: bytes) -> str:
+        """Write ``data`` to a temporary file beside the target, then rename it into place."""
+        target = self._path(key)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = target.parent / f"{_TMP_MARK}{target.name}.{uuid.uuid4().hex}"
+        # os.open with mode 0o666 lets the umask decide permissions, like a plain open() would;
+        # tempfile's 0o600 would make artifacts unreadable to other users of a shared folder.
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(data)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(tmp, target)
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
+        _fsync_dir(target.parent)
+        return target.as_uri()
 
     def _path(self, key: str) -> Path:
         return self.root / check_key(key)

@@ -1,4 +1,4 @@
-"""The artifact-store contract: named text blobs (transcripts, reports) behind a key."""
+"""The artifact-store contract: named blobs (transcripts, reports, call audio) behind a key."""
 
 from __future__ import annotations
 
@@ -29,6 +29,19 @@ class ArtifactStore(Protocol):
 
     def get_text(self, key_or_uri: str) -> str:
         """Return the text under a key, or under a URI this store returned.
+
+        Raises ArtifactNotFoundError when there is none.
+        """
+        ...
+
+    def put_bytes(
+        self, key: str, data: bytes, content_type: str = "application/octet-stream"
+    ) -> str:
+        """Store ``data`` as is under ``key``, replacing any previous bytes; return its URI."""
+        ...
+
+    def get_bytes(self, key_or_uri: str) -> bytes:
+        """Return the bytes under a key, or under a URI this store returned.
 
         Raises ArtifactNotFoundError when there is none.
         """

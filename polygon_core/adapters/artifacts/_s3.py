@@ -56,10 +56,20 @@ class S3ArtifactStore:
 
     def put_text(self, key: str, text: str, content_type: str = "application/json") -> str:
         """Upload ``text`` (UTF-8) under ``key``; return its ``s3://`` URI."""
+        return self.put_bytes(key, text.encode("utf-8"), content_type=content_type)
+
+    def get_text(self, key_or_uri: str) -> str:
+        """Download the text under a key, or under an ``s3://`` URI in this bucket."""
+        return self.get_bytes(key_or_uri).decode("utf-8")
+
+    def put_bytes(
+        self, key: str, data: bytes, content_type: str = "application/octet-stream"
+    ) -> str:
+        """Upload ``data`` under ``key`` with ``content_type``; return its ``s3://`` URI."""
         full = self._full_key(key)
         try:
             self._client.put_object(
-                Bucket=self.bucket, Key=full, Body=text.encode("utf-8"), ContentType=content_type
+                Bucket=self.bucket, Key=full, Body=bytes(data), ContentType=content_type
             )
         except Exception as exc:
             self._raise_known(exc, full)
@@ -67,8 +77,8 @@ class S3ArtifactStore:
         self._bucket_seen = True
         return self._uri_of(full)
 
-    def get_text(self, key_or_uri: str) -> str:
-        """Download the text under a key, or under an ``s3://`` URI in this bucket."""
+    def get_bytes(self, key_or_uri: str) -> bytes:
+        """Download the bytes under a key, or under an ``s3://`` URI in this bucket."""
         full = self._full_key_from_uri(key_or_uri) if key_or_uri.startswith("s3://") else None
         full = full or self._full_key(key_or_uri)
         try:
@@ -77,7 +87,7 @@ class S3ArtifactStore:
         except Exception as exc:
             self._raise_known(exc, full)
             raise
-        return body.decode("utf-8")
+        return body
 
     def exists(self, key: str) -> bool:
         """Whether an object is stored under ``key``."""
