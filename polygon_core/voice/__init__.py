@@ -3,6 +3,16 @@ call on a simulated clock. No I/O, no wall clock: engines come in through the Pr
 """
 
 from ._audio import Audio, Recognizer, Synthesizer, Transcript, VoiceActivity, Word
+from ._metrics import (
+    SELECTIVITY_RESPONSE_WINDOW_MS,
+    SELECTIVITY_YIELD_WINDOW_MS,
+    YIELD_WINDOW_MS,
+    MetricSummary,
+    assertion_values,
+    interaction_metrics,
+    normalise_words,
+    summarise,
+)
 from ._metrics_names import (
     ALL_CALL_METRICS,
     CALL_METRICS,
@@ -19,11 +29,15 @@ __all__ = [
     "HIGHER_IS_BETTER",
     "INTERACTION_METRICS",
     "PERCENTILE_METRICS",
+    "SELECTIVITY_RESPONSE_WINDOW_MS",
+    "SELECTIVITY_YIELD_WINDOW_MS",
     "TICK_MS",
     "TIMELINE_FORMAT",
+    "YIELD_WINDOW_MS",
     "Audio",
     "EventKind",
     "LineEvent",
+    "MetricSummary",
     "Recognizer",
     "Segment",
     "SegmentKind",
@@ -35,5 +49,9 @@ __all__ = [
     "VoiceProfile",
     "Word",
     "agent_voice",
+    "assertion_values",
     "caller_voice",
+    "interaction_metrics",
+    "normalise_words",
+    "summarise",
 ]
