@@ -88,6 +88,8 @@ _NOT_FOR_A_RUN = (
     "polygon.web", "polygon_core.analysis", "polygon_core.imports", "polygon_core.redaction",
     "polygon_core.adapters.analysis_store", "polygon.usecases._personas",
     "sklearn", "scipy", "krippendorff", "boto3",  # (not fastapi: Prefect's own client imports it)
+    # The speech engines: a text run never loads them (a voice call does, when it builds them).
+    "polygon_core.adapters.speech", "faster_whisper", "ctranslate2", "espeakng_loader", "webrtcvad",
 )
 
 
@@ -112,5 +114,6 @@ def test_a_run_imports_no_calibration_analysis_sweep_import_or_web_code(
     assert "polygon.flows._evaluate" in loaded and json.loads(done.stdout)["runs"][0]["conversations"] == 1
     # ... and imported nothing a run does not need.
     assert [m for m in loaded if m.split(".")[0] in ("polygon", "polygon_core", "sklearn", "scipy",
-                                                      "krippendorff", "boto3")
+                                                      "krippendorff", "boto3", "faster_whisper", "ctranslate2",
+                                                      "espeakng_loader", "webrtcvad")
             and any(m == n or m.startswith(n + ".") for n in _NOT_FOR_A_RUN)] == []

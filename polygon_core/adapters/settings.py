@@ -166,6 +166,10 @@ class PolygonSettings(BaseSettings):
         "(`polygon-<provider>-<model>` and `…-rate`), which bound all workers together")
     model_cache: Literal["off", "record", "replay"] = Field("off", description="record/replay of model replies")
     model_cache_dir: Path | None = Field(None, description="default {home}/model-cache")
+    # Voice calls (polygon_core.adapters.speech): models built from the `voice` extra's wheels.
+    speech_models_dir: Path | None = Field(
+        None, description="where speech models built from installed wheels are kept (the multilingual "
+        "Whisper base joined from its two parts, once); default {home}/speech-models")
     # Batch judging (OpenAI Batch API, Anthropic Message Batches): `--batch` / `batch_judging: true`.
     batch_poll_seconds: float = Field(30.0, gt=0, description="seconds between polls of a submitted batch")
     batch_max_wait_hours: float = Field(24.0, gt=0, description="give up waiting on a batch after this long")
