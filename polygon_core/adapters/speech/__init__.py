@@ -23,6 +23,7 @@ from ._extra import (
     bundled_models,
     check_voice_extra,
 )
+from ._openai import OPENAI_TTS_RATE, OpenAIRecognizer, OpenAISynthesizer, openai_voice
 from ._registry import (
     PLUGIN_GROUP,
     RECOGNIZERS,
@@ -51,6 +52,7 @@ from ._whisper import (
 __all__ = [
     "BUNDLED_WHISPER",
     "ESPEAK_RATE",
+    "OPENAI_TTS_RATE",
     "PLUGIN_GROUP",
     "RECOGNIZERS",
     "SYNTHESIZERS",
@@ -59,6 +61,8 @@ __all__ = [
     "WHISPER_RATE",
     "BundledModel",
     "EspeakSynthesizer",
+    "OpenAIRecognizer",
+    "OpenAISynthesizer",
     "SpeechConfigError",
     "VoiceExtraMissing",
     "WebRtcVad",
@@ -71,6 +75,7 @@ __all__ = [
     "make_recognizer",
     "make_synthesizer",
     "make_vad",
+    "openai_voice",
     "recognizer",
     "recognizer_names",
     "resolve_whisper_model",

@@ -204,6 +204,9 @@ def _say(lib: Any, sentence: str) -> NDArray[np.int16]:
 
 
 @synthesizer("espeak")
-def _make(settings: PolygonSettings, language: str) -> EspeakSynthesizer:
-    """The offline default: eSpeak NG from the `voice` extra."""
+def _make(settings: PolygonSettings, language: str, *, model: str | None) -> EspeakSynthesizer:
+    """The offline default: eSpeak NG from the `voice` extra (one model: the installed eSpeak NG)."""
+    if model is not None:
+        raise SpeechConfigError(f"speech synthesis 'espeak:{model}': eSpeak has no models to choose; "
+                                f"write 'espeak' (voices are chosen with `voice:`)")
     return EspeakSynthesizer(language)

@@ -27,9 +27,10 @@ _PACKAGE = __package__ or "polygon_core.adapters.speech"
 
 
 class SynthesizerFactory(Protocol):
-    """Builds a synthesiser for calls in `language` (checked here, before any call runs)."""
+    """Builds a synthesiser for calls in `language` (checked here, before any call runs); `model`
+    is what followed the engine's name (`openai:tts-1`), None for its default."""
 
-    def __call__(self, settings: PolygonSettings, language: str) -> Synthesizer: ...
+    def __call__(self, settings: PolygonSettings, language: str, *, model: str | None) -> Synthesizer: ...
 
 
 class RecognizerFactory(Protocol):
@@ -92,11 +93,13 @@ def _factory(registry: Registry[T], kind: str, name: str) -> T:
 
 
 def make_synthesizer(name: str, settings: PolygonSettings, language: str) -> Synthesizer:
-    """The speech synthesiser registered as `name`, ready for `language`.
+    """The speech synthesiser `name` (a registered engine, optionally followed by `:<model>`, e.g.
+    `openai:tts-1` or `openai:gpt-4o-mini-tts@http://127.0.0.1:8000/v1`), ready for `language`.
 
     Raises `SpeechConfigError` (an unknown engine, a language it cannot speak) or
     `VoiceExtraMissing` (an offline engine without the `voice` extra)."""
-    return _factory(SYNTHESIZERS, "speech synthesis engine", name)(settings, language)
+    engine, _, model = name.partition(":")
+    return _factory(SYNTHESIZERS, "speech synthesis engine", engine)(settings, language, model=model or None)
 
 
 def make_recognizer(name: str, settings: PolygonSettings, *, language: str, model: str | None = None) -> Recognizer:
