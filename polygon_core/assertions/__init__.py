@@ -11,6 +11,15 @@ Names
     `"transfer"`), `knowledge_base` (list of statements), and every tool and event name as a bare
     identifier standing for itself.
 
+Call metrics
+    On a call (`channel: voice`), its interaction metrics by name (`polygon_core.voice.ALL_CALL_METRICS`:
+    `response_latency`, `response_latency_p95`, `yield_rate`, `word_error_rate`, ...):
+    `response_latency_p95 < 1.5`. On a text conversation, or a call where the metric has no value
+    (nobody interrupted the agent: no `yield_rate`), the assertion is `not_applicable` with the
+    reason ("yield_rate: no value on this call (the caller never talked over the agent)"), never a
+    fail. A failed assertion on a call ends with the caller turns the agent heard otherwise:
+    `turn 2: said "…at fifteen past…" / heard "…at fifty past…"`.
+
 Tools and events as calls
     `refund_issued(amount == 49.00)`: some `refund_issued` event has arguments satisfying the
     condition, evaluated per event with its arguments bound as names (also `args` and `turn`);
@@ -35,10 +44,11 @@ Helpers
     see `policy_findings`: results carry `answered_by="offline-heuristic"`), and the built-ins
     `len min max sum abs round any all sorted str int float bool list tuple dict set`.
 
-Status is `pass`/`fail` from the truthiness of the value; anything that prevents evaluation
+Status is `pass`/`fail` from the truthiness of the value (`not_applicable`: see call metrics); anything that prevents evaluation
 (syntax error, unknown name, type error, a forbidden construct) is `error`, never `fail`.
 """
 
+from ._call import CALL_METRIC_NAMES, misheard_lines, said_heard
 from ._evaluate import evaluate_assertion, evaluate_assertions
 from ._evaluator import UnknownArgument
 from ._helpers import same_set
@@ -53,6 +63,7 @@ from ._policy import (
 from ._timeline import RESERVED_NAMES, assertion_names
 
 __all__ = [
+    "CALL_METRIC_NAMES",
     "CITATION_THRESHOLD",
     "POLICY_MARKERS",
     "RESERVED_NAMES",
@@ -64,6 +75,8 @@ __all__ = [
     "evaluate_assertion",
     "evaluate_assertions",
     "is_policy_sentence",
+    "misheard_lines",
     "policy_findings",
+    "said_heard",
     "same_set",
 ]

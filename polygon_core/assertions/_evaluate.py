@@ -10,6 +10,7 @@ from simpleeval import FeatureNotAvailable, FunctionNotDefined, InvalidExpressio
 
 from ..models import AssertionResult, AssertionStatus, Conversation, ToolDef
 from ..stubs import parse_expression
+from ._call import inapplicable_metric, with_misheard
 from ._evaluator import AssertionEvaluator, Context, Note
 from ._language import static_problem, syntax_message, uses_heuristic
 
@@ -74,6 +75,11 @@ def _evaluate(name: str, expression: str, context: Context) -> AssertionResult:
     problem = static_problem(tree, context.known, strict=not context.lenient)
     if problem:
         return result("error", problem)
+    # A call metric with no value here (a text conversation, a call nobody interrupted) makes the
+    # assertion neither true nor false: not applicable, with the reason.
+    inapplicable = inapplicable_metric(tree, context.conversation, shadowed=context.known)
+    if inapplicable:
+        return result("not_applicable", inapplicable)
     evaluator = AssertionEvaluator(context)
     try:
         value = evaluator.evaluate(expression, tree)
@@ -82,7 +88,8 @@ def _evaluate(name: str, expression: str, context: Context) -> AssertionResult:
     if value:
         return result("pass")
     note = _failure(evaluator, tree, expression, value)
-    return result("fail", note.message, note.turn)
+    # On a call, a failure may be a mishearing ("fifteen" heard as "fifty"): say what was heard.
+    return result("fail", with_misheard(note.message, context.conversation), note.turn)
 
 
 def evaluate_assertion(

@@ -8,6 +8,8 @@ from collections.abc import Collection, Iterable, Mapping
 from simpleeval import DEFAULT_OPERATORS
 
 from ..stubs import SAFE_FUNCTIONS, SafeEvaluator, did_you_mean, parse_expression
+from ..voice import ALL_CALL_METRICS
+from ._call import CALL_METRIC_NAMES, bound_names
 from ._timeline import RESERVED_NAMES
 
 NAME_FORMS: frozenset[str] = frozenset({"before", "count", "happened", "ever", "called"})
@@ -79,20 +81,12 @@ def uses_heuristic(node: ast.AST) -> bool:
     )
 
 
-def _bound_names(tree: ast.AST) -> set[str]:
-    bound: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.comprehension):
-            bound.update(n.id for n in ast.walk(node.target) if isinstance(n, ast.Name))
-    return bound
-
-
 class _Checker:
     def __init__(self, known: Collection[str], strict: bool, bound: set[str],
                  arguments: Mapping[str, Collection[str]] | None = None) -> None:
         self.known = set(known)
         self.strict = strict
-        self.names = self.known | set(RESERVED_NAMES) | bound | PLAIN_FUNCTIONS | NAME_FORMS
+        self.names = self.known | set(RESERVED_NAMES) | CALL_METRIC_NAMES | bound | PLAIN_FUNCTIONS | NAME_FORMS
         self.arguments = arguments or {}
         self.scope: tuple[str, Collection[str]] | None = None  # (tool or event, its arguments)
 
@@ -115,7 +109,7 @@ class _Checker:
             return self._unknown_argument(node.attr)
         if isinstance(node, ast.Name):
             if self.strict and not predicate and node.id not in self.names:
-                return f"unknown name {node.id!r}"
+                return f"unknown name {node.id!r}{_metric_hint(node.id)}"
             return self._unknown_argument(node.id) if predicate else None
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
             return self._call(node, predicate)
@@ -181,6 +175,14 @@ class _Checker:
         return None
 
 
+def _metric_hint(name: str) -> str:
+    # A misspelt call metric (`response_latency_p99`, `yeild_rate`) is told which ones there are.
+    close = did_you_mean(name, CALL_METRIC_NAMES)
+    if not close:
+        return ""
+    return f"{close} (call metrics: {', '.join(ALL_CALL_METRICS)})"
+
+
 def _subject_name(node: ast.AST) -> str | None:
     if isinstance(node, ast.Name):
         return node.id
@@ -199,7 +201,7 @@ def static_problem(tree: ast.expr, known: Collection[str], *, strict: bool,
     arguments: checked against `arguments` (tool or event name → the argument names its schema
     declares) where it lists that tool or event, unchecked elsewhere.
     """
-    return _Checker(known, strict, _bound_names(tree), arguments).visit(tree)
+    return _Checker(known, strict, bound_names(tree), arguments).visit(tree)
 
 
 def check_expression(expression: str, *, known_names: Collection[str],

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..models import Conversation, ToolDef
+from ._call import metric_values
 
 # An event no call can be found for sorts after every call of its turn.
 _END_OF_TURN = 10**9
@@ -136,8 +137,11 @@ def _text(turns: Iterable[Any]) -> str:
 def base_names(
     conversation: Conversation, timeline: Timeline, knowledge_base: Sequence[str]
 ) -> dict[str, Any]:
-    """The names an assertion reads: data about the conversation plus tool and event names."""
+    """The names an assertion reads: data about the conversation, tool and event names, and on a
+    call its metrics that have a value (`response_latency_p95`, `yield_rate`, ...)."""
     names: dict[str, Any] = {name: name for name in timeline.tool_names | timeline.event_names}
+    for metric, value in metric_values(conversation).items():
+        names.setdefault(metric, value)  # a tool or event of the same name keeps it (as before metrics)
     calls = [
         {
             "name": call.name,
