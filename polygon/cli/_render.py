@@ -18,7 +18,7 @@ from polygon_core.compare import (
     Scorecard,
 )
 from polygon_core.judging import HEURISTIC_JUDGE
-from polygon_core.reports import fmt, pairing_line, provenance
+from polygon_core.reports import PANEL_TITLE, fmt, pairing_line, panel_rows, provenance
 from polygon_core.scoring import in_rubric_order
 
 from ._fit import fit
@@ -54,6 +54,20 @@ def scorecards_table(cards: Sequence[Scorecard]) -> Table:
     names = in_rubric_order({n for c in cards for n in c.criteria}, [c.rubric_version for c in cards])
     for name in names:
         row(f"  {name}", [fmt(c.criteria.get(name), 2) for c in cards])
+    return table
+
+
+def panel_table(cards: Sequence[Scorecard]) -> Table | None:
+    """The interaction panel of runs of calls side by side; None when no card is of a run with calls."""
+    rows = panel_rows(cards)
+    if not rows:
+        return None
+    table = Table(title=PANEL_TITLE)
+    table.add_column("metric", style="bold")
+    for card in cards:
+        table.add_column(card.label, justify="right")
+    for name, cells in rows:
+        table.add_row(name, *cells)
     return table
 
 
@@ -189,6 +203,9 @@ def print_comparison(console: Console, comp: Comparison, compact: bool = False) 
     noise and identical pairs are counted rather than listed)."""
     # Each table as it is when it fits the terminal, else narrower or one block per row (_fit).
     console.print(fit(console, scorecards_table(comp.cards)))
+    panel = panel_table(comp.cards)
+    if panel is not None:
+        console.print(fit(console, panel))
     console.print(fit(console, matrix_table(comp.matrix, comp.labels)))
     if comp.differences:
         console.print(fit(console, differences_table(comp.differences, compact=compact),

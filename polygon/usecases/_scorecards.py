@@ -18,7 +18,7 @@ from typing import Any
 from polygon_core.adapters.storage import scorecard_reads as reads
 from polygon_core.compare import ResultRow, Scorecard, build_scorecard
 from polygon_core.judging import HEURISTIC_JUDGE
-from polygon_core.models import UNSCORED_END_REASONS, ProbeAnswer, Run
+from polygon_core.models import UNSCORED_END_REASONS, InteractionMetric, ProbeAnswer, Run
 
 from ._common import Stores, load_conversation
 
@@ -100,8 +100,15 @@ def row_from_facts(f: Mapping[str, Any], latency_ms: float | None = None) -> Res
         assertion_errors={a["name"]: a.get("message") or "no reason recorded" for a in assertions
                           if a["status"] == "error"},
         status=f["status"], reason=f["reason"] if judged else None,
+        voice=_voice(f.get("voice")),
     )
     return _constructed(values)
+
+
+def _voice(stored: Mapping[str, Any] | None) -> dict[str, InteractionMetric]:
+    # A call's metrics as the checks stored them (validated when saved): name → {value, count}.
+    return {sys.intern(name): InteractionMetric.model_construct(value=_num(m.get("value")), count=int(m.get("count", 0)))
+            for name, m in (stored or {}).items()}
 
 
 def _constructed(values: dict[str, Any]) -> ResultRow:

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from typing import Any
 
-from pydantic import Field
+from pydantic import Field, SerializerFunctionWrapHandler, model_serializer
 
 from ..assertions import evaluate_assertions
 from ..loops import is_loop
@@ -14,6 +15,7 @@ from ..models import (
     Conversation,
     DomainModel,
     GateHit,
+    InteractionMetric,
     Scenario,
     ToolCall,
     ToolDef,
@@ -55,6 +57,17 @@ class Metrics(DomainModel):
     clarifications: int = 0
     end_reason: str
     loop: bool = False
+    voice: dict[str, InteractionMetric] | None = Field(
+        None, description="on a call: its interaction metrics (`VoiceCall.metrics`), stored with the "
+        "conversation's row so a scorecard reads them in SQL; left out of the dump on a text conversation")
+
+    @model_serializer(mode="wrap")
+    def _no_voice_on_text(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        # A text conversation's metrics (stored, and shown to the judge) stay as they were before calls.
+        data: dict[str, Any] = handler(self)
+        if data.get("voice") is None:
+            data.pop("voice", None)
+        return data
 
 
 class Checks(DomainModel):
@@ -136,6 +149,7 @@ def compute_metrics(conversation: Conversation, *, turns_to_goal: int | None = N
         end_reason=conversation.end_reason.value,
         loop=conversation.end_reason.value == "loop"
         or is_loop([t.text for t in agent]),
+        voice=dict(conversation.voice.metrics) if conversation.channel == "voice" and conversation.voice else None,
     )
 
 

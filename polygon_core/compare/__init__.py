@@ -15,6 +15,8 @@ from ._analysis import (
     unsupported_numbers,
 )
 from ._comparison import (
+    CALL_METRIC_PREFIX,
+    GATING_CALL_METRICS,
     CiVerdict,
     Comparison,
     ComparisonRefused,
@@ -34,6 +36,7 @@ from ._matrix import MatrixCell, MatrixRow, scenario_matrix
 from ._noise import (
     Difference,
     NoiseFloor,
+    call_metric,
     composite,
     criterion,
     label_difference,
@@ -49,10 +52,13 @@ from ._scorecard import (
     Scorecard,
     bootstrap_ci,
     build_scorecard,
+    interaction_panel,
     probe_rates,
 )
 
 __all__ = [
+    "CALL_METRIC_PREFIX",
+    "GATING_CALL_METRICS",
     "CiVerdict",
     "Comparison",
     "ComparisonRefused",
@@ -73,6 +79,7 @@ __all__ = [
     "agent_seconds",
     "bootstrap_ci",
     "build_scorecard",
+    "call_metric",
     "ci_verdict",
     "compare_configurations",
     "compare_probes",
@@ -82,6 +89,7 @@ __all__ = [
     "criterion",
     "divergence_point",
     "facts_of",
+    "interaction_panel",
     "label_difference",
     "model_prose",
     "noise_floor",

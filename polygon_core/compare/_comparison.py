@@ -15,10 +15,11 @@ from typing import Any
 from pydantic import Field
 
 from ..models import REPORT_FORMAT, Conversation, DomainModel, Judgment, ProbeAnswer, Run
+from ..voice import HIGHER_IS_BETTER, INTERACTION_METRICS
 from ._analysis import systematic_summary, template_prose
 from ._facts import ConversationFacts, facts_of
 from ._matrix import MatrixRow, scenario_matrix
-from ._noise import Difference, NoiseFloor, criterion, noise_floor, paired_difference
+from ._noise import Difference, NoiseFloor, call_metric, criterion, noise_floor, paired_difference
 from ._pairs import PairDivergence, pair_divergences
 from ._scorecard import ProbeRate, ResultRow, Scorecard
 
@@ -187,6 +188,7 @@ def compare_configurations(configs: Sequence[ConfigurationResults], baseline: st
         for name in sorted({k for r in [*base.rows, *cand.rows] for k in r.criteria}):
             differences.append(paired_difference(base.rows, cand.rows, metric=criterion(name),
                                                  metric_name=f"criterion:{name}", **kw))
+        differences += _call_differences(base.rows, cand.rows, kw)
         # Grouped once, not filtered per scenario: thousands of scenarios stay linear in the rows.
         base_by, cand_by = _by_scenario(base.rows), _by_scenario(cand.rows)
         for sid in sorted(set(base_by) | set(cand_by)):
@@ -208,6 +210,19 @@ def compare_configurations(configs: Sequence[ConfigurationResults], baseline: st
         judgments={c.label: c.judgments for c in configs},
         facts={c.label: c.facts if c.facts is not None else facts_of(c.conversations, c.judgments) for c in configs},
     )
+
+
+CALL_METRIC_PREFIX = "voice:"
+"""A call metric's difference is named `voice:<metric>` (`voice:response_latency`)."""
+
+
+def _call_differences(base: Sequence[ResultRow], cand: Sequence[ResultRow], kw: dict[str, Any]) -> list[Difference]:
+    """Overall paired differences of the call metrics either side measured, each labelled by its
+    direction (`HIGHER_IS_BETTER`: lower latency is better); none between runs of text."""
+    measured = {name for r in [*base, *cand] for name, m in r.voice.items() if m.value is not None}
+    return [paired_difference(base, cand, metric=call_metric(name), metric_name=f"{CALL_METRIC_PREFIX}{name}",
+                              higher_is_better=HIGHER_IS_BETTER.get(name, True), **kw)
+            for name in HIGHER_IS_BETTER if name in measured]
 
 
 def _by_scenario(rows: Sequence[ResultRow]) -> dict[str, list[ResultRow]]:
@@ -242,11 +257,18 @@ def _unjudged(baseline: str, cards: Sequence[Scorecard]) -> list[str]:
     return reasons
 
 
+GATING_CALL_METRICS: tuple[str, ...] = INTERACTION_METRICS
+"""The call metrics whose difference worse beyond noise blocks a change, as the composite's does:
+tau-voice's eight interaction metrics. The call's other numbers (time to first audio, longest
+silence, word error rate, percentiles) are compared and reported, never gating."""
+
+
 def ci_verdict(baseline: str, differences: Sequence[Difference],
                rows: dict[str, list[ResultRow]], cards: Sequence[Scorecard] = ()) -> CiVerdict:
-    """Exit 1 when a candidate's composite is worse beyond noise, any gate fired in a candidate, a
-    candidate has no scored conversation or shares no scored (scenario, seed) with the baseline
-    (nothing to compare is not "no worse"), or a judge failed on any run."""
+    """Exit 1 when a candidate's composite, or one of its calls' interaction metrics
+    (`GATING_CALL_METRICS`), is worse beyond noise, any gate fired in a candidate, a candidate has no
+    scored conversation or shares no scored (scenario, seed) with the baseline (nothing to compare
+    is not "no worse"), or a judge failed on any run."""
     reasons = _unjudged(baseline, cards)
     unscored = {c.label for c in cards if c.label != baseline and c.scored == 0}  # already a reason above
     for d in differences:
@@ -256,6 +278,12 @@ def ci_verdict(baseline: str, differences: Sequence[Difference],
         if d.metric == "composite" and d.scope == "overall" and d.label == "worse":
             reasons.append(f"{d.candidate} is worse than {baseline} beyond noise: "
                            f"{d.delta:+.1f} points [{d.ci_low:.1f}, {d.ci_high:.1f}] over {d.pairs} pairs")
+        name = d.metric.removeprefix(CALL_METRIC_PREFIX)
+        if d.metric.startswith(CALL_METRIC_PREFIX) and name in GATING_CALL_METRICS and d.label == "worse":
+            better = "higher" if HIGHER_IS_BETTER[name] else "lower"
+            reasons.append(f"{d.candidate}'s calls are worse than {baseline}'s beyond noise on {name} "
+                           f"({better} is better): {d.delta:+.2f} [{d.ci_low:.2f}, {d.ci_high:.2f}] over "
+                           f"{d.pairs} pairs")
     for label, mine in rows.items():
         if label == baseline:
             continue

@@ -10,6 +10,9 @@ minus baseline) with a seeded paired-bootstrap 95% interval (resampling pairs). 
 * ``no pairs``: no (scenario, seed) of the candidate has a scored partner in the baseline with a
   value of the metric: there is nothing to compare, which is not "no difference".
 
+For a metric where lower is better (a call's response latency, `voice:response_latency`) the
+labels swap: an interval wholly above zero is ``worse``.
+
 The noise floor of a configuration is the largest absolute difference of mean composite between two
 repeated runs of it (paired the same way): what "no change at all" looks like for that
 configuration. A difference must beat the larger floor of the two sides.
@@ -87,10 +90,22 @@ def _paired(base: Sequence[ResultRow], cand: Sequence[ResultRow],
     return pairs
 
 
-def label_difference(delta: float | None, ci: tuple[float, float] | None, noise_floor: float = 0.0) -> Label:
+def call_metric(name: str) -> Metric:
+    """A metric reading one of a call's interaction metrics (None on a text conversation, or where
+    the call has no value of it)."""
+    def read(row: ResultRow) -> float | None:
+        found = row.voice.get(name)
+        return None if found is None else found.value
+    return read
+
+
+def label_difference(delta: float | None, ci: tuple[float, float] | None, noise_floor: float = 0.0,
+                     *, higher_is_better: bool = True) -> Label:
     """better / worse / within noise from a paired interval and the noise floor (see module doc)."""
     if delta is None or ci is None:
         return "within noise"
+    if not higher_is_better:  # a rise is a loss: label the mirrored difference
+        delta, ci = -delta, (-ci[1], -ci[0])
     if ci[1] < 0 and -delta > noise_floor:
         return "worse"
     if ci[0] > 0 and delta > noise_floor:
@@ -114,12 +129,12 @@ def paired_bootstrap(diffs: Sequence[float], *, seed: int = 0,
 def paired_difference(base: Sequence[ResultRow], cand: Sequence[ResultRow], *, baseline: str = "baseline",
                       candidate: str = "candidate", metric: Metric = composite,
                       metric_name: str = "composite", scope: str = "overall",
-                      noise_floor: float = 0.0, seed: int = 0) -> Difference:
+                      noise_floor: float = 0.0, seed: int = 0, higher_is_better: bool = True) -> Difference:
     """Pair `base` and `cand` by (scenario, seed) and label the mean difference.
 
     Unscored conversations (provider or simulator errors, no value) drop out of both sides. The
     bootstrap is seeded from `seed`, the metric and the scope, so one comparison always gives the
-    same interval.
+    same interval. `higher_is_better=False` (a latency) labels a rise `worse`.
     """
     pairs = _paired(base, cand, metric)
     if not pairs:
@@ -134,7 +149,7 @@ def paired_difference(base: Sequence[ResultRow], cand: Sequence[ResultRow], *, b
         candidate_mean=round(float(np.mean([b for _, b in pairs])), 4),
         delta=round(delta, 4), ci_low=None if ci is None else round(ci[0], 4),
         ci_high=None if ci is None else round(ci[1], 4), noise_floor=noise_floor,
-        label=label_difference(delta, ci, noise_floor),
+        label=label_difference(delta, ci, noise_floor, higher_is_better=higher_is_better),
         method=(normal_method(len(pairs), "pairs") if len(pairs) >= LARGE_SAMPLE
                 else Difference.model_fields["method"].default),
     )

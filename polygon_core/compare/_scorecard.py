@@ -9,8 +9,9 @@ from typing import Any
 import numpy as np
 from pydantic import Field
 
-from ..models import DomainModel, ProbeAnswer
+from ..models import DomainModel, InteractionMetric, ProbeAnswer
 from ..probes import Polarity, conformance, wilson_interval
+from ..voice import MetricSummary, summarise
 from ._passk import pass_hat_k_by_seed
 from ._resample import LARGE_SAMPLE, bootstrap_means, normal_interval, normal_method
 
@@ -43,6 +44,9 @@ class ResultRow(DomainModel):
                                              description="name → why it could not be evaluated (status error)")
     status: str | None = Field(None, description="judged | judge_error | agent_failure; None = no judgment")
     reason: str | None = Field(None, description="the judge's or the agent's failure")
+    voice: dict[str, InteractionMetric] = Field(
+        default_factory=dict, description="on a call: its interaction metrics (name → value, count); "
+        "empty on a text conversation")
 
 
 class ProbeRate(DomainModel):
@@ -97,6 +101,10 @@ class Scorecard(DomainModel):
     cost_usd: float | None = Field(None, description="None when any conversation's cost is unknown")
     noise_floor: float | None = Field(None, description="from repeated runs of this configuration")
     noise_floor_runs: list[str] = Field(default_factory=list)
+    voice: dict[str, MetricSummary] = Field(
+        default_factory=dict, description="the interaction panel of a run of calls: per call metric, the "
+        "mean over the calls with a value, its 95% interval, those calls and their events "
+        "(`polygon_core.voice.summarise`); empty for a run with no call")
 
 
 def bootstrap_ci(values: Sequence[float], *, seed: int = 0, resamples: int = 2000,
@@ -154,6 +162,19 @@ def _failures(rows: Sequence[ResultRow], answers: Sequence[ProbeAnswer]) -> dict
     }
 
 
+def interaction_panel(rows: Sequence[ResultRow]) -> dict[str, MetricSummary]:
+    """The interaction panel of the rows that are calls (see `Scorecard.voice`); empty without one.
+
+    Means and bounds are rounded to 4 decimals, as the scorecard's other numbers.
+    """
+    calls = [r.voice for r in rows if r.voice]
+    if not calls:
+        return {}
+    return {name: summary.model_copy(update={key: None if (v := getattr(summary, key)) is None else round(v, 4)
+                                             for key in ("mean", "low", "high")})
+            for name, summary in summarise(calls).items()}
+
+
 def build_scorecard(label: str, run_id: str, agent_version: str, rubric_version: str,
                     judge_model: str, rows: Sequence[ResultRow], answers: Sequence[ProbeAnswer] = (),
                     models: dict[str, str] | None = None) -> Scorecard:
@@ -193,4 +214,5 @@ def build_scorecard(label: str, run_id: str, agent_version: str, rubric_version:
                    else Scorecard.model_fields["ci_method"].default),
         cost_usd=(round(sum(c for c in costs if c is not None), 6)
                   if rows and all(c is not None for c in costs) else None),
+        voice=interaction_panel(agent_rows),
     )

@@ -2,7 +2,8 @@
 
 Everything is inline (CSS, a few lines of JS to filter transcripts); no fonts, images, scripts or
 styles are fetched, and the page holds no external URL of its own. Sections: the CI verdict and
-written analysis, scorecards (with noise floors and pass^k), noise-aware differences, the scenario
+written analysis, scorecards (with noise floors and pass^k), the interaction panel of runs of calls,
+noise-aware differences, the scenario
 matrix, divergence views (both sides turn by turn, the divergence and consequential turns marked),
 and every transcript the comparison kept with the judge's evidence quotes marked and recognition
 noise (said vs heard) highlighted.
@@ -22,6 +23,7 @@ from ..compare import Comparison, PairDivergence, Scorecard
 from ..models import REPORT_FORMAT, Conversation, Judgment, Turn
 from ..scoring import in_rubric_order
 from ._markdown import fmt, pairing_line
+from ._voice import PANEL_TITLE, panel_rows
 
 _CSS = """
 body{font:14px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:0 auto;max-width:1280px;
@@ -83,6 +85,17 @@ def _scorecards(cards: Sequence[Scorecard], calibrations: Mapping[str, str] | No
     for name in in_rubric_order({n for c in cards for n in c.criteria}, [c.rubric_version for c in cards]):
         rows.append(row(f"criterion {name}", [fmt(c.criteria.get(name), 2) for c in cards]))
     return f"<table>{head}{''.join(rows)}</table>"
+
+
+def _panel(cards: Sequence[Scorecard]) -> str:
+    """The interaction panel of runs of calls ('' when no card is of a run with calls)."""
+    rows = panel_rows(cards)
+    if not rows:
+        return ""
+    head = "<tr><th>metric</th>" + "".join(f"<th>{escape(c.label)}</th>" for c in cards) + "</tr>"
+    body = "".join(f"<tr><th>{escape(name)}</th>" + "".join(_td(v, "num") for v in cells) + "</tr>"
+                   for name, cells in rows)
+    return f"<h2>{escape(PANEL_TITLE)}</h2><table class='interaction'>{head}{body}</table>"
 
 
 def _rate(rate: float | None, ci: tuple[float, float] | None) -> str:
@@ -302,6 +315,7 @@ def comparison_html(comp: Comparison, title: str = "Polygon comparison", *,
     parts.append("<h2>Scorecards</h2>" + _scorecards(comp.cards, calibrations))
     parts += [f"<p class='judge-warning'>{escape(c.label)}: {escape(w)}</p>"
               for c in comp.cards if (w := (warnings or {}).get(c.run_id))]
+    parts.append(_panel(comp.cards))
     for card in comp.cards:
         if card.probes:
             parts.append(f"<h3>Probes: {escape(card.label)}</h3><table><tr><th>probe</th><th>polarity</th>"

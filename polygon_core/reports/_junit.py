@@ -9,7 +9,8 @@ is a failing test case, so a red job never shows every test green:
   (a judge that failed, or a candidate with nothing scored, fails that case).
 * suite ``gates``: one case per gate of the rubric in each candidate; a gate that fired is a
   ``<failure>`` with how often and in which conversations.
-* one suite per configuration: a case per conversation, failing on a fail verdict or a fired gate
+* one suite per configuration (a run of calls: with a property per call metric, `voice.<metric>`,
+  its mean over calls, 95% interval, calls and events): a case per conversation, failing on a fail verdict or a fired gate
   with the reason (verdict and composite, gates, broken assertions with their turns) and, where the
   conversation has a counterpart, its divergence turn and first consequential turn. A judge error
   is an ``<error>``. Provider and simulator faults are ``<skipped>`` with their reason: they say
@@ -38,6 +39,7 @@ from ..compare import Comparison, ConversationFacts, Difference, PairDivergence,
 from ..models import REPORT_FORMAT, UNSCORED_END_REASONS, GateHit, Judgment, Run
 from ..scoring import get_rubric
 from ._markdown import pairing_line
+from ._voice import panel_cell
 
 _UNSCORED = {str(r.value) for r in UNSCORED_END_REASONS}
 
@@ -279,9 +281,11 @@ def _configuration_suite(comp: Comparison, card: Scorecard) -> _Suite:
         # The open tag's counts and time off the rows, in the order the cases are written.
         return ((_outcome(row), facts.seconds.get(row.conversation_id, 0.0)) for row in rows)
 
+    # A run of calls: one property per call metric (`voice.response_latency`), its panel cell.
+    panel = {f"voice.{name}": panel_cell(summary, 4) for name, summary in card.voice.items()}
     return _Suite(label, _timestamp([run] if run else []),
                   {**_FORMAT, "run_id": card.run_id, "agent_version": card.agent_version,
-                   "rubric_version": card.rubric_version, "judge": card.judge_model}, cases, tally)
+                   "rubric_version": card.rubric_version, "judge": card.judge_model, **panel}, cases, tally)
 
 
 def junit_chunks(comp: Comparison) -> Iterator[str]:

@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from ..compare import Comparison, Difference, MatrixRow, PairCount, PairDivergence, Scorecard
 from ..models import REPORT_FORMAT
 from ..scoring import in_rubric_order
+from ._voice import PANEL_TITLE, metric_label, panel_cell, panel_rows
 
 # What can start markup in CommonMark/GFM inline text: escapes, code, emphasis, links and images,
 # table cells, strikethrough. `<`, `>` and `&` become HTML entities first (no raw HTML, no autolink).
@@ -71,6 +72,9 @@ def scorecard_table(card: Scorecard, calibration: str | None = None,
     ]
     for name in in_rubric_order(card.criteria, [card.rubric_version]):
         rows.append({"metric": f"criterion {name}", "value": fmt(card.criteria[name], 2), "detail": "mean 1–5"})
+    for name, summary in card.voice.items():  # a run of calls: its interaction panel
+        rows.append({"metric": f"call {metric_label(name)}", "value": panel_cell(summary),
+                     "detail": "mean over calls [95% interval] · calls with a value · events"})
     if calibration is not None:
         rows.append({"metric": "judge calibration", "value": calibration,
                      "detail": "agreement with people's ratings (docs/calibration.md)"})
@@ -134,6 +138,17 @@ def _said(tools: Sequence[str], text: str | None) -> str:
     return " ".join([*(md_code(t) for t in tools), md_text(text) if text else "(ended)"])
 
 
+def panel_markdown(cards: Sequence[Scorecard]) -> str:
+    """The interaction panel of runs of calls as markdown (a metric a row, a run a column); '' when
+    no card is of a run with calls."""
+    rows = panel_rows(cards)
+    if not rows:
+        return ""
+    lines = ["| metric | " + " | ".join(md_text(c.label) for c in cards) + " |", "|" + "---|" * (len(cards) + 1)]
+    lines += [f"| {name} | " + " | ".join(cells) + " |" for name, cells in rows]
+    return "\n".join(lines) + "\n"
+
+
 def differences_markdown(diffs: Sequence[Difference]) -> str:
     """Noise-aware differences (candidate − baseline) as markdown."""
     lines = ["| candidate | metric | scope | pairs | Δ | 95% CI | label |", "|---|---|---|---|---|---|---|"]
@@ -165,6 +180,9 @@ def comparison_markdown(comp: Comparison, warnings: Mapping[str, str | None] | N
     parts += [*shown, *([""] if shown else [])]
     if comp.prose.strip():
         parts += ["## Analysis", "", md_text(comp.prose.strip(), inline=False), ""]
+    panel = panel_markdown(comp.cards)
+    if panel:
+        parts += [f"## {PANEL_TITLE}", "", panel]
     parts += ["## Scenario matrix (largest spread first)", "", matrix_markdown(comp.matrix, comp.labels)]
     if comp.differences:
         parts += ["## Differences (paired, noise-aware)", "", differences_markdown(comp.differences)]
