@@ -34,7 +34,8 @@ def compare(
     """Compare runs against a baseline; exit 1 when a candidate is worse beyond noise or a gate fires.
 
     Exit codes: 0 no candidate is worse beyond noise and no gate fired in a candidate; 1 the
-    change should be blocked (reasons are printed; a failing judge is also one `error:` line on
+    change should be blocked (a composite, or on runs of calls one of the eight interaction metrics,
+    worse beyond noise; a gate fired; reasons are printed; a failing judge is also one `error:` line on
     stderr), a candidate shares no scored scenario and seed with the baseline, or a compared run
     is not complete (one `error:` line: its status and stored/planned conversations); 2 bad input (unknown run, mixed rubric versions without --rubric, a run with no
     judgments under --rubric or by --judge).

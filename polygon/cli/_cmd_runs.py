@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -148,6 +149,12 @@ def _print_rows(rows: Any, total: int, every: bool, origins: Origins) -> None:
 
 @friendly
 def show(run_id: Annotated[str, typer.Argument(help="run id (or a unique prefix)")],
+         conversation: Annotated[str | None, typer.Argument(
+             help="one conversation of the run (id or a unique prefix): its transcript and assertions; on a "
+                  "call also its metrics and each turn's times")] = None,
+         audio: Annotated[Path | None, typer.Option(
+             "--audio", help="with CONVERSATION, a call: write its stereo WAV (caller left, agent right) to "
+                             "this file")] = None,
          rubric: Annotated[str | None, typer.Option(help="rubric version to show (default: the run's)")] = None,
          judge: Annotated[str | None, typer.Option(
              help="whose judgments to show (default: the run's own judge, else the latest)")] = None,
@@ -158,11 +165,19 @@ def show(run_id: Annotated[str, typer.Argument(help="run id (or a unique prefix)
          = False,
          ) -> None:
     """Show one run: scorecard and its conversations (one rubric version, one judge), the first 50
-    by id unless --all; the scorecard is computed once, in SQL, however large the run."""
+    by id unless --all; the scorecard is computed once, in SQL, however large the run. A run of
+    calls adds its interaction panel. With CONVERSATION, that one conversation in full."""
     from polygon import usecases
 
     from . import _render
 
+    if conversation is not None:
+        from ._show_conversation import show_conversation
+
+        show_conversation(run_id, conversation, json_out=json_out, audio=audio)
+        return
+    if audio is not None:
+        raise ValueError("--audio needs a CONVERSATION: `polygon show RUN CONVERSATION --audio call.wav`")
     stores = usecases.open_stores()
     if rubric is not None:
         from polygon_core.scoring import get_rubric

@@ -18,7 +18,7 @@ from polygon_core.compare import (
     Scorecard,
 )
 from polygon_core.judging import HEURISTIC_JUDGE
-from polygon_core.reports import PANEL_TITLE, fmt, pairing_line, panel_rows, provenance
+from polygon_core.reports import PANEL_CAPTION, PANEL_TITLE, fmt, pairing_line, panel_rows, provenance
 from polygon_core.scoring import in_rubric_order
 
 from ._fit import fit
@@ -62,7 +62,7 @@ def panel_table(cards: Sequence[Scorecard]) -> Table | None:
     rows = panel_rows(cards)
     if not rows:
         return None
-    table = Table(title=PANEL_TITLE)
+    table = Table(title=PANEL_TITLE, caption=PANEL_CAPTION)
     table.add_column("metric", style="bold")
     for card in cards:
         table.add_column(card.label, justify="right")

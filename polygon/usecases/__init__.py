@@ -12,7 +12,7 @@ Modules: `_common` (stores, cached loading), `_runs`, `_simulate`, `_grade` (jud
 `_arrivals` (calls arriving by webhook or S3, imported once) and `_sources` (its flows' steps over the
 sources file), `_calibrations`, `_fitting` (fitted judges), `_sweeps`, `_sweep_steps` and
 `_leaderboard` (the sweep flow's steps, its stored report), `_calls` (a call's stored audio and
-timeline), `_replay`, `_run_steps` (judge and probe
+timeline), `_conversation_detail` (one conversation in full, for `polygon show RUN CONVERSATION`), `_replay`, `_run_steps` (judge and probe
 passes that read everything from the run), `_versions` (a run's agent version parts, checked before a
 replay or re-score), `_reevaluation` (on a prompt commit), `_personas`, `_analysis` (prompt
 analysis), `_preflight` (checks before a run), `_deliveries` (webhook delivery ids), `_stored` (the
@@ -88,6 +88,7 @@ if TYPE_CHECKING:
         transcript_key,
     )
     from ._compare import Comparison, ComparisonError, compare_runs, run_labels, run_progress, unfinished_runs
+    from ._conversation_detail import ConversationDetail, conversation_detail
     from ._deliveries import DatabaseDeliveryStore, DeliveryStoreUnavailableError
     from ._dispatch import FITTED_PREFIX, JudgeSpec, check_model_name, fitted_judge_warning, judge_label
     from ._evaluate import STAGES, Evaluated, InFlight, evaluate_conversation, run_bounded
@@ -235,6 +236,7 @@ __all__ = [
     "CallRejectedError",
     "Comparison",
     "ComparisonError",
+    "ConversationDetail",
     "DatabaseDeliveryStore",
     "DeliveryStoreUnavailableError",
     "Evaluated",
@@ -286,6 +288,7 @@ __all__ = [
     "compare_runs",
     "comparison_report",
     "configured_sources",
+    "conversation_detail",
     "conversation_facets",
     "conversation_ids",
     "conversation_judgments",
@@ -436,6 +439,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "_calibrations": ("CalibrationOutcome", "RatedRun", "calibrate_run", "judge_labelled", "labelled_conversations",
         "load_labels", "shown_calibration", "shown_calibrations", "store_calibration"),
     "_calls": ("NotACallError", "call_audio", "call_timeline"),
+    "_conversation_detail": ("ConversationDetail", "conversation_detail"),
     "_common": ("FileCaches", "Stores", "agent_identity", "agent_parts", "call_audio_key", "call_timeline_key",
         "fingerprint", "load_conversation", "open_stores", "plan_conversations", "shared_stores", "transcript_key"),
     "_compare": ("Comparison", "ComparisonError", "compare_runs", "run_labels", "run_progress", "unfinished_runs"),

@@ -15,7 +15,7 @@ import re
 from collections.abc import Collection
 
 from ..models import Conversation, InteractionMetric
-from ..voice import ALL_CALL_METRICS
+from ..voice import ALL_CALL_METRICS, assertion_values
 
 CALL_METRIC_NAMES: frozenset[str] = frozenset(ALL_CALL_METRICS)
 """Names an assertion reads on a call; on a text conversation an assertion naming one does not apply."""
@@ -42,8 +42,8 @@ def metric_values(conversation: Conversation) -> dict[str, float]:
     """name → value of the call's metrics that have one; empty on a text conversation."""
     if conversation.channel != "voice" or conversation.voice is None:
         return {}
-    return {name: float(m.value) for name, m in conversation.voice.metrics.items()
-            if name in CALL_METRIC_NAMES and m.value is not None}
+    return {name: value for name, value in assertion_values(conversation.voice.metrics).items()
+            if name in CALL_METRIC_NAMES}
 
 
 def _base(name: str) -> str:

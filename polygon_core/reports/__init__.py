@@ -21,9 +21,10 @@ from ._markdown import (
     scorecard_markdown,
     scorecard_table,
 )
-from ._voice import PANEL_TITLE, has_panel, metric_label, panel_cell, panel_rows
+from ._voice import PANEL_CAPTION, PANEL_TITLE, has_panel, metric_label, panel_cell, panel_rows
 
 __all__ = [
+    "PANEL_CAPTION",
     "PANEL_TITLE",
     "analysis_html",
     "analysis_markdown",

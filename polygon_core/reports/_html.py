@@ -23,7 +23,7 @@ from ..compare import Comparison, PairDivergence, Scorecard
 from ..models import REPORT_FORMAT, Conversation, Judgment, Turn
 from ..scoring import in_rubric_order
 from ._markdown import fmt, pairing_line
-from ._voice import PANEL_TITLE, panel_rows
+from ._voice import PANEL_CAPTION, PANEL_TITLE, panel_rows
 
 _CSS = """
 body{font:14px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:0 auto;max-width:1280px;
@@ -95,7 +95,8 @@ def _panel(cards: Sequence[Scorecard]) -> str:
     head = "<tr><th>metric</th>" + "".join(f"<th>{escape(c.label)}</th>" for c in cards) + "</tr>"
     body = "".join(f"<tr><th>{escape(name)}</th>" + "".join(_td(v, "num") for v in cells) + "</tr>"
                    for name, cells in rows)
-    return f"<h2>{escape(PANEL_TITLE)}</h2><table class='interaction'>{head}{body}</table>"
+    return (f"<h2>{escape(PANEL_TITLE)}</h2><p class='muted'>{escape(PANEL_CAPTION)}</p>"
+            f"<table class='interaction'>{head}{body}</table>")
 
 
 def _rate(rate: float | None, ci: tuple[float, float] | None) -> str:

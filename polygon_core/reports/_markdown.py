@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from ..compare import Comparison, Difference, MatrixRow, PairCount, PairDivergence, Scorecard
 from ..models import REPORT_FORMAT
 from ..scoring import in_rubric_order
-from ._voice import PANEL_TITLE, metric_label, panel_cell, panel_rows
+from ._voice import PANEL_CAPTION, PANEL_TITLE, metric_label, panel_cell, panel_rows
 
 # What can start markup in CommonMark/GFM inline text: escapes, code, emphasis, links and images,
 # table cells, strikethrough. `<`, `>` and `&` become HTML entities first (no raw HTML, no autolink).
@@ -182,7 +182,7 @@ def comparison_markdown(comp: Comparison, warnings: Mapping[str, str | None] | N
         parts += ["## Analysis", "", md_text(comp.prose.strip(), inline=False), ""]
     panel = panel_markdown(comp.cards)
     if panel:
-        parts += [f"## {PANEL_TITLE}", "", panel]
+        parts += [f"## {PANEL_TITLE}", "", f"_{PANEL_CAPTION}_", "", panel]
     parts += ["## Scenario matrix (largest spread first)", "", matrix_markdown(comp.matrix, comp.labels)]
     if comp.differences:
         parts += ["## Differences (paired, noise-aware)", "", differences_markdown(comp.differences)]

@@ -11,7 +11,8 @@ from collections.abc import Sequence
 from ..compare import Scorecard
 from ..voice import ALL_CALL_METRICS, MetricSummary
 
-PANEL_TITLE = "Interaction (calls: mean over calls [95% interval], calls with a value, events)"
+PANEL_TITLE = "Interaction (calls)"
+PANEL_CAPTION = "each cell: mean over calls [95% interval] · calls with a value · events"
 
 # Seconds for the latencies, silences and time to audio; the rest are shares (0–1, the
 # interruption rate per caller turn can exceed 1).

@@ -98,3 +98,22 @@ def test_probe_answers_are_counted_per_answerer_and_answerers_ordered_by_their_l
     assert scorecard_reads.probe_errors(repo.engine, "r1", "openai:bad") == [
         ("c1", "pii", "w", "guardrail", "unreadable reply")]
     assert scorecard_reads.probe_answerers_by_recency(repo.engine, "nope") == []
+
+
+def test_result_facts_read_a_calls_metrics_and_none_for_text(repo: Repository) -> None:
+    from polygon_core.checks import run_checks
+    from polygon_core.models import InteractionMetric, VoiceCall
+
+    repo.save_run(Run(id="r2", suite="s", agent_name="a", agent_version="v", rubric_version="v1", seeds=[0]))
+    text = Conversation(id="t", scenario_id="alpha", seed=0, agent_name="a", agent_version="v", persona_hash="p",
+                        caller_type="busy", difficulty=2, end_reason="agent_end",
+                        turns=[Turn(index=0, speaker="agent", text="hi")])
+    call = text.model_copy(update={"id": "v", "channel": "voice", "voice": VoiceCall(metrics={
+        "response_latency": InteractionMetric(value=1.25, count=4), "yield_rate": InteractionMetric()})})
+    for conv in (text, call):
+        repo.save_conversation("r2", conv, artifact_uri=f"runs/r2/conversations/{conv.id}.json", assertions=[],
+                               metrics=run_checks(conv, None).metrics.model_dump(mode="json"))
+    facts = {f["conversation_id"]: f for f in scorecard_reads.result_facts(repo.engine, "r2", "v1", "judge-a")}
+    assert facts["t"]["voice"] is None
+    assert facts["v"]["voice"] == {"response_latency": {"value": 1.25, "count": 4},
+                                   "yield_rate": {"value": None, "count": 0}}
