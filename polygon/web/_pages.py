@@ -23,6 +23,7 @@ from polygon_core.adapters.settings import PolygonSettings
 
 from ._api import WebContext, context
 from ._api import router as api_router
+from ._api_calls import router as calls_router
 from ._api_charts import router as charts_router
 from ._api_compare import router as compare_router
 from ._api_stored import router as stored_router
@@ -35,11 +36,13 @@ router = APIRouter(include_in_schema=False)
 
 _JS, _CSS = "text/javascript; charset=utf-8", "text/css; charset=utf-8"
 #: What `/static/` serves: the app's script and stylesheet, and the vendored charting library
-#: (Vega, Vega-Lite, vega-embed; see static/vendor/README.md). Nothing else in the package is served.
-STATIC_TYPES = {"app.js": _JS, "charts.js": _JS, "app.css": _CSS, "vendor/vega.min.js": _JS,
+#: (Vega, Vega-Lite, vega-embed; see static/vendor/README.md) and the call player (call.js). Nothing else
+#: in the package is served.
+STATIC_TYPES = {"app.js": _JS, "charts.js": _JS, "call.js": _JS, "app.css": _CSS, "vendor/vega.min.js": _JS,
                 "vendor/vega-lite.min.js": _JS, "vendor/vega-embed.min.js": _JS}
 #: The scripts every page loads, in order (the charting library before the app that uses it).
-SCRIPTS = ("vendor/vega.min.js", "vendor/vega-lite.min.js", "vendor/vega-embed.min.js", "charts.js", "app.js")
+SCRIPTS = ("vendor/vega.min.js", "vendor/vega-lite.min.js", "vendor/vega-embed.min.js", "charts.js", "call.js",
+           "app.js")
 #: page name → navigation title (the order of the menu)
 PAGES = {"runs": "Runs", "compare": "Compare", "trends": "Trends", "analyses": "Prompts",
          "sweeps": "Sweeps", "personas": "Personas"}
@@ -49,6 +52,7 @@ def install_web(app: FastAPI, settings: PolygonSettings) -> None:
     """Add the web app (pages, static files, JSON API) to `app`, and say how it is protected."""
     app.state.polygon_web = WebContext.from_settings(settings)
     app.include_router(api_router)
+    app.include_router(calls_router)
     app.include_router(stored_router)
     app.include_router(compare_router)
     app.include_router(charts_router)

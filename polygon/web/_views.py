@@ -131,6 +131,8 @@ def conversation_view(run: Run, conversation: Conversation, *, assertions: Seque
             "gates": [g.model_dump(mode="json") for g in (primary.gates if primary else []) if g.turn == t.index],
             "assertions": [a.name for a in assertions if a.turn == t.index and a.status in ("fail", "error")],
             "evidence": evidence,
+            # On a call: where the turn sits in the audio (the player highlights and seeks by it).
+            "kind": t.kind, "start_ms": t.start_ms, "end_ms": t.end_ms, "interrupted": t.interrupted,
         })
     return {
         "run": run.model_dump(mode="json"),
@@ -146,6 +148,8 @@ def conversation_view(run: Run, conversation: Conversation, *, assertions: Seque
             "events": [e.model_dump(mode="json") for e in conversation.events],
             "initial_state": conversation.initial_state, "final_state": conversation.final_state,
             "format_version": conversation.format_version,  # the transcript's; 0: stored before versions
+            "channel": conversation.channel,
+            "voice": conversation.voice.model_dump(mode="json") if conversation.voice is not None else None,
         },
         "turns": turns,
         "assertions": [a.model_dump(mode="json") if hasattr(a, "model_dump") else dict(a) for a in assertions],

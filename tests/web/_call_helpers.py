@@ -107,8 +107,31 @@ def _tone(segments: list[Segment], hz: float, frames: int) -> list[int]:
     return samples
 
 
-def store_call(stores: Stores | Any, run_id: str, conv: Conversation) -> None:
-    """Store the call's transcript (replacing any), its WAV and its timeline where a run keeps them."""
-    stores.artifacts.put_text(transcript_key(run_id, conv.id), conv.model_dump_json(indent=2))
+def store_call(stores: Stores | Any, run_id: str, conv: Conversation) -> str:
+    """Store the call's transcript (replacing any), its WAV and its timeline where a run keeps them;
+    return the transcript's URI."""
     stores.artifacts.put_bytes(call_audio_key(run_id, conv.id), wav_bytes(), content_type="audio/wav")
     stores.artifacts.put_text(call_timeline_key(run_id, conv.id), timeline(conv.id).model_dump_json(indent=2))
+    uri: str = stores.artifacts.put_text(transcript_key(run_id, conv.id), conv.model_dump_json(indent=2))
+    return uri
+
+
+def seed_call_run(home: Any, run_id: str = "run-call") -> tuple[str, str]:
+    """A POLYGON_HOME holding one run (the demo agent v1 on the demo suite, made by the use cases)
+    with two stored conversations: the call above and a text one. Returns their ids."""
+    from polygon import usecases
+    from polygon_core.adapters.settings import load_settings
+    from polygon_core.demo import demo_dir
+
+    stores = usecases.open_stores(load_settings(home=home))
+    suite, agent = str(demo_dir() / "suite"), str(demo_dir() / "agents" / "agent_v1.yaml")
+    run = usecases.new_run(agent, suite, seeds=[0], run_id=run_id)
+    usecases.create_run(stores, run, suite_path=suite, agent_path=agent)
+    call = voice_conversation(run_id=run_id, conversation_id="call-1")
+    text = call.model_copy(update={"id": "text-1", "channel": "text", "voice": None, "turns": [
+        t.model_copy(update={"start_ms": None, "end_ms": None, "interrupted": False}) for t in call.turns]})
+    call_uri = store_call(stores, run_id, call)
+    text_uri = stores.artifacts.put_text(transcript_key(run_id, text.id), text.model_dump_json(indent=2))
+    stores.repo.save_conversation(run_id, call, artifact_uri=call_uri, assertions=[])
+    stores.repo.save_conversation(run_id, text, artifact_uri=text_uri, assertions=[])
+    return call.id, text.id

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
@@ -203,10 +204,16 @@ def test_openapi_is_published(client: TestClient) -> None:
     paths = schema["paths"]
     assert {"/api/runs", "/api/compare", "/api/runs/{run_id}/conversations/{conversation_id}",
             "/api/sweeps", "/api/personas", "/api/analyses/{prompt_hash}"} <= set(paths)
-    # Every payload is documented by a model, not an untyped object.
+    # Every payload is documented by a model, not an untyped object (bytes, a call's WAV, as binary).
+    def binary(op: dict[str, Any]) -> bool:
+        content = op["responses"].get("200", {}).get("content", {})
+        return bool(content) and all(c.get("schema", {}).get("format") == "binary" for c in content.values())
+
     untyped = [f"{method.upper()} {path}" for path, item in paths.items() for method, op in item.items()
-               if path.startswith("/api/") and "$ref" not in json.dumps(op["responses"].get("200", {}))]
+               if path.startswith("/api/") and "$ref" not in json.dumps(op["responses"].get("200", {}))
+               and not binary(op)]
     assert untyped == []
+    assert binary(paths["/api/runs/{run_id}/conversations/{conversation_id}/audio"]["get"])
     ok = paths["/api/runs/{run_id}/distributions"]["get"]["responses"]["200"]["content"]["application/json"]
     assert ok["schema"] == {"$ref": "#/components/schemas/RunDistributions"}
     assert {"composite", "criteria", "calibration"} <= set(schema["components"]["schemas"]["RunDistributions"]["required"])
@@ -314,7 +321,7 @@ def test_pages_and_static_files_reference_nothing_outside(client: TestClient, de
         page = client.get(path)
         assert page.status_code == 200 and '<script src="/static/app.js">' in page.text
         assert "http://" not in page.text and "https://" not in page.text
-    for name in ("app.js", "charts.js", "app.css"):
+    for name in ("app.js", "charts.js", "call.js", "app.css"):
         text = client.get(f"/static/{name}").text
         assert len(text) > 1000 and "http://" not in text and "https://" not in text and "//cdn" not in text
     assert client.get("/static/../_api.py").status_code == 404
@@ -365,7 +372,7 @@ def test_web_app_module_files_ship_in_the_package() -> None:
     import polygon.web
 
     root = Path(polygon.web.__file__).parent / "static"
-    assert sorted(p.name for p in root.iterdir() if p.suffix in (".js", ".css")) == ["app.css", "app.js", "charts.js"]
+    assert sorted(p.name for p in root.iterdir() if p.suffix in (".js", ".css")) == ["app.css", "app.js", "call.js", "charts.js"]
     vendor = sorted(p.name for p in (root / "vendor").iterdir())
     assert vendor == ["README.md", "vega-embed.LICENSE.txt", "vega-embed.min.js", "vega-lite.LICENSE.txt",
                       "vega-lite.min.js", "vega.LICENSE.txt", "vega.min.js"]

@@ -258,6 +258,7 @@ async function pageConversation() {
   let v;
   try { v = await api(`/api/runs/${enc(ARGS.run_id)}/conversations/${enc(ARGS.conversation_id)}`); } catch (e) { return fail(e); }
   const c = v.conversation;
+  const call = c.channel === "voice" && c.voice ? c.voice : null;
   const primary = v.judgments.find((j) => j.primary);
   const turns = v.turns.map((t) => {
     // Several criteria often quote the same words: one mark, naming all of them.
@@ -273,14 +274,21 @@ async function pageConversation() {
       title: d.inserted ? `${d.kind}: heard "${d.inserted}" added` : `${d.kind}: said "${d.original}", heard "${d.replacement || "(nothing)"}"` }));
     return h("div", { class: `turn ${t.speaker}${t.gates.length ? " has-gate" : ""}`, id: `turn-${t.index}` },
       h("span", { class: "who" }, `#${t.index} ${t.speaker}`),
+      call && t.start_ms !== null ? h("span", { class: "at small muted" }, `${PolygonCall.clock(t.start_ms)}–${PolygonCall.clock(t.end_ms)} `) : null,
+      t.interrupted ? h("span", { class: "badge" }, "cut short") : null,
+      t.kind === "non_directed" ? h("span", { class: "badge" }, "not said to the agent") : null,
       t.gates.map((g) => h("span", { class: "badge gate", title: g.detail }, "gate: " + g.gate)),
       t.assertions.map((a) => h("span", { class: "badge fail" }, "assertion broke: " + a)),
       t.end ? h("span", { class: "badge" }, "end: " + t.end) : null,
       t.latency_ms ? h("span", { class: "small muted" }, ` ${fmt(t.latency_ms, 0)} ms`) : null,
       h("div", { class: "said" }, marked(t.text, [...spans, ...dist])),
       t.speaker === "caller" && t.heard !== null && t.heard !== t.text ? h("div", { class: "heard" }, "heard: ", t.heard) : null,
+      // On a call, an agent turn's `heard` is what reached the caller before its audio stopped.
+      call && t.speaker === "agent" && t.heard !== null && t.heard !== t.text ? h("div", { class: "heard" }, "the caller heard: ", t.heard) : null,
       toolCalls(t.tool_calls));
   });
+  // A call: its player, timeline and metrics (static/call.js), wired to the turns above.
+  const player = call ? await PolygonCall.section(`/api/runs/${enc(v.run.id)}/conversations/${enc(c.id)}`, call, v.turns, turns, api) : null;
   const criteria = primary ? table(["criterion", "score", "status", "evidence"], primary.criteria.map((k) => h("tr", {},
     h("td", {}, k.criterion), h("td", { class: "num" }, fmt(k.score, 1)), h("td", {}, k.status, k.unsupported_evidence ? " (unsupported)" : ""),
     h("td", {}, k.evidence ? (k.evidence_at ? h("a", { href: `#turn-${k.evidence_at.turn}` }, `turn ${k.evidence_at.turn}: “${k.evidence}”`)
@@ -293,6 +301,7 @@ async function pageConversation() {
       h("b", { class: primary.verdict || "" }, primary.verdict || "no verdict"), primary.partial ? ` (partial: ${primary.not_scored.join(", ")} not scored)` : "",
       primary.status && primary.status !== "judged" ? h("span", { class: "fail" }, ` — ${primary.status.replace("_", " ")}: ${primary.reason || ""}`) : "") : null,
     v.gates.length ? h("p", {}, "Gates: ", v.gates.map((g) => h("span", { class: "badge gate" }, g.gate + (g.turn !== null ? ` @ turn ${g.turn}` : "") + ": " + g.detail))) : null,
+    player,
     h("h2", {}, "Assertions"), v.assertions.length ? table(["assertion", "expression", "status", "turn", "message"], v.assertions.map((a) => h("tr", {},
       h("td", {}, a.name), h("td", {}, h("code", {}, a.expression)), h("td", { class: a.status }, a.status),
       h("td", {}, a.turn === null ? "" : h("a", { href: `#turn-${a.turn}` }, a.turn)), h("td", {}, a.message || "")))) : h("p", { class: "muted" }, "none"),
