@@ -182,8 +182,12 @@ def _turn_html(turn: Turn | None, quotes: Sequence[tuple[str, str]], cls: str = 
     else:
         body = _mark_evidence(turn.text, quotes)
     end = f' <span class="muted">[{escape(turn.end)}]</span>' if turn.end else ""
+    # On a call: where the turn sits on the timeline, and an agent turn the caller talked over.
+    when = (f'<span class="muted">{turn.start_ms / 1000:.2f}–{turn.end_ms / 1000:.2f} s</span> '
+            if turn.start_ms is not None and turn.end_ms is not None else "")
+    cut = ' <span class="muted">[interrupted]</span>' if turn.interrupted else ""
     return (f'<div class="turn {escape(turn.speaker)} {cls}"><span class="who">{turn.index} '
-            f'{escape(turn.speaker)}</span>{tools}{body}{end}</div>')
+            f'{escape(turn.speaker)}</span>{when}{tools}{body}{cut}{end}</div>')
 
 
 def _quotes(judgment: Judgment | None) -> list[tuple[str, str]]:

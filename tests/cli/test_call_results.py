@@ -198,6 +198,9 @@ def test_reports_carry_the_panel(stored: usecases.Stores, tmp_path: Path) -> Non
     page = html.read_text(encoding="utf-8")
     assert ("<tr><th>response_latency (s)</th><td class=\"num\">1.00 [0.85, 1.15] · 6 calls · 18 events</td>"
             "<td class=\"num\">2.00 [1.85, 2.15] · 6 calls · 18 events</td></tr>") in page
+    # The transcripts of calls say where each turn sits on the call's timeline.
+    assert '<span class="who">1 caller</span><span class="muted">3.00–5.40 s</span> ' in page
+    assert '<div class="heard">heard: Book me at fifty past nine please.</div>' in page
     root = ET.fromstring(xml.read_text(encoding="utf-8"))
     suite = root.find("testsuite[@name='billing@a1a1a1']")
     assert suite is not None
@@ -279,3 +282,14 @@ def test_show_audio_of_a_text_conversation_is_one_line_and_exit_2(stored: usecas
     assert missing.stderr.strip() == ("error: run calls-a has no conversation 'nope' (its conversations: calls-a-s0, "
                                       "calls-a-s1, calls-a-s2, calls-a-s3, calls-a-s4 …; `polygon show calls-a --all` "
                                       "lists them)")
+
+
+def test_run_json_carries_the_panel_of_a_run_of_calls_only(stored: usecases.Stores) -> None:
+    from polygon.cli._cmd_run import _summary_json
+    from polygon.usecases._scorecards import scorecard_of
+
+    runs = [r for r in (stored.repo.get_run("calls-a"), stored.repo.get_run("text-t")) if r is not None]
+    out = _summary_json(stored, runs, [scorecard_of(stored, run) for run in runs])
+    calls, text = out["runs"]
+    assert calls["voice"]["response_latency"] == {**PANEL_A["response_latency"], "method": METHOD}
+    assert "voice" not in text
