@@ -89,7 +89,7 @@ def _unfinished(status: str) -> Any:  # a Prefect FlowStateHook
       on_cancellation=[_unfinished("interrupted")])
 def evaluate_suite(suite_path: str, runs: list[Run], agent_paths: list[str], repeats: int = 1, probes_path: str | None = None,
                    batch_judging: bool | None = None, scenarios: list[str] | None = None,
-                   concurrency: int | None = None) -> list[dict]:
+                   concurrency: int | None = None, line: usecases.LineRequest | None = None) -> list[dict]:
     """Evaluate one suite for each (run, agent) pair; returns each run's scorecard as a dict.
 
     Each conversation is one `evaluate-conversation` task (simulate, judge, probe); a run's
@@ -97,6 +97,10 @@ def evaluate_suite(suite_path: str, runs: list[Run], agent_paths: list[str], rep
     `concurrency`, else POLYGON_CONCURRENCY; `usecases.run_concurrency`).
 
     `scenarios` (exact ids; None: all) narrows the plan to part of the suite (`polygon run --scenario`).
+
+    `line` is the line the command line asked for (`--channel`, `--conditions`, `--stt-model`; None:
+    the suite's and scenarios' own), recorded in each new run's manifest: the conversations read it
+    from there (`usecases.call_plan`).
 
     With `batch_judging` (None: the suite's `batch_judging`), model-backed judge and probe passes go
     through the provider's batch API (the `batch-judge` subflow); conversations whose batch items
@@ -108,7 +112,8 @@ def evaluate_suite(suite_path: str, runs: list[Run], agent_paths: list[str], rep
     # comes back as it was stored, and from here on the stored runs are the one carrier.
     runs = [usecases.resumed_run(stores, run, asked=("seeds", "rubric_version", "agent_version")) for run in runs]
     for run, agent_path in zip(runs, agent_paths, strict=True):
-        create_run_task(run, suite_path, agent_path, repeats=repeats, probes_path=probes_path)
+        create_run_task(run, suite_path, agent_path, repeats=repeats, probes_path=probes_path, line=line,
+                        scenarios=scenarios)
     plans = {r.id: usecases.plan_conversations(suite_path, r.seeds, scenarios, caches=stores.caches) for r in runs}
     logger = get_run_logger()  # its lines are kept on the flow run's page in the Prefect UI
     tag_flow_run(run_tags(runs))

@@ -16,10 +16,12 @@ from ._stores import task_stores
 
 @task(name="create-run", retries=2, retry_delay_seconds=1)
 def create_run_task(run: Run, suite_path: str | None = None, agent_path: str | None = None,
-                    repeats: int = 1, probes_path: str | None = None) -> Run:
-    """Record the run and its manifest (kept as-is when a run id is resumed)."""
+                    repeats: int = 1, probes_path: str | None = None, line: usecases.LineRequest | None = None,
+                    scenarios: list[str] | None = None) -> Run:
+    """Record the run and its manifest (kept as-is when a run id is resumed); `line` is the line
+    the command line asked for, `scenarios` the ids the run is limited to (None: all)."""
     return usecases.create_run(task_stores(), run, suite_path=suite_path, agent_path=agent_path, repeats=repeats,
-                               probes_path=probes_path)
+                               probes_path=probes_path, line=line, scenarios=scenarios)
 
 
 def _simulate_name() -> str:

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, cast
 
 import typer
 
-from polygon_core.models import Run
+from polygon_core.models import CONDITION_PRESETS, Channel, Run
 
 from ._base import JSON_HELP, console, err, friendly
 from ._outputs import OUTPUT_HELP, check_outputs, needs_transcripts, write_outputs
@@ -22,13 +22,25 @@ def _model_help(role: str) -> str:
 _SCENARIO_HELP = "run only this scenario id or glob (repeatable), e.g. 'billing-*'"
 
 
+def run_line(stores: Any, run_id: str) -> dict[str, str | None]:
+    """The run's line as recorded (`usecases.line_text`): `channel`, `conditions`, `stt_model` and
+    the one line `text` (`channel voice · conditions street@0.5`); all None for an older run."""
+    from polygon import usecases
+
+    return usecases.line_text(usecases.run_manifest(stores, run_id).get("line"))
+
+
+def _line_json(line: dict[str, str | None]) -> dict[str, str | None]:
+    return {key: line[key] for key in ("channel", "conditions", "stt_model")}
+
+
 def _summary_json(stores: Any, runs: list[Run], cards: list[Any]) -> dict[str, Any]:
     out: dict[str, Any] = {"runs": []}
     for run, card in zip(runs, cards, strict=True):
         out["runs"].append({"run_id": run.id, "agent": run.agent_name, "agent_version": run.agent_version,
                             "rubric_version": run.rubric_version, "conversations": card.conversations,
                             "verdicts": card.verdicts, "mean_composite": card.mean_composite,
-                            "gates": card.gates, "models": run.models,
+                            "gates": card.gates, "models": run.models, **_line_json(run_line(stores, run.id)),
                             "provider_errors": card.provider_errors, "simulator_errors": card.simulator_errors,
                             "agent_failures": card.agent_failures, "agent_failure_reason": card.agent_failure_reason,
                             "judge_errors": card.judge_errors, "judge_error_reason": card.judge_error_reason,
@@ -122,6 +134,10 @@ def report(runs: list[Run], json_out: bool, outputs: list[Path] | None = None) -
     print_usage(stores, runs)
     console.print(f"\nResults: {_where(stores)}")
     console.print(f"Runs: {', '.join(r.id for r in runs)}  (try `polygon show {runs[-1].id}`)")
+    for run in runs:  # how a run of calls was made; a text run says nothing new
+        line = run_line(stores, run.id)
+        if line["conditions"] is not None:
+            console.print(f"{run.id}: {line['text']}", highlight=False, soft_wrap=True)
     for kind, path in written:
         console.print(f"{kind} report: {path}", highlight=False)
     _stop_on_failures(stores, runs, comparison.cards)  # the comparison's own scorecards, not new ones
@@ -174,10 +190,36 @@ def run(suite: Annotated[Path, typer.Argument(help="suite folder")],
         concurrency: Annotated[int | None, typer.Option(
             help="conversations in flight at once (default: the suite's `concurrency`, else "
             "POLYGON_CONCURRENCY)")] = None,
+        channel: Annotated[str | None, typer.Option(
+            help="text or voice: every scenario as a chat or as a call (default: each scenario's "
+            "`channel`, else the suite's, else text)")] = None,
+        conditions: Annotated[str | None, typer.Option(
+            help=f"a call's line conditions: {', '.join(CONDITION_PRESETS)}, optionally @INTENSITY from 0 "
+            "to 1 (street@0.8) (default: each scenario's `conditions`, else the suite's, else phone)")] = None,
+        stt_model: Annotated[str | None, typer.Option(
+            help="the recogniser model the agent hears calls with: a CTranslate2 Whisper folder, or "
+            "tiny.en / base (default: the agent config's `voice.stt_model`, else the bundled one)")] = None,
         ) -> None:
     """Run a suite against one or more agents."""
     check_outputs(output or [])
     flags = {"agent": agent_model, "caller": caller_model, "judge": judge_model, "probe": probe_model}
+    line = line_request(channel, conditions, stt_model)
     report(execute(suite, agent, seeds, rubric, run_id, not json_out, probes=probes, flags=flags,
                    personas=personas, allow_stale=allow_stale, batch_judging=batch_judging,
-                   scenarios=scenario or (), concurrency=concurrency), json_out, output)
+                   scenarios=scenario or (), concurrency=concurrency, line=line), json_out, output)
+
+
+def line_request(channel: str | None, conditions: str | None, stt_model: str | None) -> Any:
+    """`--channel`, `--conditions` and `--stt-model` as a `usecases.LineRequest` (None when none is
+    given); a bad value is a one-line ValueError naming the option. A folder given as the model is
+    recorded as its absolute path, so a resumed run or a replay finds it from anywhere."""
+    if channel is None and conditions is None and stt_model is None:
+        return None
+    from polygon import usecases
+
+    if channel is not None and channel not in ("text", "voice"):
+        raise ValueError(f"--channel {channel!r}: expected text or voice")
+    parsed = usecases.parse_conditions(conditions) if conditions is not None else None
+    if stt_model is not None and Path(stt_model).expanduser().exists():
+        stt_model = str(Path(stt_model).expanduser().resolve())
+    return usecases.LineRequest(channel=cast("Channel | None", channel), conditions=parsed, stt_model=stt_model)

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from ._base import JSON_HELP, console, err, friendly
@@ -187,9 +188,13 @@ def show(run_id: Annotated[str, typer.Argument(help="run id (or a unique prefix)
                              limit=None if every or json_out else PAGE)
     card = view.card
     parts = usecases.run_version_parts(stores, view.run.id)
+    line = usecases.line_text(usecases.run_manifest(stores, view.run.id).get("line"))
     if json_out:
         print(json.dumps({**_show_json(card, view.rows, _origins_of(stores, view.run), parts),
                           "provenance": _provenance_json(view.run),
+                          # how the run was made: its channel, calls' conditions and recogniser model
+                          "channel": line["channel"], "conditions": line["conditions"],
+                          "stt_model": line["stt_model"],
                           # a fitted judge stored with --force says so here too (None otherwise)
                           "judge_warning": usecases.fitted_judge_warning(stores, card.judge_model)}, indent=2))
         return
@@ -216,4 +221,6 @@ def show(run_id: Annotated[str, typer.Argument(help="run id (or a unique prefix)
 
         console.print(f"agent version {view.run.agent_version} hashes: {describe_parts(parts)}",
                       highlight=False, soft_wrap=True)
+    if line["text"]:  # a run made before the line was recorded says nothing
+        console.print(f"[dim]{escape(line['text'])}[/]", highlight=False, soft_wrap=True)
     console.print(f"[dim]{_made_by(view.run)}[/]", highlight=False, soft_wrap=True)

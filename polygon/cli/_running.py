@@ -64,8 +64,11 @@ def execute(suite: Path, agents: list[Path], seeds: int | None, rubric: str | No
             run_id: str | None, show_progress: bool, probes: Path | None = None,
             flags: dict[str, str | None] | None = None, personas: bool = False,
             allow_stale: bool = False, batch_judging: bool = False,
-            scenarios: Sequence[str] = (), concurrency: int | None = None) -> list[Run]:
-    """Validate inputs, then run the evaluate_suite flow, showing progress on stderr."""
+            scenarios: Sequence[str] = (), concurrency: int | None = None, line: Any = None) -> list[Run]:
+    """Validate inputs, then run the evaluate_suite flow, showing progress on stderr.
+
+    `line` is the `usecases.LineRequest` of `--channel`, `--conditions` and `--stt-model` (None:
+    the files decide); a run with calls is checked for what they need before anything is stored."""
     from polygon import usecases
     from polygon_core.files import load_agent
 
@@ -93,7 +96,12 @@ def execute(suite: Path, agents: list[Path], seeds: int | None, rubric: str | No
         fresh = usecases.new_run(str(agent.resolve()), str(suite.resolve()), seeds=seed_list, rubric=rubric,
                                  run_id=rid, roles=roles, caches=stores.caches)
         # `--run-id` of a stored run resumes it with its own settings; asking for others is refused.
-        runs.append(usecases.resumed_run(stores, fresh, asked=asked) if rid else fresh)
+        run = usecases.resumed_run(stores, fresh, asked=asked, line=line) if rid else fresh
+        # The calls' needs (the voice extra, noise files, a recogniser folder), before any run row;
+        # a resumed run's line is the one it was created with.
+        kept = usecases.LineRequest.from_manifest(usecases.run_manifest(stores, run.id)) if run is not fresh else line
+        usecases.check_call_inputs(suite, [agent], kept, chosen)
+        runs.append(run)
     # From the suite config, batch judging applies to whichever roles are model-backed; asked for
     # on the command line with nothing to send, it is an error rather than a quiet live pass.
     if batch_judging and not any(usecases.batch_passes(r, suite_path="", agent_path="", rubric_version=rubric,
@@ -115,7 +123,8 @@ def execute(suite: Path, agents: list[Path], seeds: int | None, rubric: str | No
             with foreground_flows():
                 flow(suite_path=str(suite.resolve()), runs=runs, agent_paths=[str(a.resolve()) for a in agents],
                      batch_judging=batch_judging or None,  # the runs carry their seeds and rubric
-                     probes_path=str(probes.resolve()) if probes else None, scenarios=chosen, concurrency=limit)
+                     probes_path=str(probes.resolve()) if probes else None, scenarios=chosen, concurrency=limit,
+                     line=line)
         except KeyboardInterrupt:
             _interrupted(stores, runs, run_id, agents)
             raise

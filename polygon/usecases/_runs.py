@@ -12,8 +12,9 @@ from typing import Any
 
 from polygon_core import content_hash
 from polygon_core.adapters.provenance import current_provenance
-from polygon_core.models import Run
+from polygon_core.models import LineConditions, Run
 
+from ._call_plan import LineRequest, conditions_label, line_summary
 from ._common import FileCaches, Stores, agent_identity
 
 
@@ -23,7 +24,8 @@ def manifest_key(run_id: str) -> str:
 
 
 def create_run(stores: Stores, run: Run, *, suite_path: str | None = None,
-               agent_path: str | None = None, repeats: int = 1, probes_path: str | None = None) -> Run:
+               agent_path: str | None = None, repeats: int = 1, probes_path: str | None = None,
+               line: LineRequest | None = None, scenarios: Sequence[str] | None = None) -> Run:
     """Record a run before any conversation starts (kept as-is when resuming).
 
     A local artifact store is first cleared of temporary files that killed writes left behind.
@@ -38,6 +40,11 @@ def create_run(stores: Stores, run: Run, *, suite_path: str | None = None,
     agent's modules and packages), so `show` says what the version is and a refused replay names
     the part that changed. Repeats and the probe library are validated here, once, before any
     conversation.
+
+    It also records the line the run was asked for (`line`: `--channel`, `--conditions`,
+    `--stt-model`, under `channel`, `conditions` and `stt_model`; null when not asked), which
+    `call_plan` resolves per scenario, and `line`, that line resolved over the run's scenarios
+    (`scenarios`; None: the suite's) for `show` (`line_summary`).
     """
     sweep = getattr(stores.artifacts, "sweep_temporaries", None)
     if sweep is not None:  # a local store: clear what a killed process left half-written
@@ -53,7 +60,11 @@ def create_run(stores: Stores, run: Run, *, suite_path: str | None = None,
     probes_path = resolve_probes(probes_path, suite_path, caches=stores.caches)
     manifest: dict[str, Any] = {"run_id": run.id, "suite_path": suite_path, "agent_path": agent_path,
                                 "seeds": run.seeds, "rubric_version": run.rubric_version, "models": run.models,
-                                "repeats": repeats, "probes_path": probes_path}
+                                "repeats": repeats, "probes_path": probes_path,
+                                **(line or LineRequest()).manifest_fields()}
+    if suite_path and Path(suite_path).is_dir():
+        agent = stores.caches.agent(agent_path)[0] if agent_path else None
+        manifest["line"] = line_summary(stores.caches.suite(suite_path), line or LineRequest(), scenarios, agent)
     if suite_path and agent_path:
         from ._versions import MANIFEST_KEY, run_parts
 
@@ -279,17 +290,20 @@ def new_run(agent_path: str, suite_path: str, *, seeds: Sequence[int] | None = N
                models=models, created_at=now.isoformat())
 
 
-def resumed_run(stores: Stores, fresh: Run, *, asked: Iterable[str] = ()) -> Run:
+def resumed_run(stores: Stores, fresh: Run, *, asked: Iterable[str] = (), line: LineRequest | None = None) -> Run:
     """The stored run of `fresh.id` when there is one (a resumed run keeps the settings it was
     created with), else `fresh`.
 
     `asked` names what the command line set explicitly (`seeds`, `rubric_version`, `agent_version`,
-    or a role as `models.<role>`): one of those that differs from the stored run is refused
-    (ValueError, one line naming the run and the setting), never applied to part of it.
+    or a role as `models.<role>`), and `line` the line it asked for (`--channel`, `--conditions`,
+    `--stt-model`): one of those that differs from the stored run is refused (ValueError, one line
+    naming the run and the setting), never applied to part of it.
     """
     stored = stores.repo.get_run(fresh.id, exact=True)
     if stored is None:
         return fresh
+    if line is not None:
+        _same_line(stored.id, LineRequest.from_manifest(run_manifest(stores, stored.id)), line)
     for name in asked:
         kind, _, role = name.partition(".")
         have = stored.models.get(role) if role else getattr(stored, kind)
@@ -299,6 +313,22 @@ def resumed_run(stores: Stores, fresh: Run, *, asked: Iterable[str] = ()) -> Run
             raise ValueError(f"run {stored.id} was created with {label} {have}, not {want}: a resumed run "
                              "keeps its own settings (start a new run for other ones)")
     return stored
+
+
+def _same_line(run_id: str, stored: LineRequest, asked: LineRequest) -> None:
+    """Refuse a line setting the command line asked for that the stored run was not created with."""
+    for name, label in (("channel", "channel"), ("conditions", "conditions"), ("stt_model", "stt model")):
+        want, have = getattr(asked, name), getattr(stored, name)
+        if want is None or want == have:
+            continue
+
+        def shown(value: Any) -> str:
+            if value is None:
+                return "its files' (none on the command line)"
+            return conditions_label(value) if isinstance(value, LineConditions) else str(value)
+
+        raise ValueError(f"run {run_id} was created with {label} {shown(have)}, not {shown(want)}: a resumed run "
+                         "keeps its own settings (start a new run for other ones)")
 
 
 def run_concurrency(flag: int | None, suite_path: str | None, settings: Any, *,
