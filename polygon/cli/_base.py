@@ -13,6 +13,7 @@ from typing import Any, TypeVar
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from typer.core import TyperCommand
 
 from ._infra import infrastructure_error, print_infrastructure_error
@@ -96,7 +97,8 @@ def friendly(fn: F) -> F:
                 raise typer.Exit(1) from None
             lines = _error_lines(exc)
             for line in lines:
-                err.print(f"[red]error:[/] {line}", markup=True, highlight=False, soft_wrap=True)
+                # The message is literal text: `pip install 'polygon-bench[voice]'` is not markup.
+                err.print(f"[red]error:[/] {escape(line)}", markup=True, highlight=False, soft_wrap=True)
             raise typer.Exit(2) from None
         except Exception as exc:
             infra = infrastructure_error(exc)

@@ -80,23 +80,24 @@ def check_call_inputs(suite_path: Path, agents: Sequence[Path], request: LineReq
         for name in conditions.noise_files:
             path = (suite.path / name).expanduser().resolve()
             if path not in checked:
-                _check_noise_file(path, name, source, suite.path)
+                _check_noise_file(path, name, source)
                 checked.add(path)
     for agent in agents:
         _check_stt_model(agent, load_agent(agent).config, request)
 
 
-def _check_noise_file(path: Path, name: str, source: str, folder: Path) -> None:
+def _check_noise_file(path: Path, name: str, source: str) -> None:
     """A noise file the line can use (a WAV it can read), else a ValueError naming the file that
-    names it, the field and the noise file."""
-    where = f"{source}: conditions.noise_files: {name}"
+    names it (`source`), the field and the noise file."""
     if not path.is_file():
-        raise ValueError(f"{where}: no such file ({path}; a relative path is read from the suite folder)")
+        raise ValueError(f"{source}: conditions.noise_files: {name}: no such file ({path}; a relative path "
+                         "is read from the suite folder)")
     from polygon_core.voice import AudioFormatError, read_wav
+
     try:
-        read_wav(path.read_bytes(), str(path))
+        read_wav(path.read_bytes(), name)  # read whole, as the call will: a damaged file fails here
     except AudioFormatError as exc:
-        raise ValueError(f"{where}: {exc}") from None
+        raise ValueError(f"{source}: conditions.noise_files: {exc}") from None
 
 
 def _check_stt_model(agent_path: Path, config: AgentConfig, request: LineRequest) -> None:
@@ -107,9 +108,14 @@ def _check_stt_model(agent_path: Path, config: AgentConfig, request: LineRequest
 
     cascade = config.voice or CascadeSettings()
     model = request.stt_model or cascade.stt_model
-    if cascade.recognition != "whisper" or model is None or model in BUNDLED_WHISPER:
-        return
     source = "--stt-model" if request.stt_model else f"{agent_path}: voice.stt_model"
+    if cascade.recognition != "whisper" or model is None:
+        return
+    if model == "tiny.en" and config.language != "en":  # what the recogniser would refuse when loaded
+        raise ValueError(f"{source}: tiny.en is English-only and agent {config.name!r} speaks "
+                         f"{config.language!r}; use base (multilingual) or a multilingual model folder")
+    if model in BUNDLED_WHISPER:
+        return
     try:
         resolve_whisper_model(load_settings(), config.language, model)
     except SpeechConfigError as exc:

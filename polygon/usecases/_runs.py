@@ -324,7 +324,7 @@ def _same_line(run_id: str, stored: LineRequest, asked: LineRequest) -> None:
 
         def shown(value: Any) -> str:
             if value is None:
-                return "its files' (none on the command line)"
+                return "from its files"
             return conditions_label(value) if isinstance(value, LineConditions) else str(value)
 
         raise ValueError(f"run {run_id} was created with {label} {shown(have)}, not {shown(want)}: a resumed run "
