@@ -21,6 +21,7 @@ from polygon_core.conversation import Limits, conversation_key, run_conversation
 from polygon_core.models import STORED, Conversation, Run
 from polygon_core.personas import apply_simulator_check
 
+from ._call_line import close_line, line_for, open_line
 from ._common import Stores, _scenario, agent_identity, transcript_key
 
 
@@ -38,13 +39,14 @@ class _Pending:
     caller: Any
     meter: UsageMeter
     kwargs: dict[str, Any]
+    line: Any = None  # a call's `CallLine` (None: a text conversation)
 
     async def converse(self) -> Conversation:
         """The turn loop; agent and caller are closed whatever happens (on a loop that runs many
         conversations, the SDK clients they share stay open: `providers.shared_loop_clients`)."""
         try:
             return await run_conversation(self.scenario, self.agent, self.caller, self.suite.tools,
-                                          **self.kwargs)
+                                          line=self.line, **self.kwargs)
         finally:
             await aclose_all(self.agent, self.caller)
 
@@ -115,12 +117,16 @@ def _prepare(stores: Stores, run_id: str, suite_path: str, agent_path: str, scen
               "agent_version": run.agent_version if run is not None else version, "prompt": prompt,
               "limits": Limits(max_tool_steps=config.max_tool_steps), "models": models,
               "homophones": suite.homophones}
-    return _Pending(run_id, cid, key, scenario, suite, config, make_agent(), caller, meter, kwargs)
+    plan = line_for(stores, run_id, suite, scenario, config)
+    line = None if plan is None else open_line(stores, plan, scenario, config, conversation_id=cid, seed=seed)
+    return _Pending(run_id, cid, key, scenario, suite, config, make_agent(), caller, meter, kwargs, line)
 
 
 def _finish(stores: Stores, ready: _Pending, conv: Conversation) -> Conversation:
     # A conversation the simulated caller spoiled is flagged simulator_error: kept out of the rates.
     conv = apply_simulator_check(conv, ready.scenario.persona)
+    if ready.line is not None:  # the call's audio and timeline go in before its transcript
+        conv = close_line(stores, ready.run_id, ready.line, conv)
     if ready.meter.roles:
         stores.artifacts.put_text(ledger_key(ready.run_id, "simulate", ready.cid), ready.meter.to_json())
     uri = stores.artifacts.put_text(ready.key, conv.model_dump_json(indent=2))

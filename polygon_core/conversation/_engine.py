@@ -189,7 +189,7 @@ class _Loop:
         """Room speech the agent heard before the caller's line: a turn of its own, answered."""
         assert self.line is not None
         for said in await self.line.interjections(len(self.turns)):
-            turn = Turn(index=len(self.turns), speaker="caller", kind="non_directed", text=said.text,
+            turn = Turn(index=len(self.turns), speaker="caller", kind=said.kind, text=said.text,
                         heard=said.heard, start_ms=said.start_ms, end_ms=said.end_ms)
             self.turns.append(turn)
             self.history.append(HistoryItem(role="caller", text=said.heard))

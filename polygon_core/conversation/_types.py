@@ -124,6 +124,7 @@ class Interjection(DomainModel):
     heard: str
     start_ms: int
     end_ms: int
+    kind: Literal["vocal_tic", "non_directed"] = "non_directed"
 
 
 @runtime_checkable

@@ -13,7 +13,7 @@ from ._voice import Channel, VoiceCall
 
 Speaker = Literal["caller", "agent"]
 TurnEnd = Literal["hangup", "transfer", "end", "callback"]
-TurnKind = Literal["speech", "non_directed"]
+TurnKind = Literal["speech", "vocal_tic", "non_directed"]
 
 
 class EndReason(str, Enum):
@@ -81,8 +81,9 @@ class Turn(DomainModel):
     end: TurnEnd | None = None
     latency_ms: float = 0.0
     # On a call (channel voice) only: where the turn's audio sits on the timeline, and how it went.
-    kind: TurnKind = Field("speech", description="speech, or non_directed: the caller spoke to someone "
-                           "else in the room and the agent heard it (a call's condition event)")
+    kind: TurnKind = Field("speech", description="speech; on a call, vocal_tic (an \"um\" or a cough) or "
+                           "non_directed (the caller spoke to someone else in the room) that the agent "
+                           "heard and answered")
     start_ms: int | None = Field(None, description="on a call: when the turn's audio started")
     end_ms: int | None = Field(None, description="on a call: when the turn's audio stopped")
     interrupted: bool = Field(False, description="on a call: an agent turn the caller talked over "

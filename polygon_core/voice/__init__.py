@@ -3,6 +3,17 @@ call on a simulated clock. No I/O, no wall clock: engines come in through the Pr
 """
 
 from ._audio import Audio, Recognizer, Synthesizer, Transcript, VoiceActivity, Word
+from ._call import (
+    BACKCHANNEL_MIN_MS,
+    BARGE_MIN_MS,
+    HABITS,
+    CallerHabits,
+    CallLine,
+    CallParts,
+    only_fillers,
+    tick_ceil,
+    words_before,
+)
 from ._conditions import (
     CLEAN_RATE,
     CODEC,
@@ -68,11 +79,14 @@ from ._voices import VoiceProfile, agent_voice, caller_voice
 
 __all__ = [
     "ALL_CALL_METRICS",
+    "BACKCHANNEL_MIN_MS",
+    "BARGE_MIN_MS",
     "BURST_KINDS",
     "CALL_METRICS",
     "CLEAN_RATE",
     "CODEC",
     "FRAME_MS",
+    "HABITS",
     "HIGHER_IS_BETTER",
     "INTERACTION_METRICS",
     "MAX_RATE",
@@ -89,6 +103,9 @@ __all__ = [
     "Audio",
     "AudioFormatError",
     "BurstKind",
+    "CallLine",
+    "CallParts",
+    "CallerHabits",
     "Dial",
     "EventKind",
     "LineEvent",
@@ -125,6 +142,7 @@ __all__ = [
     "mulaw_encode",
     "noise_at_snr",
     "normalise_words",
+    "only_fillers",
     "phone_line",
     "plan_room_sounds",
     "preset",
@@ -134,6 +152,8 @@ __all__ = [
     "snr_db",
     "stereo_wav",
     "summarise",
+    "tick_ceil",
     "to_pcm16",
     "turn_snr_db",
+    "words_before",
 ]

@@ -1,0 +1,96 @@
+"""Putting a conversation on a line: the call's engines, its `CallLine`, and what is stored after.
+
+`open_line` resolves whether a conversation of a run is a call (`call_plan`: the command line, the
+scenario, suite.yaml) and builds its `CallLine` with the agent's cascade (`AgentConfig.voice`) and
+the speech engines by name; `close_line` renders the call's stereo WAV and timeline into the
+artifact store and gives the conversation its `VoiceCall` summary with the interaction metrics.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from polygon_core.adapters.settings import PolygonSettings
+from polygon_core.models import AgentConfig, CascadeSettings, Conversation, EndReason, Scenario, VoiceCall
+from polygon_core.voice import Audio, CallLine, CallParts, interaction_metrics, read_wav
+
+from ._call_plan import CallPlan, LineRequest, call_plan
+from ._common import Stores, call_audio_key, call_timeline_key
+
+__all__ = ["CALLER_SYNTHESIS", "call_parts", "close_line", "line_for", "open_line"]
+
+CALLER_SYNTHESIS = "espeak"  # Polygon's simulated callers speak with the offline voice
+_ENGINES: dict[tuple[Any, ...], Any] = {}  # engines are heavy to load (a Whisper model): one per process
+_LOCK = threading.Lock()
+_REQUESTS: dict[str, LineRequest] = {}  # a run's manifest does not change once written
+
+
+def call_parts(settings: PolygonSettings, cascade: CascadeSettings, *, language: str,
+               stt_model: str | None) -> CallParts:
+    """The engines of a call in `language`: the caller's voice, the agent's voice and recogniser
+    (the cascade's, with `stt_model`), and the VAD; built once per process and kept."""
+    from polygon_core.adapters.speech import make_recognizer, make_synthesizer, make_vad
+
+    def kept(key: tuple[Any, ...], build: Any) -> Any:
+        with _LOCK:
+            if key not in _ENGINES:
+                _ENGINES[key] = build()
+            return _ENGINES[key]
+
+    return CallParts(
+        caller_voice=kept(("synth", CALLER_SYNTHESIS, language, id(settings)),
+                          lambda: make_synthesizer(CALLER_SYNTHESIS, settings, language)),
+        agent_voice=kept(("synth", cascade.synthesis, language, id(settings)),
+                         lambda: make_synthesizer(cascade.synthesis, settings, language)),
+        agent_ears=kept(("ears", cascade.recognition, language, stt_model, id(settings)),
+                        lambda: make_recognizer(cascade.recognition, settings, language=language, model=stt_model)),
+        vad=kept(("vad", "webrtc"), lambda: make_vad("webrtc")),
+    )
+
+
+def line_for(stores: Stores, run_id: str, suite: Any, scenario: Scenario, config: AgentConfig,
+             manifest: Mapping[str, Any] | None = None) -> CallPlan | None:
+    """How `scenario` runs in run `run_id`: None for a text conversation. The run's manifest (what
+    the command line asked) is read once per run and kept (`manifest` overrides it)."""
+    from ._runs import manifest_key, run_manifest
+
+    if manifest is None:
+        key = stores.artifacts.uri(manifest_key(run_id))  # the store's own address: one per store and run
+        if key not in _REQUESTS:
+            _REQUESTS[key] = LineRequest.from_manifest(run_manifest(stores, run_id))
+        manifest = _REQUESTS[key].manifest_fields()
+    return call_plan(suite, scenario, manifest, agent=config)
+
+
+def open_line(stores: Stores, plan: CallPlan, scenario: Scenario, config: AgentConfig, *,
+              conversation_id: str, seed: int) -> CallLine:
+    """The conversation's line: its conditions and noise files, the agent's cascade, the engines."""
+    cascade = config.voice or CascadeSettings()
+    parts = call_parts(stores.settings, cascade, language=scenario.language, stt_model=plan.stt_model)
+    return CallLine(parts=parts, conversation_id=conversation_id, seed=seed, caller_type=scenario.persona.type,
+                    language=scenario.language, conditions=plan.conditions, cascade=cascade,
+                    agent_name=config.name, noise_bank=[_noise(path) for path in plan.noise_paths])
+
+
+def _noise(path: Path) -> Audio:
+    return read_wav(path.read_bytes(), str(path))
+
+
+def close_line(stores: Stores, run_id: str, line: CallLine, conv: Conversation) -> Conversation:
+    """Store the call's WAV and timeline and return the conversation with its `VoiceCall`.
+
+    Written before the transcript, so a stored transcript always has its audio beside it."""
+    if conv.end_reason == EndReason.CALLER_HANGUP:
+        line.hang_up(conv.end_detail or "")
+    timeline = line.timeline()
+    audio_key, timeline_key = call_audio_key(run_id, conv.id), call_timeline_key(run_id, conv.id)
+    stores.artifacts.put_bytes(audio_key, line.render())
+    stores.artifacts.put_text(timeline_key, timeline.model_dump_json(indent=1))
+    voice = VoiceCall(conditions=line.conditions, cascade=line.cascade, stack=line.stack(), sample_rate=line.rate,
+                      duration_ms=timeline.duration_ms,
+                      metrics=interaction_metrics(timeline, language=conv.language),
+                      audio_key=audio_key, timeline_key=timeline_key)
+    return conv.model_copy(update={"voice": voice})
