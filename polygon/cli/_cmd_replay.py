@@ -54,7 +54,7 @@ def replay(conversation: Annotated[str, typer.Argument(help="conversation id (se
     for col in ("turn", "field", "stored", "replayed"):
         table.add_column(col, overflow="fold")
     for d in result.differences:
-        table.add_row(str(d.turn), d.field, d.stored or "—", d.replayed or "—")
+        table.add_row("call" if d.turn < 0 else str(d.turn), d.field, d.stored or "—", d.replayed or "—")
     if result.end_reason[0] != result.end_reason[1]:
         table.add_row("end", "end_reason", *result.end_reason)
     console.print(fit(console, table))

@@ -9,6 +9,8 @@ from pydantic import BaseModel, Field
 from polygon_core.conversation import CallerUtterance, CallerView, SimulatorFailure
 from polygon_core.models import Conversation
 
+from ._call_line import line_for, open_line
+from ._calls import call_audio
 from ._common import Stores, load_conversation
 from ._runs import run_manifest
 
@@ -16,7 +18,7 @@ from ._runs import run_manifest
 class TurnDiff(BaseModel):
     """One turn that differs between the stored and the replayed conversation."""
 
-    turn: int
+    turn: int = Field(..., description="the turn's index; -1 for the call as a whole (its audio)")
     field: str
     stored: str | None
     replayed: str | None
@@ -39,21 +41,30 @@ class ReplayDiff(BaseModel):
         return not self.differences and self.end_reason[0] == self.end_reason[1]
 
 
+_FIELDS = ("speaker", "text", "heard", "tool_calls", "end")
+_CALL_FIELDS = ("kind", "start_ms", "end_ms", "interrupted")  # a call's turns also keep their times
+
+
 def _turn_fields(conv: Conversation) -> list[dict[str, str | None]]:
+    def call(t: Any) -> dict[str, str | None]:
+        return {key: None if getattr(t, key) is None else str(getattr(t, key)) for key in _CALL_FIELDS}
+
     return [{"speaker": t.speaker, "text": t.text, "heard": t.heard,
              "tool_calls": ", ".join(f"{c.name}{sorted(c.arguments.items())}->{c.error or 'ok'}"
                                      for c in t.tool_calls) or None,
-             "end": t.end} for t in conv.turns]
+             "end": t.end, **(call(t) if conv.channel == "voice" else {})} for t in conv.turns]
 
 
 def diff_conversations(stored: Conversation, replayed: Conversation) -> list[TurnDiff]:
-    """Turn-by-turn differences (a missing turn on either side shows as None)."""
+    """Turn-by-turn differences (a missing turn on either side shows as None); on a call, also each
+    turn's kind, times and interruption."""
     a, b = _turn_fields(stored), _turn_fields(replayed)
+    keys = _FIELDS + (_CALL_FIELDS if "voice" in (stored.channel, replayed.channel) else ())
     out = []
     for i in range(max(len(a), len(b))):
         left = a[i] if i < len(a) else {}
         right = b[i] if i < len(b) else {}
-        for key in ("speaker", "text", "heard", "tool_calls", "end"):
+        for key in keys:
             if left.get(key) != right.get(key):
                 out.append(TurnDiff(turn=i, field=key, stored=left.get(key), replayed=right.get(key)))
     return out
@@ -68,7 +79,8 @@ class StoredCaller:
     """
 
     def __init__(self, stored: Conversation, model: str) -> None:
-        self._lines = [t for t in stored.turns if t.speaker == "caller"]
+        # On a call, room speech the agent answered (an aside, a tic) came from the line, not the caller.
+        self._lines = [t for t in stored.turns if t.speaker == "caller" and t.kind == "speech"]
         self._model = model
         # A hang-up with nothing said is not stored as a turn: the end reason keeps it.
         self._silent_hangup = stored.end_reason.value == "caller_hangup" and not (
@@ -122,18 +134,39 @@ def replay_conversation(stores: Stores, run_id: str, conversation_id: str) -> Re
                    if caller_model == "offline" else StoredCaller(stored, caller_model))
     agent_model = models.get("agent") if config.kind == "model" else None
     agent = agent_factory(config, model_name=agent_model, settings=stores.settings)()
+    plan = line_for(stores, run_id, suite, scenario, config, manifest)
+    line = None if plan is None else open_line(stores, plan, scenario, config, conversation_id=stored.id,
+                                               seed=stored.seed)
 
     async def go() -> Conversation:
         try:
             return await run_conversation(
                 scenario, agent, caller, suite.tools, seed=stored.seed, agent_name=config.name,
                 agent_version=version, prompt=prompt, limits=Limits(max_tool_steps=config.max_tool_steps),
-                models=stored.models, homophones=suite.homophones)
+                models=stored.models, homophones=suite.homophones, line=line)
         finally:
             await aclose_all(agent, caller)  # a model agent's SDK clients belong to this loop
 
     replayed = asyncio.run(go())
+    differences = diff_conversations(stored, replayed)
+    if line is not None:
+        differences += _audio_diff(stores, run_id, stored, line)
     return ReplayDiff(run_id=run_id, conversation_id=conversation_id,
-                      differences=diff_conversations(stored, replayed),
+                      differences=differences,
                       end_reason=(stored.end_reason.value, replayed.end_reason.value),
                       agent_version=version, caller=caller_model)
+
+
+def _audio_diff(stores: Stores, run_id: str, stored: Conversation, line: Any) -> list[TurnDiff]:
+    """A call's replayed audio against the stored WAV (by SHA-256): same seeds, same bytes."""
+    import hashlib
+
+    def digest(data: bytes) -> str:
+        return hashlib.sha256(data).hexdigest()[:16]
+
+    try:
+        before = digest(call_audio(stores, run_id, stored.id))
+    except FileNotFoundError:
+        before = None
+    after = digest(line.render())
+    return [] if before == after else [TurnDiff(turn=-1, field="audio", stored=before, replayed=after)]
