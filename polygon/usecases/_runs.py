@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from polygon_core import content_hash
-from polygon_core.adapters.provenance import current_provenance
+from polygon_core.adapters.provenance import DEFAULT_GROUPS, current_provenance
 from polygon_core.models import LineConditions, Run
 
 from ._call_plan import LineRequest, conditions_label, line_summary
@@ -73,7 +73,10 @@ def create_run(stores: Stores, run: Run, *, suite_path: str | None = None,
             manifest[MANIFEST_KEY] = [part.model_dump(mode="json", exclude_none=True) for part in parts]
     stores.artifacts.put_text(manifest_key(run.id), json.dumps(manifest, indent=2, sort_keys=True))
     # Where the run is created (the worker of its create-run task): the versions its numbers come from.
-    return stores.repo.save_run(run.model_copy(update={"provenance": run.provenance or current_provenance()}))
+    # A run with calls also records its speech engines' packages (eSpeak, faster-whisper, the models).
+    calls = bool((manifest.get("line") or {}).get("channels", {}).get("voice"))
+    groups = (*DEFAULT_GROUPS, "speech") if calls else DEFAULT_GROUPS
+    return stores.repo.save_run(run.model_copy(update={"provenance": run.provenance or current_provenance(groups)}))
 
 
 @dataclass(frozen=True)
