@@ -112,6 +112,19 @@ def _where(stores: Any) -> str:
     return f"database {s.resolved_database_url()}; artifacts {s.resolved_artifacts_url()}"
 
 
+def _where_calls(stores: Any, run_id: str) -> None:
+    """Where a run's calls can be heard: the WAVs' folder and the command that writes one out."""
+    from polygon import usecases
+
+    calls = [c.conversation_id for c in usecases.conversation_records(stores, run_id)
+             if stores.artifacts.exists(usecases.call_audio_key(run_id, c.conversation_id))]
+    if not calls:
+        return
+    folder = stores.artifacts.uri(usecases.call_audio_key(run_id, calls[0])).rsplit("/", 1)[0]
+    console.print(f"  {len(calls)} calls as stereo WAVs (caller left, agent right) in {folder}/; "
+                  f"hear one: polygon show {run_id} {calls[0]} --audio call.wav", highlight=False, soft_wrap=True)
+
+
 def report(runs: list[Run], json_out: bool, outputs: list[Path] | None = None) -> None:
     """After a run: one JSON object, or the comparison and where the results are; `outputs` are
     files the comparison is also written to (`-o`)."""
@@ -138,6 +151,7 @@ def report(runs: list[Run], json_out: bool, outputs: list[Path] | None = None) -
         line = run_line(stores, run.id)
         if line["conditions"] is not None:
             console.print(f"{run.id}: {line['text']}", highlight=False, soft_wrap=True)
+            _where_calls(stores, run.id)
     for kind, path in written:
         console.print(f"{kind} report: {path}", highlight=False)
     _stop_on_failures(stores, runs, comparison.cards)  # the comparison's own scorecards, not new ones
@@ -155,17 +169,23 @@ def demo(seeds: Annotated[int | None, typer.Option(min=1, max=MAX_SEEDS,
          judge_model: Annotated[str | None, typer.Option(help=_model_help("judge"))] = None,
          probe_model: Annotated[str | None, typer.Option(help=_model_help("probe answerer"))] = None,
          output: Annotated[list[Path] | None, typer.Option("--output", "-o", help=OUTPUT_HELP)] = None,
+         voice: Annotated[bool, typer.Option(
+             "--voice", help="every conversation as a call through Polygon's offline voice stack on a phone "
+             "line (needs the voice extra)")] = False,
          ) -> None:
     """Run the bundled demo suite with both demo agents (offline by default) and compare them.
 
-    The demo agents are Python callables; the caller, judge and probe answerer can be real models."""
+    The demo agents are Python callables; the caller, judge and probe answerer can be real models.
+    With --voice the conversations are calls (eSpeak NG, the phone preset, Whisper tiny.en) and the
+    run says where their WAVs are."""
     from polygon_core.demo import demo_dir
 
     check_outputs(output or [])
     base = demo_dir()
     agents = [base / "agents" / "agent_v1.yaml", base / "agents" / "agent_v2.yaml"]
     flags = {"caller": caller_model, "judge": judge_model, "probe": probe_model}
-    report(execute(base / "suite", agents, seeds, None, None, not json_out, flags=flags), json_out, output)
+    line = line_request("voice", "phone", None) if voice else None
+    report(execute(base / "suite", agents, seeds, None, None, not json_out, flags=flags, line=line), json_out, output)
 
 
 @friendly

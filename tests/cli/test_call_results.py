@@ -293,3 +293,34 @@ def test_run_json_carries_the_panel_of_a_run_of_calls_only(stored: usecases.Stor
     calls, text = out["runs"]
     assert calls["voice"]["response_latency"] == {**PANEL_A["response_latency"], "method": METHOD}
     assert "voice" not in text
+
+
+def test_after_a_run_of_calls_it_says_where_the_wavs_are(stored: usecases.Stores) -> None:
+    from polygon.cli import _app
+    from polygon.cli._cmd_run import _where_calls
+
+    with _app.console.capture() as captured:
+        _where_calls(stored, "calls-a")
+        _where_calls(stored, "text-t")  # a text run has no WAVs: nothing is printed
+    folder = stored.artifacts.uri(usecases.call_audio_key("calls-a", "x")).rsplit("/", 1)[0]
+    assert captured.get().strip() == (f"6 calls as stereo WAVs (caller left, agent right) in {folder}/; "
+                                      "hear one: polygon show calls-a calls-a-s0 --audio call.wav")
+
+
+def test_demo_voice_runs_both_agents_as_calls_on_a_phone_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    from polygon.cli import _cmd_run
+
+    seen: dict[str, object] = {}
+
+    def execute(suite: Path, agents: list[Path], *args: object, line: object = None, **kwargs: object) -> list[Run]:
+        seen.update(agents=[a.name for a in agents], line=line)
+        return []
+
+    monkeypatch.setattr(_cmd_run, "execute", execute)
+    monkeypatch.setattr(_cmd_run, "report", lambda *args, **kwargs: None)
+    result = runner.invoke(app, ["demo", "--voice", "--seeds", "1"])
+    assert result.exit_code == 0, result.output
+    assert seen == {"agents": ["agent_v1.yaml", "agent_v2.yaml"],
+                    "line": usecases.LineRequest(channel="voice", conditions=LineConditions(preset="phone"))}
+    runner.invoke(app, ["demo", "--seeds", "1"])
+    assert seen["line"] is None  # the plain demo is text
