@@ -49,7 +49,7 @@ def turns_table(conversation: Any) -> Table:
         table.add_column("time (s)", no_wrap=True)
     table.add_column("text", overflow="fold")
     for turn in conversation.turns:
-        who = turn.speaker + (" (aside)" if turn.kind == "non_directed" else "")
+        who = turn.speaker + {"non_directed": " (aside)", "vocal_tic": " (tic)"}.get(turn.kind, "")
         times = [f"{_seconds(turn.start_ms)}–{_seconds(turn.end_ms)}"] if call else []
         end = f" [{turn.end}]" if turn.end else ""
         table.add_row(str(turn.index), who, *times, escape(turn_text(turn, conversation.channel) + end))
