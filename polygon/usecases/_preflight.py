@@ -83,7 +83,21 @@ def check_call_inputs(suite_path: Path, agents: Sequence[Path], request: LineReq
                 _check_noise_file(path, name, source)
                 checked.add(path)
     for agent in agents:
-        _check_stt_model(agent, load_agent(agent).config, request)
+        config = load_agent(agent).config
+        _check_engines(agent, config)
+        _check_stt_model(agent, config, request)
+
+
+def _check_engines(agent_path: Path, config: AgentConfig) -> None:
+    """The cascade's engines are registered names (a typo fails here, not inside the first call)."""
+    from polygon_core.adapters.speech import recognizer_names, synthesizer_names
+
+    cascade = config.voice or CascadeSettings()
+    for field, name, known in (("synthesis", cascade.synthesis.partition(":")[0], synthesizer_names()),
+                               ("recognition", cascade.recognition, recognizer_names())):
+        if name not in known:
+            raise ValueError(f"{agent_path}: voice.{field}: unknown engine {name!r}; expected one of "
+                             f"{', '.join(known)}")
 
 
 def _check_noise_file(path: Path, name: str, source: str) -> None:

@@ -183,3 +183,14 @@ def test_a_resumed_run_asked_for_another_line_is_refused(polygon_home: Path, tex
     assert [r.id for r in stores.repo.list_runs(limit=None)] == ["kept"]
     assert usecases.run_manifest(stores, "kept") == before
     assert usecases.conversation_ids(stores, "kept") == set()
+
+
+@pytest.mark.parametrize(("section", "message"), [
+    ("voice: {synthesis: espek}\n", "voice.synthesis: unknown engine 'espek'; expected one of espeak, openai"),
+    ("voice: {synthesis: 'festival:x'}\n", "voice.synthesis: unknown engine 'festival'; expected one of espeak, openai"),
+    ("voice: {recognition: vosk}\n", "voice.recognition: unknown engine 'vosk'; expected one of whisper, openai"),
+])
+def test_an_unknown_speech_engine_is_refused_before_the_run(polygon_home: Path, call_suite: Path, tmp_path: Path,
+                                                            section: str, message: str) -> None:
+    agent = _agent(tmp_path, section)
+    assert refused(polygon_home, str(call_suite), "--agent", str(agent)) == f"error: {agent}: {message}"

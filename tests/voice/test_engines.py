@@ -193,6 +193,7 @@ def test_the_multilingual_base_is_joined_once(base_folder: Path) -> None:
     after = model.stat()
     assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)  # not written again
     assert [p.name for p in first.iterdir() if p.name.startswith(".")] == []  # no temporary left
+    assert {p.name: p.stat().st_mode & 0o777 for p in first.iterdir()}["model.bin"] == 0o644  # shareable
 
 
 @pytest.mark.slow

@@ -38,7 +38,7 @@ DEFAULT_TTS_MODEL = "gpt-4o-mini-tts"
 DEFAULT_STT_MODEL = "whisper-1"
 _NEUTRAL_WPM = 165  # the rate `speed: 1.0` stands for
 _VARIANT = re.compile(r"[mf]\d")
-_MALE = ("onyx", "echo", "ash", "verse", "ballad", "cedar", "fable", "onyx")
+_MALE = ("onyx", "echo", "ash", "verse", "ballad", "cedar", "fable", "alloy")
 _FEMALE = ("nova", "shimmer", "coral", "sage", "marin")
 
 

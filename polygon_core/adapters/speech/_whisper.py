@@ -105,6 +105,8 @@ def _atomic_write(destination: Path, sources: list[Path]) -> None:
             for source in sources:
                 with source.open("rb") as part:
                     shutil.copyfileobj(part, out, length=8 * 1024 * 1024)
+        # mkstemp makes the file 0600; a shared models folder must be readable by its other users.
+        os.chmod(temporary, 0o644)
         os.replace(temporary, destination)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
