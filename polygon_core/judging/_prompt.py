@@ -110,10 +110,12 @@ def _tool_call_data(call: Any) -> dict[str, Any]:
     }
 
 
-def _turn_data(turn: Turn) -> dict[str, Any]:
+def _turn_data(turn: Turn, call: bool = False) -> dict[str, Any]:
     data: dict[str, Any] = {"turn": turn.index, "speaker": turn.speaker, "said": turn.text}
     if turn.speaker == "caller":
         data["heard"] = turn.heard if turn.heard is not None else turn.text
+    if call:
+        data.update(_call_data(turn))
     if turn.tool_calls:
         data["tool_calls"] = [_tool_call_data(c) for c in turn.tool_calls]
     if turn.end:
@@ -121,9 +123,26 @@ def _turn_data(turn: Turn) -> dict[str, Any]:
     return data
 
 
+def _call_data(turn: Turn) -> dict[str, Any]:
+    """On a call, what text cannot show: when the turn was heard (seconds into the call), room
+    speech the agent took for a turn, and an agent turn the caller talked over or heard only part of."""
+    data: dict[str, Any] = {}
+    if turn.start_ms is not None and turn.end_ms is not None:
+        data["at_s"] = [round(turn.start_ms / 1000, 2), round(turn.end_ms / 1000, 2)]
+    if turn.kind != "speech":
+        data["kind"] = turn.kind  # vocal_tic or non_directed: not said to the agent
+    if turn.speaker == "agent" and turn.interrupted:
+        data["interrupted"] = True
+    if turn.speaker == "agent" and turn.heard is not None and turn.heard != turn.text:
+        data["reached_caller"] = turn.heard  # its audio stopped before the rest
+    return data
+
+
 def transcript_block(conversation: Conversation) -> str:
-    """The `<transcript>` block: one escaped JSON object per turn, then how the call ended."""
-    lines = [escape_data(_turn_data(t)) for t in conversation.turns]
+    """The `<transcript>` block: one escaped JSON object per turn, then how the call ended. A call's
+    turns also carry their times, kinds and what of the agent's words reached the caller."""
+    call = conversation.channel == "voice"
+    lines = [escape_data(_turn_data(t, call)) for t in conversation.turns]
     ending = {"end_reason": conversation.end_reason.value}
     if conversation.end_detail:
         ending["end_detail"] = conversation.end_detail
