@@ -158,6 +158,8 @@ class _Loop:
             if utterance.text:
                 await self._interjections()
                 index = len(self.turns)
+                if self.end_reason is not None:  # gone before its line: nothing more is said
+                    return Turn(index=index, speaker="caller", text="", heard=""), utterance
             return await self._caller_on_line(index, utterance, end), utterance
         heard, distortions = distort(utterance.text, self.scenario.noise, conversation_id=self.cid,
                                      turn=index, language=self.scenario.language,
@@ -188,13 +190,17 @@ class _Loop:
     async def _interjections(self) -> None:
         """Room speech the agent heard before the caller's line: a turn of its own, answered."""
         assert self.line is not None
-        for said in await self.line.interjections(len(self.turns)):
+        # One at a time: each is answered before the line places the next (`Line.interjections`).
+        while said_now := await self.line.interjections(len(self.turns)):
+            said = said_now[0]
             turn = Turn(index=len(self.turns), speaker="caller", kind=said.kind, text=said.text,
                         heard=said.heard, start_ms=said.start_ms, end_ms=said.end_ms)
             self.turns.append(turn)
             self.history.append(HistoryItem(role="caller", text=said.heard))
             reply = await self.agent_turn(said.heard)
             await self.play(reply)
+            if self.end_reason is not None:  # the caller hung up waiting for that answer
+                return
 
     async def play(self, turn: Turn) -> Playback | None:
         """On a call: voice the agent's turn on the line and keep its times (None in text)."""
@@ -224,6 +230,8 @@ async def _drive(loop: _Loop, max_turns: int) -> None:
             loop.finish(reason)
             return
         _, utterance = await loop.caller_turn(last_agent)
+        if loop.end_reason is not None:
+            return
         if utterance.end == "hangup":
             loop.finish(EndReason.CALLER_HANGUP)
             return

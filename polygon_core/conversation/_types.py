@@ -137,7 +137,9 @@ class Line(Protocol):
         ...
 
     async def interjections(self, turn: int) -> list[Interjection]:
-        """Room speech before the caller's next line that the agent will answer (may be none)."""
+        """The next room speech before the caller's next line that the agent will answer, as a
+        list of at most one (empty: none left). The engine answers it and asks again; `turn` is
+        the transcript index it will get."""
         ...
 
     async def caller_spoke(self, turn: int, text: str) -> Delivery:

@@ -182,6 +182,7 @@ class CallLine:
     _barge_at: int | None = field(init=False, default=None)  # the next line starts over the agent here
     _gap_sounds: list[RoomSound] = field(init=False, default_factory=list)
     _silent_turns: int = field(init=False, default=0)
+    _answering_room: bool = field(init=False, default=False)
     _babble: Audio | None = field(init=False, default=None)
 
     def __post_init__(self) -> None:
@@ -211,25 +212,30 @@ class CallLine:
         return await self._play(turn, text, voiced, start)
 
     async def interjections(self, turn: int) -> list[Interjection]:
-        """Room sounds in the silence before the caller's line; those the cascade answers."""
-        sounds, self._gap_sounds = self._gap_sounds, []
+        """The next room sound in the silence before the caller's line that the cascade answers (the
+        engine answers it, then asks again): sounds it ignores are placed on the way; one it answers
+        becomes transcript turn `turn`, and the sounds after it fall in the silence after the answer."""
         if self._barge_at is not None:
+            self._gap_sounds = []
             return []  # the caller talks over the agent: there is no silence to fill
-        answered: list[Interjection] = []
-        for sound in sorted(sounds, key=lambda s: s.at):
+        self._gap_sounds.sort(key=lambda s: s.at)
+        while self._gap_sounds:
+            sound = self._gap_sounds.pop(0)
             at = tick_ceil(self._floor + sound.at * _SOUND_WINDOW_MS)
             voiced = await self._room_sound(sound, turn)
             heard = (await asyncio.to_thread(self.parts.agent_ears.transcribe, voiced.audio, self.language)).text
             heard = heard.strip()
+            answered = bool(heard) and not (self.cascade.ignore_fillers and only_fillers(heard))
             kind: SegmentKind = sound.kind
-            self._place_caller(voiced, at, kind=kind, text=sound.text or "(cough)", heard=heard, turn=None)
+            self._place_caller(voiced, at, kind=kind, text=sound.text or "(cough)", heard=heard,
+                               turn=turn if answered else None)
             self._floor = at + voiced.last
-            if not heard or (self.cascade.ignore_fillers and only_fillers(heard)):
-                continue
-            self._reply_ref = self._caller_end = at + voiced.last
-            answered.append(Interjection(text=sound.text or "(cough)", heard=heard, start_ms=at + voiced.first,
-                                         end_ms=at + voiced.last, kind=sound.kind))
-        return answered
+            if answered:
+                self._reply_ref = self._caller_end = at + voiced.last
+                self._answering_room = True  # the answer's own silence plans no new room sounds
+                return [Interjection(text=sound.text or "(cough)", heard=heard, start_ms=at + voiced.first,
+                                     end_ms=at + voiced.last, kind=sound.kind)]
+        return []
 
     async def caller_spoke(self, turn: int, text: str) -> Delivery:
         """Voice the caller's line through the conditions; the agent's recogniser hears it."""
@@ -440,7 +446,10 @@ class CallLine:
                                  tick_ceil(seg_start + where * speech_ms)))
         room = plan_room_sounds(self.conditions, conversation_id=self.conversation_id, turn=turn.index,
                                 caller_type=self.caller_type, language=self.language)
-        self._gap_sounds = [s for s in room if s.during == "silence"] if turn.end is None else []
+        if self._answering_room:  # answering an aside: the silence's other sounds are still to come
+            self._answering_room = False
+        else:
+            self._gap_sounds = [s for s in room if s.during == "silence"] if turn.end is None else []
         sounds += [_Sound(s.kind, s.text, tick_ceil(seg_start + s.at * speech_ms))
                    for s in room if s.during == "agent_speech"]
         return sorted(sounds, key=lambda s: s.at)

@@ -211,3 +211,19 @@ def test_words_before_and_fillers() -> None:
     assert words_before("one two three", 0.0) == "" and words_before("one two", 1.0) == "one two"
     assert only_fillers("Um, uh...") and only_fillers("") and only_fillers("Э-э")
     assert not only_fillers("um, fifteen")
+
+
+def test_asides_in_one_silence_are_answered_one_after_another(monkeypatch: pytest.MonkeyPatch) -> None:
+    _room(monkeypatch, {0: [RoomSound("non_directed", "Hold on honey", "silence", 0.6),
+                            RoomSound("non_directed", "Not now Sam", "silence", 0.2)]})
+    line = make_line()
+    run(line.agent_spoke(agent(0, "Hello how can I help you")))
+    first = run(line.interjections(1))
+    assert [(a.heard, a.kind) for a in first] == [("Not now Sam", "non_directed")]
+    reply = run(line.agent_spoke(agent(2, "Sorry")))  # its own silence plans no new room sounds
+    second = run(line.interjections(3))
+    assert [a.heard for a in second] == ["Hold on honey"] and second[0].start_ms > reply.end_ms
+    run(line.agent_spoke(agent(4, "Sorry")))
+    assert run(line.interjections(5)) == []
+    asides = sorted((s for s in line.segments if s.kind == "non_directed"), key=lambda s: s.start_ms)
+    assert [(s.text, s.turn) for s in asides] == [("Not now Sam", 1), ("Hold on honey", 3)]  # the transcript's turns
