@@ -116,13 +116,12 @@ def _where_calls(stores: Any, run_id: str) -> None:
     """Where a run's calls can be heard: the WAVs' folder and the command that writes one out."""
     from polygon import usecases
 
-    calls = [c.conversation_id for c in usecases.conversation_records(stores, run_id)
-             if stores.artifacts.exists(usecases.call_audio_key(run_id, c.conversation_id))]
-    if not calls:
+    found = usecases.call_audio_folder(stores, run_id)
+    if found is None:
         return
-    folder = stores.artifacts.uri(usecases.call_audio_key(run_id, calls[0])).rsplit("/", 1)[0]
-    console.print(f"  {len(calls)} calls as stereo WAVs (caller left, agent right) in {folder}/; "
-                  f"hear one: polygon show {run_id} {calls[0]} --audio call.wav", highlight=False, soft_wrap=True)
+    console.print(f"  {len(found.conversations)} calls as stereo WAVs (caller left, agent right) in {found.folder}/; "
+                  f"hear one: polygon show {run_id} {found.conversations[0]} --audio call.wav",
+                  highlight=False, soft_wrap=True)
 
 
 def report(runs: list[Run], json_out: bool, outputs: list[Path] | None = None) -> None:

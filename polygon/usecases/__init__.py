@@ -83,7 +83,7 @@ if TYPE_CHECKING:
         scenario_channel,
         scenario_conditions,
     )
-    from ._calls import NotACallError, call_audio, call_timeline
+    from ._calls import CallAudioFolder, NotACallError, call_audio, call_audio_folder, call_timeline
     from ._common import (
         FileCaches,
         Stores,
@@ -249,6 +249,7 @@ __all__ = [
     "BatchPass",
     "BatchTimeout",
     "CalibrationOutcome",
+    "CallAudioFolder",
     "CallOrigin",
     "CallPlan",
     "CallRejectedError",
@@ -292,6 +293,7 @@ __all__ = [
     "calibrate_run",
     "calibration_page",
     "call_audio",
+    "call_audio_folder",
     "call_audio_key",
     "call_origins",
     "call_plan",
@@ -467,7 +469,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "load_labels", "shown_calibration", "shown_calibrations", "store_calibration"),
     "_call_plan": ("CallPlan", "LineRequest", "call_plan", "conditions_label", "line_summary", "line_text",
         "parse_conditions", "scenario_channel", "scenario_conditions"),
-    "_calls": ("NotACallError", "call_audio", "call_timeline"),
+    "_calls": ("CallAudioFolder", "NotACallError", "call_audio", "call_audio_folder", "call_timeline"),
     "_conversation_detail": ("ConversationDetail", "conversation_detail"),
     "_common": ("FileCaches", "Stores", "agent_identity", "agent_parts", "call_audio_key", "call_timeline_key",
         "fingerprint", "load_conversation", "open_stores", "plan_conversations", "shared_stores", "transcript_key"),

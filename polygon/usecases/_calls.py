@@ -7,13 +7,15 @@ the conversation's `voice.audio_key` / `voice.timeline_key` name them when set.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from polygon_core.adapters.artifacts import ArtifactNotFoundError
 from polygon_core.models import Conversation
 from polygon_core.voice import Timeline
 
 from ._common import Stores, call_audio_key, call_timeline_key, load_conversation
 
-__all__ = ["NotACallError", "call_audio", "call_timeline"]
+__all__ = ["CallAudioFolder", "NotACallError", "call_audio", "call_audio_folder", "call_timeline"]
 
 
 class NotACallError(ArtifactNotFoundError):
@@ -22,6 +24,25 @@ class NotACallError(ArtifactNotFoundError):
     An ArtifactNotFoundError (a FileNotFoundError), as a missing transcript is, so a front end that
     answers "not found" for one answers it for the other.
     """
+
+
+@dataclass(frozen=True)
+class CallAudioFolder:
+    """Where a run's calls' WAVs are (`folder`, the artifact store's address) and which calls have one."""
+
+    folder: str
+    conversations: list[str]
+
+
+def call_audio_folder(stores: Stores, run_id: str) -> CallAudioFolder | None:
+    """The run's stored call WAVs (None when it has none: a text run)."""
+    from ._stored import conversation_records
+
+    calls = [c.conversation_id for c in conversation_records(stores, run_id)
+             if stores.artifacts.exists(call_audio_key(run_id, c.conversation_id))]
+    if not calls:
+        return None
+    return CallAudioFolder(stores.artifacts.uri(call_audio_key(run_id, calls[0])).rsplit("/", 1)[0], calls)
 
 
 def call_audio(stores: Stores, run_id: str, conversation_id: str) -> bytes:
