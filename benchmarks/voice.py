@@ -356,7 +356,10 @@ def _cpu_model() -> str:
 
 
 def _counts(text: str, n: int) -> list[int]:
-    counts = [int(c) for c in text.split(",")]
+    try:
+        counts = [int(c) for c in text.split(",")]
+    except ValueError:
+        counts = []
     if len(counts) == 1:
         counts *= n
     if len(counts) != n or min(counts) < 1:
