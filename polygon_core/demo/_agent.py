@@ -12,7 +12,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..conversation import AgentAction, AgentRequest, ToolRequest
-from ._parse import find_account_id, find_amount, find_postcode, has_any, is_no, is_yes
+from ._parse import (
+    find_account_id,
+    find_amount,
+    find_postcode,
+    has_any,
+    is_no,
+    is_yes,
+    street_before_postcode,
+)
 
 PROMPT_V1 = """You are Ava, the phone agent for Northwind Telecom's billing line.
 Always verify the caller's identity (account number and postcode, checked with lookup_account)
@@ -115,13 +123,11 @@ class DemoAgent:
         postcode = find_postcode(heard)
         if s.intent == "address" and s.verified and postcode:
             s.new_postcode = postcode
-            street = heard.split(",")[0]
-            street = street.split("It's")[-1].strip(" .")
-            s.new_street = street or None
+            s.new_street = street_before_postcode(heard)
         elif s.postcode is None:
             s.postcode = postcode
         if s.amount is None and s.intent == "refund":
-            s.amount = find_amount(heard.replace(s.account_id or "\0", ""))
+            s.amount = find_amount(heard)  # only a number said with a currency: never the account
 
     @staticmethod
     def _intent(heard: str) -> str | None:
@@ -265,7 +271,7 @@ class DemoAgent:
     def _book(self, heard: str) -> AgentAction:
         slot = heard.strip(" .!?") or "tomorrow"
         for cue in ("tomorrow morning", "tomorrow afternoon", "this afternoon", "tomorrow", "monday"):
-            if cue in heard.lower():
+            if has_any(heard, (cue,)):
                 slot = cue
                 break
         return AgentAction(tool_calls=[ToolRequest(name="schedule_callback",
