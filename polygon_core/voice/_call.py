@@ -28,7 +28,8 @@ over an agent turn of at least `BARGE_MIN_MS` (its next line then starts inside 
 a chance of a backchannel ("mm-hmm") in an agent turn of at least `BACKCHANNEL_MIN_MS`; the line's
 room sounds (`plan_room_sounds`) during the agent's speech or in the silence after it; after
 `hello_after_ms` of silence it says "hello?", after `hangup_after_ms` it hangs up, and it hangs up
-when the agent says nothing twice. What the caller heard of an agent turn is its words in proportion
+when the agent says nothing twice. A line it says again (asked to repeat) is said 15% slower each
+time, with longer pauses, as people do on a bad line. What the caller heard of an agent turn is its words in proportion
 to the share of the agent's speech that played (`words_before`): the caller is not transcribed.
 
 Every decision draws from its own stream, `stable_seed("polygon.call", aspect, conversation, turn)`:
@@ -41,7 +42,7 @@ import asyncio
 import random
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -55,11 +56,13 @@ from ._signal import burst, mulaw_decode, mulaw_encode, resample, stereo_wav
 from ._timeline import TICK_MS, LineEvent, Segment, SegmentKind, Timeline
 from ._voices import VoiceProfile, agent_voice, caller_voice
 
-__all__ = ["BACKCHANNEL_MIN_MS", "BARGE_MIN_MS", "HABITS", "CallLine", "CallParts", "CallerHabits",
+__all__ = ["BACKCHANNEL_MIN_MS", "BARGE_MIN_MS", "HABITS", "REPEAT_SLOWER", "CallLine", "CallParts", "CallerHabits",
            "only_fillers", "tick_ceil", "words_before"]
 
 BARGE_MIN_MS = 2000  # the caller only talks over agent speech at least this long
 BACKCHANNEL_MIN_MS = 3000  # and only backchannels in agent speech at least this long
+REPEAT_SLOWER = 0.15  # a line said again is 15% slower each time
+_SLOWEST_WPM = 110
 _SOUND_WINDOW_MS = 1500  # a room sound in a silence falls this far at most after the agent stops
 
 
@@ -183,6 +186,7 @@ class CallLine:
     _gap_sounds: list[RoomSound] = field(init=False, default_factory=list)
     _silent_turns: int = field(init=False, default=0)
     _answering_room: bool = field(init=False, default=False)
+    _said: dict[str, int] = field(init=False, default_factory=dict)  # caller lines said so far
     _babble: Audio | None = field(init=False, default=None)
 
     def __post_init__(self) -> None:
@@ -238,8 +242,9 @@ class CallLine:
         return []
 
     async def caller_spoke(self, turn: int, text: str) -> Delivery:
-        """Voice the caller's line through the conditions; the agent's recogniser hears it."""
-        clean = await asyncio.to_thread(self.parts.caller_voice.synthesize, text, self._caller_profile,
+        """Voice the caller's line through the conditions; the agent's recogniser hears it. A line
+        the caller said before is said more slowly (`REPEAT_SLOWER`), as people do when asked again."""
+        clean = await asyncio.to_thread(self.parts.caller_voice.synthesize, text, self._repeat_voice(text),
                                         self.language)
         line, events = await asyncio.to_thread(self._degrade, clean, turn)
         voiced = _Voiced(line, await asyncio.to_thread(self._spans, line))
@@ -360,9 +365,8 @@ class CallLine:
         # It heard the rest of the line and answers again after the caller's real end.
         self._reply_ref = self._caller_end
         self._floor = max(fragment, self._caller_end)
-        again = self._reply_start(0)
-        played = await self._play(turn, text, voiced, again)
-        return Playback(start_ms=seg_start, end_ms=played.end_ms, heard=played.heard, interrupted=True)
+        again = await self._play(turn, text, voiced, self._reply_start(0))
+        return Playback(start_ms=seg_start, end_ms=again.end_ms, heard=again.heard, interrupted=True)
 
     def _yields_to(self, speech_ms: int) -> bool:
         return self.cascade.yields and speech_ms >= self.cascade.barge_in_ms
@@ -419,6 +423,18 @@ class CallLine:
 
     # --- the caller's side ---------------------------------------------------------------------
 
+    def _repeat_voice(self, text: str) -> VoiceProfile:
+        """The caller's voice for `text`: slower by `REPEAT_SLOWER` each time it says the line again
+        (never below `_SLOWEST_WPM`), with longer pauses between sentences."""
+        key = " ".join(text.lower().split())
+        times = self._said.get(key, 0)
+        self._said[key] = times + 1
+        if not times:
+            return self._caller_profile
+        voice = self._caller_profile
+        rate = max(_SLOWEST_WPM, round(voice.rate_wpm * (1 - REPEAT_SLOWER) ** times))
+        return replace(voice, rate_wpm=rate, sentence_pause_ms=voice.sentence_pause_ms + 150 * times)
+
     def _rng(self, aspect: str, turn: int | None) -> random.Random:
         return random.Random(stable_seed("polygon.call", aspect, self.conversation_id, turn))
 
@@ -457,7 +473,7 @@ class CallLine:
     async def _caller_piece(self, sound: _Sound, turn: int | None) -> _Voiced:
         """A backchannel, "hello?" or room sound in the caller's voice, on the line."""
         if sound.kind in ("vocal_tic", "non_directed"):
-            return await self._room_sound(RoomSound(sound.kind, sound.text, "agent_speech", 0.5), turn)  # type: ignore[arg-type]
+            return await self._room_sound(RoomSound(sound.kind, sound.text, "agent_speech", 0.5), turn)
         audio = await asyncio.to_thread(self.parts.caller_voice.synthesize, sound.text, self._caller_profile,
                                         self.language)
         line = self._on_line(audio)

@@ -30,10 +30,10 @@ class ToneVoice:
 
     def __init__(self, said: dict[str, str]) -> None:
         self.said = said  # audio fingerprint -> text, shared with LookupEars
-        self.calls: list[str] = []
+        self.calls: list[tuple[str, int, int]] = []  # text, words per minute, sentence pause
 
     def synthesize(self, text: str, voice: VoiceProfile, language: str) -> Audio:
-        self.calls.append(text)
+        self.calls.append((text, voice.rate_wpm, voice.sentence_pause_ms))
         parts: list[np.ndarray] = []
         sentences = [s for s in re.split(r"(?<=[.?!])\s+", text.strip()) if s]
         for i, sentence in enumerate(sentences):

@@ -227,3 +227,16 @@ def test_asides_in_one_silence_are_answered_one_after_another(monkeypatch: pytes
     assert run(line.interjections(5)) == []
     asides = sorted((s for s in line.segments if s.kind == "non_directed"), key=lambda s: s.start_ms)
     assert [(s.text, s.turn) for s in asides] == [("Not now Sam", 1), ("Hold on honey", 3)]  # the transcript's turns
+
+
+def test_a_line_said_again_is_said_slower() -> None:
+    line = make_line()
+    voice = line.parts.caller_voice
+    run(line.agent_spoke(agent(0, "Hi")))
+    for turn in (1, 3, 5, 7, 9):
+        run(line.caller_spoke(turn, "My account number is 4821." if turn != 5 else "Sorry?"))
+        run(line.agent_spoke(agent(turn + 1, "Could you say that again")))
+    said = [(rate, pause) for text, rate, pause in voice.calls if text.startswith("My account")]  # type: ignore[attr-defined]
+    first, pause = said[0]
+    assert said == [(first, pause), (round(first * 0.85), pause + 150), (round(first * 0.85 ** 2), pause + 300),
+                    (max(110, round(first * 0.85 ** 3)), pause + 450)]
