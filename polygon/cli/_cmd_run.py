@@ -45,9 +45,10 @@ def _summary_json(stores: Any, runs: list[Run], cards: list[Any]) -> dict[str, A
                             "agent_failures": card.agent_failures, "agent_failure_reason": card.agent_failure_reason,
                             "judge_errors": card.judge_errors, "judge_error_reason": card.judge_error_reason,
                             "probe_errors": card.probe_errors, "probe_error_reason": card.probe_error_reason,
-                            # A run of calls: its interaction panel, {metric: {mean, low, high, calls, events}}.
-                            **({"voice": {name: s.model_dump(mode="json") for name, s in card.voice.items()}}
-                               if card.voice else {}),
+                            # A run of calls: its interaction panel, {metric: {mean, low, high, calls, events}},
+                            # and what its calls were made with, {key: value} (`Scorecard.voice_stack`).
+                            **({"voice": {name: s.model_dump(mode="json") for name, s in card.voice.items()},
+                                "voice_stack": dict(card.voice_stack)} if card.voice else {}),
                             **usage(stores, run.id)})
     return out
 

@@ -204,9 +204,7 @@ def show(run_id: Annotated[str, typer.Argument(help="run id (or a unique prefix)
                       f"{'an unknown number of' if planned is None else planned} planned conversations "
                       "stored; the scorecard covers only those", highlight=False, soft_wrap=True)
     console.print(fit(console, _render.scorecards_table([card])))
-    panel = _render.panel_table([card])
-    if panel is not None:  # a run of calls: its interaction panel
-        console.print(fit(console, panel))
+    _render.print_panel(console, [card])  # a run of calls: its interaction panel and what made it
     if len(view.judges) > 1:
         others = ", ".join(sorted(set(view.judges) - {card.judge_model}))
         console.print(f"(also judged under {card.rubric_version} by {others}: see --judge)", highlight=False)

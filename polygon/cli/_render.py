@@ -18,7 +18,15 @@ from polygon_core.compare import (
     Scorecard,
 )
 from polygon_core.judging import HEURISTIC_JUDGE
-from polygon_core.reports import PANEL_CAPTION, PANEL_TITLE, fmt, pairing_line, panel_rows, provenance
+from polygon_core.reports import (
+    PANEL_CAPTION,
+    PANEL_TITLE,
+    fmt,
+    pairing_line,
+    panel_rows,
+    provenance,
+    stack_lines,
+)
 from polygon_core.scoring import in_rubric_order
 
 from ._fit import fit
@@ -69,6 +77,18 @@ def panel_table(cards: Sequence[Scorecard]) -> Table | None:
     for name, cells in rows:
         table.add_row(name, *cells)
     return table
+
+
+def print_panel(console: Console, cards: Sequence[Scorecard]) -> None:
+    """The interaction panel of runs of calls (fitted to the terminal) and under it what its calls were
+    made with (`stack_lines`); nothing when no card is of a run with calls."""
+    table = panel_table(cards)
+    if table is None:
+        return
+    console.print(fit(console, table))
+    for line in stack_lines(cards):
+        # The line names engines, models and noise files: literal text, never rich markup.
+        console.print(f"[dim]{escape(line)}[/]", highlight=False, soft_wrap=True)
 
 
 def _rate(rate: float | None, ci: tuple[float, float] | None) -> str:
@@ -203,9 +223,7 @@ def print_comparison(console: Console, comp: Comparison, compact: bool = False) 
     noise and identical pairs are counted rather than listed)."""
     # Each table as it is when it fits the terminal, else narrower or one block per row (_fit).
     console.print(fit(console, scorecards_table(comp.cards)))
-    panel = panel_table(comp.cards)
-    if panel is not None:
-        console.print(fit(console, panel))
+    print_panel(console, comp.cards)
     console.print(fit(console, matrix_table(comp.matrix, comp.labels)))
     if comp.differences:
         console.print(fit(console, differences_table(comp.differences, compact=compact),

@@ -18,7 +18,15 @@ from typing import Any
 from pydantic import ConfigDict
 
 from polygon_core.files import Suite
-from polygon_core.models import CONDITION_PRESETS, AgentConfig, Channel, DomainModel, LineConditions, Scenario
+from polygon_core.models import (
+    CONDITION_PRESETS,
+    AgentConfig,
+    Channel,
+    DomainModel,
+    LineConditions,
+    Scenario,
+    conditions_label,
+)
 
 __all__ = ["CallPlan", "LineRequest", "call_plan", "conditions_label", "line_summary", "line_text",
            "parse_conditions", "scenario_channel", "scenario_conditions"]
@@ -127,12 +135,6 @@ def _agent_stt_model(agent: AgentConfig | None, manifest: Mapping[str, Any]) -> 
 
         agent = load_agent(Path(manifest["agent_path"])).config
     return agent.voice.stt_model if agent is not None and agent.voice is not None else None
-
-
-def conditions_label(conditions: LineConditions) -> str:
-    """`street@0.5`, with its noise files named when it has some (`street@0.5 + rain.wav`)."""
-    label = f"{conditions.preset}@{conditions.intensity:g}"
-    return " + ".join([label, *conditions.noise_files])
 
 
 def line_summary(suite: Suite, request: LineRequest, scenario_ids: Sequence[str] | None = None,

@@ -10,6 +10,7 @@ run is summarised without validating a single stored judgment into a domain mode
 
 from __future__ import annotations
 
+import functools
 import sys
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -101,6 +102,7 @@ def row_from_facts(f: Mapping[str, Any], latency_ms: float | None = None) -> Res
                           if a["status"] == "error"},
         status=f["status"], reason=f["reason"] if judged else None,
         voice=_voice(f.get("voice")),
+        voice_stack=_stack(f.get("voice_stack")),
     )
     return _constructed(values)
 
@@ -109,6 +111,17 @@ def _voice(stored: Mapping[str, Any] | None) -> dict[str, InteractionMetric]:
     # A call's metrics as the checks stored them (validated when saved): name → {value, count}.
     return {sys.intern(name): InteractionMetric.model_construct(value=_num(m.get("value")), count=int(m.get("count", 0)))
             for name, m in (stored or {}).items()}
+
+
+def _stack(stored: Mapping[str, Any] | None) -> dict[str, str]:
+    # What a call was made with (validated when saved). A run's calls mostly share one: they share one
+    # dict (read only, as every row is) rather than hold 100,000 equal ones.
+    return _shared_stack(tuple(stored.items())) if stored else {}
+
+
+@functools.lru_cache(maxsize=256)
+def _shared_stack(items: tuple[tuple[str, str], ...]) -> dict[str, str]:
+    return {sys.intern(str(key)): sys.intern(str(value)) for key, value in items}
 
 
 def _constructed(values: dict[str, Any]) -> ResultRow:

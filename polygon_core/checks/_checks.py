@@ -60,13 +60,18 @@ class Metrics(DomainModel):
     voice: dict[str, InteractionMetric] | None = Field(
         None, description="on a call: its interaction metrics (`VoiceCall.metrics`), stored with the "
         "conversation's row so a scorecard reads them in SQL; left out of the dump on a text conversation")
+    voice_stack: dict[str, str] | None = Field(
+        None, description="on a call: what its metrics were made with (`VoiceCall.made_with`: the engines by "
+        "role, the line's conditions, the cascade's turn-taking), stored beside `voice` so a scorecard says "
+        "it; left out of the dump on a text conversation")
 
     @model_serializer(mode="wrap")
     def _no_voice_on_text(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         # A text conversation's metrics (stored, and shown to the judge) stay as they were before calls.
         data: dict[str, Any] = handler(self)
-        if data.get("voice") is None:
-            data.pop("voice", None)
+        for key in ("voice", "voice_stack"):
+            if data.get(key) is None:
+                data.pop(key, None)
         return data
 
 
@@ -135,6 +140,7 @@ def compute_metrics(conversation: Conversation, *, turns_to_goal: int | None = N
             repeated += q in seen
             seen.add(q)
     words = sum(len(t.text.split()) for t in speaking)
+    call = conversation.voice if conversation.channel == "voice" else None
     return Metrics(
         turns=len(conversation.turns),
         agent_turns=len(agent),
@@ -149,7 +155,8 @@ def compute_metrics(conversation: Conversation, *, turns_to_goal: int | None = N
         end_reason=conversation.end_reason.value,
         loop=conversation.end_reason.value == "loop"
         or is_loop([t.text for t in agent]),
-        voice=dict(conversation.voice.metrics) if conversation.channel == "voice" and conversation.voice else None,
+        voice=dict(call.metrics) if call else None,
+        voice_stack=call.made_with() if call else None,
     )
 
 

@@ -47,11 +47,13 @@ from ._noise import (
 from ._pairs import PairDivergence, consequential_divergence, pair_divergence, pair_divergences
 from ._passk import pass_hat_k, pass_hat_k_by_seed
 from ._scorecard import (
+    NOT_RECORDED,
     ProbeRate,
     ResultRow,
     Scorecard,
     bootstrap_ci,
     build_scorecard,
+    call_stack,
     interaction_panel,
     probe_rates,
 )
@@ -59,6 +61,7 @@ from ._scorecard import (
 __all__ = [
     "CALL_METRIC_PREFIX",
     "GATING_CALL_METRICS",
+    "NOT_RECORDED",
     "CiVerdict",
     "Comparison",
     "ComparisonRefused",
@@ -80,6 +83,7 @@ __all__ = [
     "bootstrap_ci",
     "build_scorecard",
     "call_metric",
+    "call_stack",
     "ci_verdict",
     "compare_configurations",
     "compare_probes",

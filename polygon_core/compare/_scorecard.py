@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 from pydantic import Field
 
-from ..models import DomainModel, InteractionMetric, ProbeAnswer
+from ..models import CALL_STACK_KEYS, DomainModel, InteractionMetric, ProbeAnswer
 from ..probes import Polarity, conformance, wilson_interval
 from ..voice import MetricSummary, summarise
 from ._passk import pass_hat_k_by_seed
@@ -47,6 +47,9 @@ class ResultRow(DomainModel):
     voice: dict[str, InteractionMetric] = Field(
         default_factory=dict, description="on a call: its interaction metrics (name → value, count); "
         "empty on a text conversation")
+    voice_stack: dict[str, str] = Field(
+        default_factory=dict, description="on a call: what its metrics were made with (`VoiceCall.made_with`: "
+        "engines by role, conditions, cascade); empty on a text conversation or a call stored before it was kept")
 
 
 class ProbeRate(DomainModel):
@@ -105,6 +108,10 @@ class Scorecard(DomainModel):
         default_factory=dict, description="the interaction panel of a run of calls: per call metric, the "
         "mean over the calls with a value, its 95% interval, those calls and their events "
         "(`polygon_core.voice.summarise`); empty for a run with no call")
+    voice_stack: dict[str, str] = Field(
+        default_factory=dict, description="what the panel's calls were made with (`call_stack`): per key "
+        "(`CALL_STACK_KEYS`), the calls' value when they agree, else each value with its calls joined by ' | '; "
+        "empty for a run with no call (or whose calls were stored before it was kept)")
 
 
 def bootstrap_ci(values: Sequence[float], *, seed: int = 0, resamples: int = 2000,
@@ -175,6 +182,30 @@ def interaction_panel(rows: Sequence[ResultRow]) -> dict[str, MetricSummary]:
             for name, summary in summarise(calls).items()}
 
 
+NOT_RECORDED = "not recorded"
+"""A call's value of a `voice_stack` key when the call was stored without it (before it was kept)."""
+
+
+def call_stack(rows: Sequence[ResultRow]) -> dict[str, str]:
+    """What the calls among `rows` were made with (see `Scorecard.voice_stack`), in `CALL_STACK_KEYS`'
+    order (other keys after, by name): per key the value when every call agrees, else each value
+    with its number of calls, most calls first, joined by " | " (`phone@0.5 (6) | street@0.5 (6)`).
+    Empty without a call, or when no call's row kept it."""
+    stacks = [r.voice_stack for r in rows if r.voice or r.voice_stack]
+    if not any(stacks):
+        return {}
+    known = {key for stack in stacks for key in stack}
+    keys = [k for k in CALL_STACK_KEYS if k in known] + sorted(known - set(CALL_STACK_KEYS))
+    out: dict[str, str] = {}
+    for key in keys:
+        counts = Counter(stack.get(key, NOT_RECORDED) for stack in stacks)
+        if len(counts) == 1:
+            out[key] = next(iter(counts))
+        else:
+            out[key] = " | ".join(f"{value} ({n})" for value, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+    return out
+
+
 def build_scorecard(label: str, run_id: str, agent_version: str, rubric_version: str,
                     judge_model: str, rows: Sequence[ResultRow], answers: Sequence[ProbeAnswer] = (),
                     models: dict[str, str] | None = None) -> Scorecard:
@@ -215,4 +246,5 @@ def build_scorecard(label: str, run_id: str, agent_version: str, rubric_version:
         cost_usd=(round(sum(c for c in costs if c is not None), 6)
                   if rows and all(c is not None for c in costs) else None),
         voice=interaction_panel(agent_rows),
+        voice_stack=call_stack(agent_rows),
     )

@@ -153,7 +153,9 @@ def transcript_block(conversation: Conversation) -> str:
 def _checks_lines(checks: Checks | None) -> list[str]:
     if checks is None:
         return []
-    lines = [escape_data({"metrics": checks.metrics.model_dump(mode="json")})]
+    # What a call was made with (`voice_stack`) says how its numbers were measured, not what the agent
+    # did: the judge reads the metrics without it, so a call's prompt is as it was before it was stored.
+    lines = [escape_data({"metrics": checks.metrics.model_dump(mode="json", exclude={"voice_stack"})})]
     for result in checks.assertions:
         lines.append(escape_data({"assertion": result.name, "expression": result.expression,
                                   "status": result.status, "message": result.message,

@@ -65,16 +65,20 @@ from ._tools import (
     tool_def,
 )
 from ._voice import (
+    CALL_STACK_KEYS,
     CONDITION_PRESETS,
     CascadeSettings,
     Channel,
     InteractionMetric,
     LineConditions,
     VoiceCall,
+    cascade_label,
+    conditions_label,
 )
 
 __all__ = [
     "CALLER_TYPES",
+    "CALL_STACK_KEYS",
     "CONDITION_PRESETS",
     "FORMAT_VERSIONS",
     "JUDGMENT_FORMAT",
@@ -137,6 +141,8 @@ __all__ = [
     "Usage",
     "Verdict",
     "VoiceCall",
+    "cascade_label",
+    "conditions_label",
     "endpoint_problem",
     "tool_def",
 ]

@@ -73,6 +73,24 @@ class CascadeSettings(FileModel):
     ignore_fillers: bool = Field(True, description="do not answer a transcript that is only fillers or empty")
 
 
+def conditions_label(conditions: LineConditions) -> str:
+    """`street@0.5`, with its noise files named when it has some (`street@0.5 + rain.wav`)."""
+    label = f"{conditions.preset}@{conditions.intensity:g}"
+    return " + ".join([label, *conditions.noise_files])
+
+
+def cascade_label(cascade: CascadeSettings) -> str:
+    """The cascade's settings that shape a call's turn-taking numbers: `yields, barge-in 600 ms,
+    endpoint 600 ms`; an agent that does not yield never reads `barge_in_ms`, so it is left out."""
+    turn_taking = f"yields, barge-in {cascade.barge_in_ms} ms" if cascade.yields else "does not yield"
+    return f"{turn_taking}, endpoint {cascade.endpoint_ms} ms"
+
+
+# What a call's numbers were made with (`VoiceCall.made_with`), in the order they are shown: the
+# engines by role (`VoiceCall.stack`), then the line and the cascade.
+CALL_STACK_KEYS: tuple[str, ...] = ("caller_voice", "agent_voice", "agent_ears", "vad", "conditions", "cascade")
+
+
 class InteractionMetric(DomainModel):
     """One interaction metric of a call: its value (None when no event could measure it) and the
     number of events behind it (caller turns, barge-ins, backchannels ...)."""
@@ -93,3 +111,9 @@ class VoiceCall(DomainModel):
     metrics: dict[str, InteractionMetric] = Field(default_factory=dict)
     audio_key: str | None = Field(None, description="artifact key of the stereo WAV (caller left, agent right)")
     timeline_key: str | None = Field(None, description="artifact key of the timeline JSON")
+
+    def made_with(self) -> dict[str, str]:
+        """What the call's numbers were made with, as its checks store it (`Metrics.voice_stack`):
+        the engines by role (`stack`), `conditions` (`conditions_label`) and `cascade`
+        (`cascade_label`), in `CALL_STACK_KEYS`' order."""
+        return {**self.stack, "conditions": conditions_label(self.conditions), "cascade": cascade_label(self.cascade)}

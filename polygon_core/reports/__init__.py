@@ -21,11 +21,24 @@ from ._markdown import (
     scorecard_markdown,
     scorecard_table,
 )
-from ._voice import PANEL_CAPTION, PANEL_TITLE, has_panel, metric_label, panel_cell, panel_rows
+from ._voice import (
+    PANEL_CAPTION,
+    PANEL_TITLE,
+    STACK_LABELS,
+    has_panel,
+    metric_label,
+    panel_cell,
+    panel_rows,
+    stack_items,
+    stack_line,
+    stack_lines,
+    stack_text,
+)
 
 __all__ = [
     "PANEL_CAPTION",
     "PANEL_TITLE",
+    "STACK_LABELS",
     "analysis_html",
     "analysis_markdown",
     "comparison_html",
@@ -49,4 +62,8 @@ __all__ = [
     "provenance",
     "scorecard_markdown",
     "scorecard_table",
+    "stack_items",
+    "stack_line",
+    "stack_lines",
+    "stack_text",
 ]

@@ -23,7 +23,7 @@ from ..compare import Comparison, PairDivergence, Scorecard
 from ..models import REPORT_FORMAT, Conversation, Judgment, Turn
 from ..scoring import in_rubric_order
 from ._markdown import fmt, pairing_line
-from ._voice import PANEL_CAPTION, PANEL_TITLE, panel_rows
+from ._voice import PANEL_CAPTION, PANEL_TITLE, panel_rows, stack_lines
 
 _CSS = """
 body{font:14px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:0 auto;max-width:1280px;
@@ -88,15 +88,17 @@ def _scorecards(cards: Sequence[Scorecard], calibrations: Mapping[str, str] | No
 
 
 def _panel(cards: Sequence[Scorecard]) -> str:
-    """The interaction panel of runs of calls ('' when no card is of a run with calls)."""
+    """The interaction panel of runs of calls and what its calls were made with ('' when no card is
+    of a run with calls)."""
     rows = panel_rows(cards)
     if not rows:
         return ""
     head = "<tr><th>metric</th>" + "".join(f"<th>{escape(c.label)}</th>" for c in cards) + "</tr>"
     body = "".join(f"<tr><th>{escape(name)}</th>" + "".join(_td(v, "num") for v in cells) + "</tr>"
                    for name, cells in rows)
+    made = "".join(f"<p class='muted'>{escape(line)}</p>" for line in stack_lines(cards))
     return (f"<h2>{escape(PANEL_TITLE)}</h2><p class='muted'>{escape(PANEL_CAPTION)}</p>"
-            f"<table class='interaction'>{head}{body}</table>")
+            f"<table class='interaction'>{head}{body}</table>{made}")
 
 
 def _rate(rate: float | None, ci: tuple[float, float] | None) -> str:

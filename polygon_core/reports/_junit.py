@@ -39,7 +39,7 @@ from ..compare import Comparison, ConversationFacts, Difference, PairDivergence,
 from ..models import REPORT_FORMAT, UNSCORED_END_REASONS, GateHit, Judgment, Run
 from ..scoring import get_rubric
 from ._markdown import pairing_line
-from ._voice import panel_cell
+from ._voice import panel_cell, stack_items
 
 _UNSCORED = {str(r.value) for r in UNSCORED_END_REASONS}
 
@@ -281,8 +281,10 @@ def _configuration_suite(comp: Comparison, card: Scorecard) -> _Suite:
         # The open tag's counts and time off the rows, in the order the cases are written.
         return ((_outcome(row), facts.seconds.get(row.conversation_id, 0.0)) for row in rows)
 
-    # A run of calls: one property per call metric (`voice.response_latency`), its panel cell.
+    # A run of calls: one property per call metric (`voice.response_latency`), its panel cell, and one
+    # per key of what the calls were made with (`voice_stack.agent_ears`).
     panel = {f"voice.{name}": panel_cell(summary, 4) for name, summary in card.voice.items()}
+    panel |= {f"voice_stack.{key}": value for key, value in stack_items(card)}
     return _Suite(label, _timestamp([run] if run else []),
                   {**_FORMAT, "run_id": card.run_id, "agent_version": card.agent_version,
                    "rubric_version": card.rubric_version, "judge": card.judge_model, **panel}, cases, tally)

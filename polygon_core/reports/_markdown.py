@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from ..compare import Comparison, Difference, MatrixRow, PairCount, PairDivergence, Scorecard
 from ..models import REPORT_FORMAT
 from ..scoring import in_rubric_order
-from ._voice import PANEL_CAPTION, PANEL_TITLE, metric_label, panel_cell, panel_rows
+from ._voice import PANEL_CAPTION, PANEL_TITLE, metric_label, panel_cell, panel_rows, stack_lines, stack_text
 
 # What can start markup in CommonMark/GFM inline text: escapes, code, emphasis, links and images,
 # table cells, strikethrough. `<`, `>` and `&` become HTML entities first (no raw HTML, no autolink).
@@ -75,6 +75,9 @@ def scorecard_table(card: Scorecard, calibration: str | None = None,
     for name, summary in card.voice.items():  # a run of calls: its interaction panel
         rows.append({"metric": f"call {metric_label(name)}", "value": panel_cell(summary),
                      "detail": "mean over calls [95% interval] · calls with a value · events"})
+    if card.voice:
+        rows.append({"metric": "calls made with", "value": stack_text(card),
+                     "detail": "speech engines by role, the line's conditions, the cascade's turn-taking"})
     if calibration is not None:
         rows.append({"metric": "judge calibration", "value": calibration,
                      "detail": "agreement with people's ratings (docs/calibration.md)"})
@@ -89,8 +92,9 @@ def scorecard_markdown(card: Scorecard, calibration: str | None = None, warning:
     given, as `scorecard_table`)."""
     lines = [f"## {md_text(card.label)} (run {md_code(card.run_id)})", "", f"_{md_text(provenance(card))}_", "",
              "| metric | value | detail |", "|---|---|---|"]
-    # The calibration and warning lines name data (a dataset, a judge): literal text, never markup.
-    literal = {"judge calibration", "judge warning"}
+    # The calibration, warning and calls' lines name data (a dataset, a judge, noise files): literal
+    # text, never markup.
+    literal = {"judge calibration", "judge warning", "calls made with"}
     lines += [f"| {r['metric']} | {md_text(r['value']) if r['metric'] in literal else r['value']} | "
               f"{r['detail']} |" for r in scorecard_table(card, calibration, warning)]
     if card.probes:
@@ -183,6 +187,7 @@ def comparison_markdown(comp: Comparison, warnings: Mapping[str, str | None] | N
     panel = panel_markdown(comp.cards)
     if panel:
         parts += [f"## {PANEL_TITLE}", "", f"_{PANEL_CAPTION}_", "", panel]
+        parts += [line for made in stack_lines(comp.cards) for line in (f"_{md_text(made)}_", "")]
     parts += ["## Scenario matrix (largest spread first)", "", matrix_markdown(comp.matrix, comp.labels)]
     if comp.differences:
         parts += ["## Differences (paired, noise-aware)", "", differences_markdown(comp.differences)]

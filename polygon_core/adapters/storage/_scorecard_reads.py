@@ -24,7 +24,7 @@ _C = ConversationRow.__table__  # type: ignore[attr-defined]
 _J = JudgmentRow.__table__  # type: ignore[attr-defined]
 _P = ProbeAnswerRow.__table__  # type: ignore[attr-defined]
 _STREAM = 2_000  # rows fetched per round trip while streaming
-_JSON_KEYS = ("assertions", "usage", "gates", "criteria", "voice")
+_JSON_KEYS = ("assertions", "usage", "gates", "criteria", "voice", "voice_stack")
 
 
 def _text(*columns: Any) -> list[Any]:
@@ -57,15 +57,17 @@ def result_facts(engine: sa.Engine, run_id: str, rubric_version: str, judge_mode
     Keys: conversation_id, scenario_id, seed, caller_type, difficulty, end_reason, assertions (list
     of dicts), usage (role → dict), composite, verdict, partial, gates, criteria (lists of dicts),
     status, reason, voice (a call's metrics, name → {value, count}, from the stored checks'
-    metrics; None on a text conversation).
+    metrics; None on a text conversation), voice_stack (what a call was made with, key → text,
+    `Metrics.voice_stack`; None on a text conversation and on a call stored before it was kept).
     """
     joined = _C.outerjoin(_J, sa.and_(_J.c.run_id == _C.c.run_id, _J.c.conversation_id == _C.c.conversation_id,
                                       _J.c.rubric_version == rubric_version, _J.c.judge_model == judge_model))
     query = (sa.select(_C.c.conversation_id, _C.c.scenario_id, _C.c.seed, _C.c.caller_type, _C.c.difficulty,
                        _C.c.end_reason, *_text(_C.c.assertions, _C.c.usage), _J.c.composite, _J.c.verdict,
                        _J.c.partial, *_text(_J.c.gates, _J.c.criteria), _J.c.status, _J.c.reason,
-                       # Only the metrics' `voice` part (JSON_EXTRACT / ->): a text row reads NULL or 'null'.
-                       sa.cast(_C.c.metrics["voice"], sa.Text).label("voice"))
+                       # Only the metrics' `voice` parts (JSON_EXTRACT / ->): a text row reads NULL or 'null'.
+                       sa.cast(_C.c.metrics["voice"], sa.Text).label("voice"),
+                       sa.cast(_C.c.metrics["voice_stack"], sa.Text).label("voice_stack"))
              .select_from(joined).where(_C.c.run_id == run_id).order_by(_C.c.conversation_id))
     if offset:
         query = query.offset(offset)
