@@ -334,6 +334,7 @@ ADAPTER_MODULES: dict[str, str] = {
     "fitted_judges.py": "fitted judges' artifacts in the artifact store",
     "provenance.py": "the installed versions of the packages a run used (importlib.metadata)",
     "speech": "speech engines: synthesis, recognition, voice activity detection (lazy imports)",
+    "stub_server": "a voice bot's tools: the conversation's stubs served over HTTP and MCP on loopback",
 }
 #: Use cases that once lived in adapters: they are `polygon.usecases`' now, and only theirs.
 MOVED_USE_CASES = ("generate_for_agent", "store_generation", "GenerationReport", "agent_prompt",

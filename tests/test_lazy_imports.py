@@ -90,6 +90,8 @@ _NOT_FOR_A_RUN = (
     "sklearn", "scipy", "krippendorff", "boto3",  # (not fastapi: Prefect's own client imports it)
     # The speech engines: a text run never loads them (a voice call does, when it builds them).
     "polygon_core.adapters.speech", "faster_whisper", "ctranslate2", "espeakng_loader", "webrtcvad",
+    # The bot's tool stubs over HTTP and MCP: only a call to a voice bot serves them.
+    "polygon_core.adapters.stub_server", "mcp", "mcp_types",
 )
 
 
@@ -115,5 +117,5 @@ def test_a_run_imports_no_calibration_analysis_sweep_import_or_web_code(
     # ... and imported nothing a run does not need.
     assert [m for m in loaded if m.split(".")[0] in ("polygon", "polygon_core", "sklearn", "scipy",
                                                       "krippendorff", "boto3", "faster_whisper", "ctranslate2",
-                                                      "espeakng_loader", "webrtcvad")
+                                                      "espeakng_loader", "webrtcvad", "mcp", "mcp_types")
             and any(m == n or m.startswith(n + ".") for n in _NOT_FOR_A_RUN)] == []
