@@ -336,6 +336,7 @@ ADAPTER_MODULES: dict[str, str] = {
     "speech": "speech engines: synthesis, recognition, voice activity detection (lazy imports)",
     "stub_server": "a voice bot's tools: the conversation's stubs served over HTTP and MCP on loopback",
     "transports": "the line to a voice bot: Twilio Media Streams over a WebSocket, paced frames (lazy imports)",
+    "voice_bot": "a deployed voice bot on a real-time line: the engine's agent and line in one call (lazy imports)",
 }
 #: Use cases that once lived in adapters: they are `polygon.usecases`' now, and only theirs.
 MOVED_USE_CASES = ("generate_for_agent", "store_generation", "GenerationReport", "agent_prompt",

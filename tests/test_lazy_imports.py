@@ -93,7 +93,7 @@ _NOT_FOR_A_RUN = (
     # The bot's tool stubs over HTTP and MCP: only a call to a voice bot serves them.
     "polygon_core.adapters.stub_server", "mcp", "mcp_types",
     # Nor the line to a voice bot (`websockets` itself is Prefect's too, so a run does load it).
-    "polygon_core.adapters.transports",
+    "polygon_core.adapters.transports", "polygon_core.adapters.voice_bot",
 )
 
 

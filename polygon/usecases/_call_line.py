@@ -79,10 +79,11 @@ def _noise(path: Path) -> Audio:
     return read_wav(path.read_bytes(), str(path))
 
 
-def close_line(stores: Stores, run_id: str, line: CallLine, conv: Conversation) -> Conversation:
+def close_line(stores: Stores, run_id: str, line: Any, conv: Conversation) -> Conversation:
     """Store the call's WAV and timeline and return the conversation with its `VoiceCall`.
 
-    Written before the transcript, so a stored transcript always has its audio beside it."""
+    Written before the transcript, so a stored transcript always has its audio beside it. `line`
+    is a `CallLine`, or a `BotCall` (a voice bot on a real line)."""
     if conv.end_reason == EndReason.CALLER_HANGUP:
         line.hang_up(conv.end_detail or "")
     timeline = line.timeline()
@@ -94,3 +95,37 @@ def close_line(stores: Stores, run_id: str, line: CallLine, conv: Conversation) 
                       metrics=interaction_metrics(timeline, language=conv.language),
                       audio_key=audio_key, timeline_key=timeline_key)
     return conv.model_copy(update={"voice": voice})
+
+
+async def call_bot(stores: Stores, plan: CallPlan, scenario: Scenario, config: AgentConfig, tools: Any, *,
+                   conversation_id: str, seed: int, **engine: Any) -> tuple[Conversation, Any]:
+    """Dial the agent's voice bot (`voice.url`) and run the conversation on that real-time line,
+    with the scenario's stubs served to it over HTTP and MCP; returns the conversation and the call
+    (for `close_line`). The bot's failures (a wire fault, a bot silent too long) end the conversation
+    `agent_error` with the reason, as the engine ends any agent's failure."""
+    from polygon_core.adapters.stub_server import StubServer
+    from polygon_core.adapters.transports import make_transport
+    from polygon_core.adapters.voice_bot import BotCall
+    from polygon_core.conversation import run_conversation
+    from polygon_core.stubs import ToolEnvironment
+
+    cascade = config.voice or CascadeSettings()
+    assert cascade.url is not None
+    names = [n for n in scenario.tools if n in tools]
+    schemas = ToolEnvironment({n: tools[n] for n in names}, scenario.context, conversation_id=conversation_id,
+                              seed=seed).schemas(names)
+    parts = call_parts(stores.settings, cascade.model_copy(update={"recognition": "whisper"}),
+                       language=scenario.language, stt_model=plan.stt_model)
+    server = StubServer()
+    await server.start()
+    try:
+        call = BotCall(transport=make_transport(cascade.protocol or "twilio"), url=cascade.url, route=None,
+                       parts=parts, conversation_id=conversation_id, scenario_id=scenario.id, seed=seed,
+                       caller_type=scenario.persona.type, language=scenario.language, conditions=plan.conditions,
+                       cascade=cascade)
+        call.route = server.open(conversation_id, schemas, call.on_tool_call)
+        async with call:
+            conv = await run_conversation(scenario, call, engine.pop("caller"), tools, seed=seed, line=call, **engine)
+        return conv, call
+    finally:
+        await server.stop()

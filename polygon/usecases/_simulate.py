@@ -18,10 +18,10 @@ from polygon_core.adapters.providers import UsageMeter, aclose_all, ledger_key, 
 from polygon_core.callers import OfflineCaller
 from polygon_core.checks import run_checks
 from polygon_core.conversation import Limits, conversation_key, run_conversation
-from polygon_core.models import STORED, Conversation, Run
+from polygon_core.models import STORED, Conversation, LineConditions, Run
 from polygon_core.personas import apply_simulator_check
 
-from ._call_line import close_line, line_for, open_line
+from ._call_line import CallPlan, call_bot, close_line, line_for, open_line
 from ._common import Stores, _scenario, agent_identity, transcript_key
 
 
@@ -40,10 +40,16 @@ class _Pending:
     meter: UsageMeter
     kwargs: dict[str, Any]
     line: Any = None  # a call's `CallLine` (None: a text conversation)
+    bot: CallPlan | None = None  # the line of a call to a voice bot (`voice.url`), dialled in `converse`
+    stores: Any = None
 
     async def converse(self) -> Conversation:
         """The turn loop; agent and caller are closed whatever happens (on a loop that runs many
         conversations, the SDK clients they share stay open: `providers.shared_loop_clients`)."""
+        if self.bot is not None:  # a voice bot: dialled, on a real-time line
+            conv, self.line = await call_bot(self.stores, self.bot, self.scenario, self.config, self.suite.tools,
+                                             conversation_id=self.cid, caller=self.caller, **self.kwargs)
+            return conv
         try:
             return await run_conversation(self.scenario, self.agent, self.caller, self.suite.tools,
                                           line=self.line, **self.kwargs)
@@ -103,7 +109,9 @@ def _prepare(stores: Stores, run_id: str, suite_path: str, agent_path: str, scen
     run_models = dict(run.models) if run is not None else {}
     meter = UsageMeter()
     agent_model = run_models.get("agent") if config.kind == "model" else None
-    make_agent = agent_factory(config, model_name=agent_model, settings=stores.settings, meter=meter)
+    bot_url = config.voice.url if config.voice is not None else None
+    make_agent = (lambda: None) if bot_url else agent_factory(config, model_name=agent_model,
+                                                              settings=stores.settings, meter=meter)
     caller_model = run_models.get("caller", "offline")
     caller: Any
     if caller_model == "offline":
@@ -111,13 +119,17 @@ def _prepare(stores: Stores, run_id: str, suite_path: str, agent_path: str, scen
     else:
         caller = ModelCaller(scenario.persona, make_chat_model(caller_model, stores.settings, meter=meter),
                              conversation_id=cid, seed=seed, language=scenario.language)
-    models = {"agent": f"callable:{config.callable}" if config.callable else (agent_model or config.model),
+    models = {"agent": f"bot:{bot_url}" if bot_url else f"callable:{config.callable}" if config.callable
+              else (agent_model or config.model),
               "caller": caller_model}
     kwargs = {"seed": seed, "agent_name": config.name,
               "agent_version": run.agent_version if run is not None else version, "prompt": prompt,
               "limits": Limits(max_tool_steps=config.max_tool_steps), "models": models,
               "homophones": suite.homophones}
     plan = line_for(stores, run_id, suite, scenario, config)
+    if bot_url:  # a voice bot is only ever a call (on the phone preset unless the run says otherwise)
+        bot = plan or CallPlan(conditions=LineConditions(preset="phone"), noise_paths=[], stt_model=None)
+        return _Pending(run_id, cid, key, scenario, suite, config, None, caller, meter, kwargs, None, bot, stores)
     line = None if plan is None else open_line(stores, plan, scenario, config, conversation_id=cid, seed=seed)
     return _Pending(run_id, cid, key, scenario, suite, config, make_agent(), caller, meter, kwargs, line)
 

@@ -71,6 +71,17 @@ class CascadeSettings(FileModel):
     synthesis_latency_ms: int = Field(200, ge=0, le=60_000,
                                       description="modelled time from the reply's text to its first audio")
     ignore_fillers: bool = Field(True, description="do not answer a transcript that is only fillers or empty")
+    url: str | None = Field(None, description="a deployed voice bot's WebSocket (ws:// or wss://): Polygon "
+                            "dials it instead of running its own cascade (docs/voice.md, part 2)")
+    protocol: str | None = Field(None, description="the bot's wire (default twilio: Twilio Media Streams)")
+
+    @model_validator(mode="after")
+    def _bot_url(self) -> CascadeSettings:
+        if self.url is not None and not self.url.startswith(("ws://", "wss://")):
+            raise ValueError(f"voice.url {self.url!r}: expected a ws:// or wss:// URL")
+        if self.protocol is not None and self.url is None:
+            raise ValueError("voice.protocol names a bot's wire: give voice.url too")
+        return self
 
 
 def conditions_label(conditions: LineConditions) -> str:
