@@ -86,7 +86,7 @@ def handler(options: BotOptions) -> Any:
                 continue
             if answers == 0:
                 async with httpx.AsyncClient() as client:
-                    got = await client.post(f"{tools_url}/tools/lookup_account",
+                    got = await client.post(f"{tools_url}/lookup_account",
                                             json={"account_id": "4821", "postcode": "SW1A 2AA"})
                 options.tool_calls.append((got.status_code, got.json()))
             answers += 1

@@ -445,3 +445,16 @@ async def test_bad_tool_lists_are_refused_with_one_line(server: StubServer) -> N
     with pytest.raises(ValueError, match=r"^tool #1: expected a non-empty string 'name', got None$"):
         server.open(CONVERSATION, [{"parameters": {}}], answerer)
 
+
+
+async def test_the_tools_url_lists_the_tools_as_function_definitions(
+        server: StubServer, http: httpx.AsyncClient) -> None:
+    route = _open(server, Answerer())
+    assert route.tools_url == f"{route.base_url}/tools"
+    answer = await http.get(route.tools_url)
+    assert answer.status_code == 200
+    assert answer.json() == [{"type": "function", "function": {"name": n, "description": LIBRARY.tools[n].description,
+                                                               "parameters": LIBRARY.tools[n].parameters}}
+                             for n in LIBRARY.tools]
+    route.close()
+    assert (await http.get(route.tools_url)).status_code in (404, 410)

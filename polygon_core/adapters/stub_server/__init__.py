@@ -6,6 +6,7 @@ library's JSON Schemas, and an MCP server over streamable HTTP exposing the same
 `StubServer` serves many conversations at once, each under its own URL:
 
     {base_url}/conversations/{key}/openapi.json     GET: the conversation's tools as OpenAPI 3.1
+    {base_url}/conversations/{key}/tools            GET: the tools as OpenAI-style function definitions
     {base_url}/conversations/{key}/tools/{name}     POST: the arguments as a JSON object
     {base_url}/conversations/{key}/mcp              MCP, streamable HTTP (stateless, JSON answers)
 

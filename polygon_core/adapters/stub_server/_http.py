@@ -55,6 +55,18 @@ def build_app(routes: StubRoutes, *, mcp: Callable[[Any, Any, Any], Awaitable[No
             return _failure(410, "call_ended", exc)
         return JSONResponse(openapi_document(route.tools, route.base_url))
 
+    @app.get(PREFIX + "/{key}/tools")
+    async def tool_list(key: str) -> JSONResponse:
+        # The tools as OpenAI-style function definitions: what a bot's model is given, for a bot that
+        # reads `tools_url` rather than the OpenAPI document (the example Pipecat bot does).
+        try:
+            route = routes.get(key)
+        except UnknownConversation as exc:
+            return _failure(404, "unknown_conversation", exc)
+        except CallEnded as exc:
+            return _failure(410, "call_ended", exc)
+        return JSONResponse([{"type": "function", "function": tool} for tool in route.tools])
+
     @app.post(PREFIX + "/{key}/tools/{tool:path}")
     async def call_tool(key: str, tool: str, request: Request) -> JSONResponse:
         try:

@@ -120,6 +120,11 @@ class StubRoute:
         return f"{self.base_url}/openapi.json"
 
     @property
+    def tools_url(self) -> str:
+        """GET: the tools as OpenAI-style function definitions; POST `tools_url/{name}`: a call."""
+        return f"{self.base_url}/tools"
+
+    @property
     def mcp_url(self) -> str:
         """The MCP endpoint (streamable HTTP) serving the same tools."""
         return f"{self.base_url}/mcp"

@@ -112,7 +112,7 @@ class BotCall:
 
     async def __aenter__(self) -> BotCall:
         start = CallStart(conversation_id=self.conversation_id, scenario_id=self.scenario_id,
-                          tools_url=self.route.base_url if self.route else None,
+                          tools_url=self.route.tools_url if self.route else None,
                           mcp_url=self.route.mcp_url if self.route else None)
         try:
             await self.transport.connect(self.url, start)
