@@ -16,7 +16,7 @@ from starlette.routing import Route
 
 from ._answers import error_body, http_answer
 from ._openapi import openapi_document
-from ._routes import CallEnded, StubRoutes, UnknownConversation, UnknownTool
+from ._routes import CallEnded, StubRoute, StubRoutes, UnknownConversation, UnknownTool
 
 __all__ = ["PREFIX", "build_app"]
 
@@ -45,27 +45,25 @@ def build_app(routes: StubRoutes, *, mcp: Callable[[Any, Any, Any], Awaitable[No
     `/mcp`, and `lifespan` wraps the app's life."""
     app = FastAPI(openapi_url=None, docs_url=None, redoc_url=None, lifespan=lifespan)
 
-    @app.get(PREFIX + "/{key}/openapi.json")
-    async def openapi(key: str) -> JSONResponse:
+    def listed(key: str, listing: Callable[[StubRoute], Any]) -> JSONResponse:
+        """A GET of a conversation's tools, as `listing` shows them (404 / 410 as for a call)."""
         try:
             route = routes.get(key)
         except UnknownConversation as exc:
             return _failure(404, "unknown_conversation", exc)
         except CallEnded as exc:
             return _failure(410, "call_ended", exc)
-        return JSONResponse(openapi_document(route.tools, route.base_url))
+        return JSONResponse(listing(route))
+
+    @app.get(PREFIX + "/{key}/openapi.json")
+    async def openapi(key: str) -> JSONResponse:
+        return listed(key, lambda route: openapi_document(route.tools, route.base_url))
 
     @app.get(PREFIX + "/{key}/tools")
     async def tool_list(key: str) -> JSONResponse:
         # The tools as OpenAI-style function definitions: what a bot's model is given, for a bot that
         # reads `tools_url` rather than the OpenAPI document (the example Pipecat bot does).
-        try:
-            route = routes.get(key)
-        except UnknownConversation as exc:
-            return _failure(404, "unknown_conversation", exc)
-        except CallEnded as exc:
-            return _failure(410, "call_ended", exc)
-        return JSONResponse([{"type": "function", "function": tool} for tool in route.tools])
+        return listed(key, lambda route: [{"type": "function", "function": tool} for tool in route.tools])
 
     @app.post(PREFIX + "/{key}/tools/{tool:path}")
     async def call_tool(key: str, tool: str, request: Request) -> JSONResponse:
