@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-import ipaddress
 from typing import TYPE_CHECKING, Annotated
 
 import typer
+
+from polygon_core.net import is_loopback_host
 
 from ._base import err, friendly
 
@@ -14,14 +15,6 @@ if TYPE_CHECKING:
 
 LOOPBACK = "127.0.0.1"
 
-
-def _is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 def webhook_paths(settings: PolygonSettings) -> list[str]:
@@ -58,7 +51,7 @@ def serve(host: Annotated[str, typer.Option(help="interface to bind")] = LOOPBAC
     from polygon_core.adapters.settings import load_settings
 
     settings = load_settings()
-    if not access_token_configured(settings) and not _is_loopback(host):
+    if not access_token_configured(settings) and not is_loopback_host(host):
         # Unauthenticated routes must not face a network: fall back to loopback, loudly.
         err.print(f"no access token is configured: binding to {LOOPBACK} only, not {host}",
                   highlight=False)

@@ -10,13 +10,13 @@ cores need the CPU.
 from __future__ import annotations
 
 import asyncio
-import ipaddress
 import socket
 import ssl
 from collections.abc import AsyncIterator, Callable, Mapping
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
+from polygon_core.net import is_loopback_host
 from polygon_core.voice import BotEvent, CallStart, TwilioCaller, TwilioStream, message_text, parse_bot_message
 
 from ._base import Closed, TransportConfigError, TransportError, TransportOptions
@@ -43,14 +43,6 @@ def check_url(url: str) -> str:
         raise TransportConfigError(f"voice bot URL {url!r}: expected ws://host[:port]/path or wss://host[:port]/path")
     return url
 
-
-def _loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 def _ssl_context(options: TransportOptions) -> ssl.SSLContext:
@@ -120,7 +112,7 @@ class TwilioTransport:
             "ping_interval": self.options.ping_interval_s, "compression": None,
             "additional_headers": dict(headers or {}), "user_agent_header": "polygon-bench",
         }
-        if _loopback(parts.hostname or ""):
+        if is_loopback_host(parts.hostname or ""):
             kwargs["proxy"] = None
         try:
             self._ws = await connect(url, **kwargs)
