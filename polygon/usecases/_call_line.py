@@ -8,10 +8,13 @@ artifact store and gives the conversation its `VoiceCall` summary with the inter
 
 from __future__ import annotations
 
+import hashlib
 import threading
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
+
+from pydantic import SecretStr
 
 from polygon_core.adapters.settings import PolygonSettings
 from polygon_core.models import AgentConfig, CascadeSettings, Conversation, EndReason, Scenario, VoiceCall
@@ -34,6 +37,8 @@ def call_parts(settings: PolygonSettings, cascade: CascadeSettings, *, language:
     (the cascade's, with `stt_model`), and the VAD; built once per process and kept."""
     from polygon_core.adapters.speech import make_recognizer, make_synthesizer, make_vad
 
+    made = _settings_key(settings)
+
     def kept(key: tuple[Any, ...], build: Any) -> Any:
         with _LOCK:
             if key not in _ENGINES:
@@ -41,14 +46,22 @@ def call_parts(settings: PolygonSettings, cascade: CascadeSettings, *, language:
             return _ENGINES[key]
 
     return CallParts(
-        caller_voice=kept(("synth", CALLER_SYNTHESIS, language, id(settings)),
+        caller_voice=kept(("synth", CALLER_SYNTHESIS, language, made),
                           lambda: make_synthesizer(CALLER_SYNTHESIS, settings, language)),
-        agent_voice=kept(("synth", cascade.synthesis, language, id(settings)),
+        agent_voice=kept(("synth", cascade.synthesis, language, made),
                          lambda: make_synthesizer(cascade.synthesis, settings, language)),
-        agent_ears=kept(("ears", cascade.recognition, language, stt_model, id(settings)),
+        agent_ears=kept(("ears", cascade.recognition, language, stt_model, made),
                         lambda: make_recognizer(cascade.recognition, settings, language=language, model=stt_model)),
         vad=kept(("vad", "webrtc"), lambda: make_vad("webrtc")),
     )
+
+
+def _settings_key(settings: PolygonSettings) -> str:
+    """What an engine was made from, by content: two settings that differ (a key, a base URL, the
+    models folder) never share an engine, and equal ones do (an object's id would be reused)."""
+    values = {name: value.get_secret_value() if isinstance(value, SecretStr) else value
+              for name, value in settings.model_dump().items()}
+    return hashlib.sha256(repr(sorted(values.items(), key=lambda item: item[0])).encode()).hexdigest()
 
 
 def line_for(stores: Stores, run_id: str, suite: Any, scenario: Scenario, config: AgentConfig,
@@ -114,8 +127,7 @@ async def call_bot(stores: Stores, plan: CallPlan, scenario: Scenario, config: A
     names = [n for n in scenario.tools if n in tools]
     schemas = ToolEnvironment({n: tools[n] for n in names}, scenario.context, conversation_id=conversation_id,
                               seed=seed).schemas(names)
-    parts = call_parts(stores.settings, cascade.model_copy(update={"recognition": "whisper"}),
-                       language=scenario.language, stt_model=plan.stt_model)
+    parts = call_parts(stores.settings, cascade, language=scenario.language, stt_model=plan.stt_model)
     server = StubServer()
     await server.start()
     try:
