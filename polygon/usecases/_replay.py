@@ -128,6 +128,9 @@ def replay_conversation(stores: Stores, run_id: str, conversation_id: str) -> Re
         stores, run_id, run.agent_version if run else stored.agent_version, manifest["agent_path"],
         manifest["suite_path"], would="a replay would run a different agent",
         fix="restore the agent's files as they were, or `polygon run` the new version")
+    if config.voice is not None and config.voice.url:
+        raise ValueError(f"conversation {conversation_id!r} of run {run_id!r} is a call to a voice bot "
+                         f"({config.voice.url}): a real-time call to a deployed bot cannot be replayed")
     models = dict(run.models) if run is not None else {}
     caller_model = models.get("caller", "offline")
     caller: Any = (OfflineCaller(scenario.persona, conversation_id=stored.id, seed=stored.seed)

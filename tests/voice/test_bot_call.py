@@ -6,9 +6,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
+import pytest
+
 from polygon import usecases
+from polygon_core.adapters.voice_bot import BotCall
 from polygon_core.demo import demo_dir
-from polygon_core.models import LineConditions, Run
+from polygon_core.models import Conversation, EndReason, LineConditions, Run
+from polygon_core.voice import Audio
 
 from ._scripted_bot import BotOptions, ScriptedBot
 
@@ -64,3 +69,35 @@ def test_a_bot_that_drops_the_line_ends_the_call_with_the_reason(polygon_home: P
         stores, cid = _call(tmp_path, bot, "drop")
     conv = usecases.load_conversation(stores, "drop", cid)
     assert conv.end_reason.value == "agent_error" and "closed" in (conv.end_detail or "")
+
+
+def test_a_turns_audio_is_its_stretch_of_the_bot_channel() -> None:
+    rng = np.random.default_rng(0)
+    pieces = [(float(at), Audio((rng.random(8 * ms) * 0.1).astype(np.float32), 8000))
+              for at, ms in ((0, 500), (400, 300), (2000, 1000), (3500, 40))]
+    call = BotCall.__new__(BotCall)
+    call.rate = 8000
+    for start, end in ((0.0, 3540.0), (450.0, 2500.0), (2100.0, 2200.0), (3000.0, 3600.0)):
+        stretch = call._channel(pieces, start, end).samples
+        whole = call._whole(pieces, int(8 * end) + 1).samples[int(8 * start):]
+        assert len(stretch) == len(whole) and np.array_equal(stretch, whole)
+
+
+def test_a_call_to_a_bot_is_not_replayed(polygon_home: Path, tmp_path: Path) -> None:
+
+    agent = tmp_path / "bot.yaml"
+    agent.write_text("name: scripted-bot\nvoice: {url: 'ws://127.0.0.1:9/bot'}\n", encoding="utf-8")
+    stores = usecases.open_stores()
+    _c, _p, version = usecases.agent_identity(str(agent), SUITE)
+    run = Run(id="stored-bot", suite="demo", agent_name="scripted-bot", agent_version=version,
+              rubric_version="v1", seeds=[0])
+    usecases.create_run(stores, run, suite_path=SUITE, agent_path=str(agent))
+    conv = Conversation(id="c-bot", scenario_id=SCENARIO, seed=0, agent_name="scripted-bot", agent_version=version,
+                        persona_hash="p", caller_type="busy", difficulty=3, end_reason=EndReason.AGENT_END,
+                        channel="voice")
+    uri = stores.artifacts.put_text(usecases.transcript_key(run.id, conv.id), conv.model_dump_json())
+    stores.repo.save_conversation(run.id, conv, artifact_uri=uri, assertions=[], metrics={})
+    with pytest.raises(ValueError) as refused:
+        usecases.replay_conversation(stores, run.id, conv.id)
+    assert str(refused.value) == ("conversation 'c-bot' of run 'stored-bot' is a call to a voice bot "
+                                  "(ws://127.0.0.1:9/bot): a real-time call to a deployed bot cannot be replayed")

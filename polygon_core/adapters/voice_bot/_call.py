@@ -353,5 +353,13 @@ class BotCall:
         return Audio(np.clip(out, -1, 1).astype(np.float32), self.rate)
 
     def _channel(self, pieces: list[tuple[float, Audio]], start: float, end: float) -> Audio:
-        whole = self._whole(pieces, int(self.rate * end / 1000) + 1)
-        return Audio(whole.samples[int(self.rate * start / 1000):], self.rate)
+        """The channel from `start` to `end` ms: only the pieces that overlap it are laid (each turn
+        reads its own stretch, not the whole call again)."""
+        first, n = int(self.rate * start / 1000), int(self.rate * (end - start) / 1000) + 1
+        out = np.zeros(n, dtype=np.float64)
+        for at, audio in pieces:
+            offset = int(at * self.rate / 1000) - first
+            lo, hi = max(0, -offset), min(len(audio.samples), n - offset)
+            if lo < hi:
+                out[offset + lo:offset + hi] += audio.samples[lo:hi]
+        return Audio(np.clip(out, -1, 1).astype(np.float32), self.rate)
