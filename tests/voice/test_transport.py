@@ -449,3 +449,43 @@ async def test_paced_frames_reach_a_bot_in_order_on_the_real_loop() -> None:
     media = [m for m in bot.received if isinstance(m, CallerMedia)]
     assert [(m.chunk, m.timestamp_ms, m.mulaw) for m in media] == [(i + 1, 20 * i, f) for i, f in enumerate(FRAMES)]
     assert sender.times is not None and len(sender.times.sent) == 3
+
+
+# -- a bot that never ends the call --------------------------------------------------------------------
+
+_WS_GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
+
+
+async def test_a_bot_that_never_answers_the_stop_or_the_close_is_cut_off_after_the_close_timeout() -> None:
+    """A bot that takes the call, then ignores everything, `stop` and the closing handshake included
+    (a raw socket: a `websockets` server would answer the close by itself). Polygon's hang-up still
+    ends: the socket is cut after `close_timeout_s`, and the call counts as ended by Polygon."""
+    import base64
+    import hashlib
+
+    swallowed: list[int] = []
+
+    async def deaf(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        head = await reader.readuntil(b"\r\n\r\n")
+        key = next(line.split(b":", 1)[1].strip() for line in head.split(b"\r\n")
+                   if line.lower().startswith(b"sec-websocket-key:"))
+        accept = base64.b64encode(hashlib.sha1(key + _WS_GUID.encode()).digest())
+        writer.write(b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                     b"Sec-WebSocket-Accept: " + accept + b"\r\n\r\n")
+        await writer.drain()
+        while chunk := await reader.read(4096):  # connected, start, stop, the close frame: all ignored
+            swallowed.append(len(chunk))
+
+    server = await asyncio.start_server(deaf, "127.0.0.1", 0)
+    url = f"ws://127.0.0.1:{server.sockets[0].getsockname()[1]}/call"
+    try:
+        line = TwilioTransport(TransportOptions(close_timeout_s=0.1))
+        await line.connect(url, START)
+        await line.send_audio(SILENT_FRAME)
+        await asyncio.wait_for(line.close(), GUARD_S)  # a hang guard: close must not wait for the bot
+        events = [event async for event in line.events()]
+    finally:
+        server.close()
+    assert line.closed == Closed(1000, "call ended", "polygon")
+    assert events == []
+    assert sum(swallowed) > 0  # the bot did get the frames it ignored
