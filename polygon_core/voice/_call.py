@@ -57,7 +57,7 @@ from ._timeline import TICK_MS, LineEvent, Segment, SegmentKind, Timeline
 from ._voices import VoiceProfile, agent_voice, caller_voice
 
 __all__ = ["BACKCHANNEL_MIN_MS", "BARGE_MIN_MS", "HABITS", "REPEAT_SLOWER", "CallLine", "CallParts", "CallerHabits",
-           "only_fillers", "tick_ceil", "words_before"]
+           "backchannels", "caller_habits", "hello_line", "only_fillers", "tick_ceil", "words_before"]
 
 BARGE_MIN_MS = 2000  # the caller only talks over agent speech at least this long
 BACKCHANNEL_MIN_MS = 3000  # and only backchannels in agent speech at least this long
@@ -94,6 +94,21 @@ _HELLO = {"en": "Hello?", "ru": "Алло?"}
 _FILLERS = frozenset({"um", "uh", "erm", "er", "hmm", "mm", "mhm", "ah", "oh", "eh", "uhm", "umm",
                       "э", "ээ", "э-э", "м", "мм", "м-м", "эм", "ну", "а"})
 _WORD = re.compile(r"[\w'-]+", re.UNICODE)
+
+
+def caller_habits(caller_type: str) -> CallerHabits:
+    """The turn-taking habits of a caller type (`cooperative`'s for a type the table lacks)."""
+    return HABITS.get(caller_type, _DEFAULT_HABITS)
+
+
+def backchannels(language: str) -> tuple[str, ...]:
+    """The backchannels a caller says in `language` ("Mm-hmm.", "Okay." ...; English's for others)."""
+    return _BACKCHANNELS.get(language, _BACKCHANNELS["en"])
+
+
+def hello_line(language: str) -> str:
+    """What a caller says into a silence in `language` ("Hello?")."""
+    return _HELLO.get(language, _HELLO["en"])
 
 
 def tick_ceil(ms: float) -> int:
