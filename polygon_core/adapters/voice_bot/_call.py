@@ -9,8 +9,20 @@ is heard with Polygon's recogniser (or the bot's own `polygon` transcript of it,
 one). A tool call the bot makes on the stub server is handed to the engine as the turn's tool
 step; the engine runs the stub and the result goes back as the HTTP/MCP answer.
 
-What is simplified here (docs/voice.md, part 2): the caller does not barge in, backchannel or say
-"hello?" in real time; it speaks when the bot's turn has ended.
+The caller reacts to the bot's audio as it plays, with its type's habits (`CallerHabits`, as on the
+simulated clock; `_turn_taking` has the rules and the seeded draws):
+
+* it talks over a bot turn (`barge_in_p`) once the turn has played 2.0-3.0 s: `act` returns the
+  turn early with the words that played so far, the turn is `interrupted`, a `barge_in` event marks
+  the caller's start, and its next line streams at once over the bot's audio. A bot that sends
+  `clear` yielded (a `yield` event); one that talks on does not, and its audio keeps playing;
+* it backchannels (`backchannel_p`) 3.0-4.0 s into a bot turn that is still playing;
+* it says "hello?" once per wait when the bot has been silent `hello_after_ms` after its line;
+  a bot silent `SILENT_LIMIT_S` fails the call (`silent`): that replaces the habits' hang-up;
+* a normal line starts no earlier than the bot's speech end + its reaction pause.
+
+The bot's segments on the timeline are its channel's speech as it played (`agent_segments`), so they
+end where the bot really stopped, and the metrics are measured on the real clock.
 """
 
 from __future__ import annotations
@@ -19,8 +31,6 @@ import asyncio
 import contextlib
 from dataclasses import dataclass, field
 from typing import Any
-
-import numpy as np
 
 from polygon_core.conversation import AgentAction, AgentRequest, Delivery, Interjection, Playback, ToolRequest
 from polygon_core.models import CascadeSettings, LineConditions, ToolCall
@@ -31,21 +41,29 @@ from polygon_core.voice import (
     BotClear,
     BotMark,
     BotTranscript,
+    CallerHabits,
     CallParts,
     CallStart,
     LineEvent,
     Segment,
+    SegmentKind,
     Timeline,
     WireError,
     caller_frames,
+    caller_habits,
     caller_voice,
     degrade,
+    hello_line,
     interaction_metrics,
+    resample,
     stereo_wav,
+    words_before,
 )
 
 from ..stub_server import StubCall, StubRoute
 from ..transports import PacedSender, Transport
+from ._channel import BotChannel, lay
+from ._turn_taking import SpokenTurn, TurnPlan, agent_segments, reaction_ms, turn_plan
 
 __all__ = ["BOT_TURN_END_MS", "SILENT_LIMIT_S", "BotCall", "BotFailure"]
 
@@ -87,24 +105,31 @@ class BotCall:
     conditions: LineConditions
     cascade: CascadeSettings = field(default_factory=CascadeSettings)
     rate: int = PHONE_RATE
+    habits: CallerHabits | None = None  # the caller type's habits unless given (tests)
     _queue: asyncio.Queue[tuple[bytes, asyncio.Event | None, list[float] | None]] = field(init=False)
     _pending: list[_Pending] = field(init=False, default_factory=list)
     _asked: list[_Pending] = field(init=False, default_factory=list)
-    _bot_audio: list[tuple[float, Audio]] = field(init=False, default_factory=list)  # (play ms, audio)
-    _speech: list[int] = field(init=False, default_factory=list)  # start ms of the bot's speech frames
     _caller_audio: list[tuple[float, Audio]] = field(init=False, default_factory=list)
     _said: list[str] = field(init=False, default_factory=list)  # the bot's own transcripts (role agent)
-    segments: list[Segment] = field(init=False, default_factory=list)
+    segments: list[Segment] = field(init=False, default_factory=list)  # the caller's; the bot's: timeline()
     events: list[LineEvent] = field(init=False, default_factory=list)
-    _play_end: float = field(init=False, default=0.0)
     _turn_from: float = field(init=False, default=0.0)
     _fault: BaseException | None = field(init=False, default=None)
     _tasks: list[asyncio.Task[Any]] = field(init=False, default_factory=list)
     _t0: float = field(init=False, default=0.0)
-    _last_turn: tuple[float, float] | None = field(init=False, default=None)
+    _last_turn: tuple[float, float] | None = field(init=False, default=None)  # this turn's speech, ms
+    _last_heard: str = field(init=False, default="")
+    _spoken: list[SpokenTurn] = field(init=False, default_factory=list)
+    _barged_at: float | None = field(init=False, default=None)  # the caller talks over the bot from here
+    _caller_busy: bool = field(init=False, default=False)  # a barging line is pending or streaming
+    _nodded: set[int] = field(init=False, default_factory=set)  # turns the caller backchannelled in
+    _helloed: bool = field(init=False, default=False)  # "hello?" said in this wait
+    _asides: list[asyncio.Task[None]] = field(init=False, default_factory=list)
 
     def __post_init__(self) -> None:
         self._queue = asyncio.Queue()
+        self._bot = BotChannel(self.parts.vad, self.rate)
+        self._habits = self.habits or caller_habits(self.caller_type)
         self._voice = caller_voice(self.caller_type, self.seed, self.conversation_id)
         self._sender = PacedSender(self.transport.send_audio)
 
@@ -123,9 +148,11 @@ class BotCall:
         return self
 
     async def __aexit__(self, *_: object) -> None:
-        for task in self._tasks:
+        if self._asides:  # a backchannel or "hello?" still on its way out is kept on the timeline
+            await asyncio.wait(self._asides, timeout=3.0)
+        for task in self._tasks + self._asides:
             task.cancel()
-        for task in self._tasks:
+        for task in self._tasks + self._asides:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
         with contextlib.suppress(Exception):
@@ -178,32 +205,17 @@ class BotCall:
 
     def _play(self, audio: Audio) -> None:
         """The bot's audio plays from when it arrives, after what is already queued."""
-        at = max(self._now_ms(), self._play_end)
-        self._bot_audio.append((at, audio))
-        self._play_end = at + audio.duration_ms
-        flags = self.parts.vad.speech_frames(audio)
-        step = self.parts.vad.frame_ms
-        self._speech += [int(at + i * step) for i, speech in enumerate(flags) if speech]
+        self._bot.play(audio, self._now_ms(), caller_busy=self._caller_busy)
 
     def _clear(self) -> None:
         """The bot dropped its unplayed audio: it stops now (a yield on the timeline)."""
         now = self._now_ms()
-        if self._play_end <= now:
-            return
-        kept: list[tuple[float, Audio]] = []
-        for at, audio in self._bot_audio:
-            if at >= now:
-                continue
-            played = audio if at + audio.duration_ms <= now else \
-                Audio(audio.samples[: int((now - at) * self.rate / 1000)], audio.rate)
-            kept.append((at, played))
-        self._bot_audio, self._play_end = kept, now
-        self._speech = [t for t in self._speech if t < now]
-        self.events.append(LineEvent(kind="yield", start_ms=int(now), end_ms=int(now), side="agent",
-                                     detail={"cause": "clear"}))
+        if self._bot.clear(now):
+            self.events.append(LineEvent(kind="yield", start_ms=int(now), end_ms=int(now), side="agent",
+                                         detail={"cause": "clear"}))
 
     def _answer_mark(self, name: str) -> None:
-        delay = max(0.0, (self._play_end - self._now_ms()) / 1000)
+        delay = max(0.0, (self._bot.play_end - self._now_ms()) / 1000)
         loop = asyncio.get_running_loop()
         loop.call_later(delay, lambda: self._tasks.append(loop.create_task(self.transport.send_mark(name))))
 
@@ -219,21 +231,22 @@ class BotCall:
 
     async def act(self, request: AgentRequest) -> AgentAction:
         """The bot's next step: its tool calls (answered from `request.tool_results` on the next
-        step), or its next spoken turn as Polygon heard it."""
+        step), or its next spoken turn as Polygon heard it (early, when the caller talks over it)."""
         for asked, result in zip(self._asked, request.tool_results, strict=False):
             if not asked.answer.done():
                 asked.answer.set_result(result)
-        self._asked = []
+        self._asked, self._last_turn = [], None
+        plan = turn_plan(self._habits, self.conversation_id, request.turn, self.language)
         waited_from = self._now_ms()
         while True:
             if self._pending:
-                self._asked, self._pending = self._pending, []
-                return AgentAction(tool_calls=[ToolRequest(name=p.call.tool, arguments=p.call.arguments
-                                                           if isinstance(p.call.arguments, dict) else {})
-                                               for p in self._asked])
+                return self._tool_step()
             turn = self._bot_turn()
             if turn is not None:
                 return await self._heard(turn)
+            if self._due(plan.barge_at_ms):
+                return await self._barge()
+            self._react_while_waiting(plan, request.turn)
             if isinstance(self._fault, BotFailure) and self._fault.reason == "hung_up":
                 return AgentAction(end="end")  # the bot ended the call: its hang-up, not a fault
             if self._fault is not None:
@@ -244,51 +257,129 @@ class BotCall:
                 raise BotFailure("silent", f"the bot said nothing for {SILENT_LIMIT_S:.0f} s")
             await asyncio.sleep(_POLL_S)
 
+    def _tool_step(self) -> AgentAction:
+        self._asked, self._pending = self._pending, []
+        return AgentAction(tool_calls=[ToolRequest(name=p.call.tool, arguments=p.call.arguments
+                                                   if isinstance(p.call.arguments, dict) else {})
+                                       for p in self._asked])
+
+    def _turn_frames(self) -> list[int]:
+        return self._bot.turn_frames(self._turn_from)
+
     def _bot_turn(self) -> tuple[float, float] | None:
         """The bot's finished turn since the caller's last line: (start, end) ms, once its audio has
         played and `BOT_TURN_END_MS` of silence followed."""
-        frames = [t for t in self._speech if t >= self._turn_from]
+        frames = self._turn_frames()
         if not frames:
             return None
         end = frames[-1] + self.parts.vad.frame_ms
         now = self._now_ms()
-        if now - end < BOT_TURN_END_MS or self._play_end > now:
+        if now - end < BOT_TURN_END_MS or self._bot.play_end > now:
             return None
         return float(frames[0]), float(end)
 
+    def _due(self, after_ms: int | None) -> bool:
+        """Has the bot's current turn played `after_ms` since its first speech, and does it still play?"""
+        frames = self._turn_frames()
+        now = self._now_ms()
+        return after_ms is not None and bool(frames) and now - frames[0] >= after_ms and self._bot.play_end > now
+
+    def _react_while_waiting(self, plan: TurnPlan, turn: int) -> None:
+        """A backchannel while the bot talks; "hello?" once when it has been silent too long."""
+        if turn not in self._nodded and self._due(plan.backchannel_at_ms):
+            self._nodded.add(turn)
+            self._aside("backchannel", plan.backchannel)
+        if not self._helloed and self._now_ms() - self._quiet_from() >= self._habits.hello_after_ms:
+            self._helloed = True
+            self._aside("hello", hello_line(self.language))
+
+    def _quiet_from(self) -> float:
+        """Since when the line has been quiet: the bot's last speech or the caller's last line."""
+        return self._bot.quiet_from(self._now_ms(), self._turn_from)
+
     async def _heard(self, turn: tuple[float, float]) -> AgentAction:
         start, end = turn
-        audio = self._channel(self._bot_audio, start, end)
+        audio = self._bot.stretch(start, end)
         own = " ".join(self._said).strip()
         self._said = []
         heard = own or (await asyncio.to_thread(self.parts.agent_ears.transcribe, audio, self.language)).text.strip()
         latency = max(0.0, start - self._turn_from)
-        self._turn_from, self._last_turn = end, turn
+        self._turn_from, self._last_turn, self._last_heard = end, turn, heard
         return AgentAction(say=heard, latency_ms=latency)
+
+    async def _barge(self) -> AgentAction:
+        """The caller talks over the bot now: the turn is what played so far (the bot's own
+        transcript, if it sent one, with the share of its speech that played as heard)."""
+        frames, now = self._turn_frames(), self._now_ms()
+        start = float(frames[0])
+        self._barged_at, self._caller_busy = now, True
+        self._bot.barged()
+        own = " ".join(self._said).strip()
+        self._said = []
+        if own:
+            known = frames[-1] + self.parts.vad.frame_ms
+            said, heard = own, words_before(own, (now - start) / max(1.0, known - start))
+        else:
+            audio = self._bot.stretch(start, now)
+            said = heard = (await asyncio.to_thread(self.parts.agent_ears.transcribe, audio,
+                                                    self.language)).text.strip()
+        self._last_turn, self._last_heard = (start, now), heard
+        return AgentAction(say=said, latency_ms=max(0.0, start - self._turn_from))
 
     # --- the engine's Line ---------------------------------------------------------------------
 
     async def agent_spoke(self, turn: Any) -> Playback:
-        """The bot's turn as it played (its times from the bot's audio)."""
-        start, end = self._last_turn or (self._turn_from, self._turn_from)
-        self.segments.append(Segment(side="agent", start_ms=int(start), end_ms=int(end), text=turn.text,
-                                     heard=turn.text, turn=turn.index))
-        return Playback(start_ms=int(start), end_ms=int(end), heard=turn.text)
+        """The bot's turn as it played (its times from the bot's audio); its segments are laid from
+        the channel's speech when the timeline is read."""
+        if self._last_turn is None:  # nothing played (a hang-up): no segment
+            return Playback(start_ms=int(self._turn_from), end_ms=int(self._turn_from), heard="")
+        start, end = self._last_turn
+        barged = self._barged_at is not None
+        heard = self._last_heard if barged else turn.text
+        self._spoken.append(SpokenTurn(turn.index, start, turn.text, heard, barged))
+        return Playback(start_ms=int(start), end_ms=int(end), heard=heard, interrupted=barged)
 
     async def interjections(self, turn: int) -> list[Interjection]:
         """None: room sounds are not played to a bot yet."""
         return []
 
     async def caller_spoke(self, turn: int, text: str) -> Delivery:
-        """Stream the caller's line in real time; what the bot heard is Polygon's transcription of
-        the audio as sent."""
+        """Stream the caller's line in real time (at once over the bot when it barges in, else after
+        its reaction pause); what the bot heard is Polygon's transcription of the audio as sent."""
         clean = await asyncio.to_thread(self.parts.caller_voice.synthesize, text, self._voice, self.language)
         line, events = await asyncio.to_thread(degrade, clean, self.conditions, conversation_id=self.conversation_id,
                                                turn=turn)
         hearing = asyncio.create_task(asyncio.to_thread(self.parts.agent_ears.transcribe, line, self.language))
+        barging = self._barged_at is not None
+        if not barging:
+            await self._reaction_pause(turn)
+        start, end = await self._send_line(line)
+        if barging and self._bot.play_end > start:
+            self.events.append(LineEvent(kind="barge_in", start_ms=int(start), end_ms=int(start), side="caller"))
+        for event in events:
+            self.events.append(event.model_copy(update={"start_ms": int(start) + event.start_ms,
+                                                        "end_ms": int(start) + event.end_ms}))
+        heard = (await hearing).text.strip()
+        self.segments.append(Segment(side="caller", start_ms=int(start), end_ms=int(end), text=text, heard=heard,
+                                     turn=turn))
+        self._turn_from, self._barged_at, self._caller_busy, self._helloed = end, None, False, False
+        if barging:
+            self._said = []  # the talked-over turn's own transcript, come late: not the next turn's
+        return Delivery(start_ms=int(start), end_ms=int(end), heard=heard)
+
+    async def _reaction_pause(self, turn: int) -> None:
+        """Wait until the bot's speech end + the caller's reaction (usually past already: the turn's
+        end is only known `BOT_TURN_END_MS` after it)."""
+        ready = self._quiet_from() + reaction_ms(self._habits, self.conversation_id, turn)
+        wait = (ready - self._now_ms()) / 1000
+        if wait > 0:
+            await asyncio.sleep(wait)
+
+    async def _send_line(self, line: Audio) -> tuple[float, float]:
+        """Queue `line`'s frames and wait until they have left: its (start, end) ms on the call."""
         frames = caller_frames(line)
         done, stamp = asyncio.Event(), []  # type: ignore[var-annotated]
-        if self.closed:
+        if self.closed or not frames:
             done.set()  # nobody listens any more: the line is said into the void
         for i, frame in enumerate(frames):
             last = i == len(frames) - 1
@@ -297,22 +388,24 @@ class BotCall:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(done.wait(), timeout=0.1)
         start = stamp[0] if stamp else self._now_ms()
-        end = start + len(frames) * FRAME_MS
-        self._caller_audio.append((start, line))
-        for event in events:
-            self.events.append(event.model_copy(update={"start_ms": int(start) + event.start_ms,
-                                                        "end_ms": int(start) + event.end_ms}))
-        heard = (await hearing).text.strip()
-        self.segments.append(Segment(side="caller", start_ms=int(start), end_ms=int(end), text=text, heard=heard,
-                                     turn=turn))
-        self._turn_from = end
-        return Delivery(start_ms=int(start), end_ms=int(end), heard=heard)
+        self._caller_audio.append((start, resample(line, self.rate)))
+        return start, start + len(frames) * FRAME_MS
+
+    def _aside(self, kind: SegmentKind, text: str) -> None:
+        """The caller says `text` into the line while the bot is waited for (a backchannel, "hello?"):
+        a segment of its own, no transcript turn."""
+        async def say() -> None:
+            audio = await asyncio.to_thread(self.parts.caller_voice.synthesize, text, self._voice, self.language)
+            start, end = await self._send_line(audio)
+            self.segments.append(Segment(side="caller", kind=kind, start_ms=int(start), end_ms=int(end), text=text))
+
+        self._asides.append(asyncio.get_running_loop().create_task(say()))
 
     # --- results -------------------------------------------------------------------------------
 
     @property
     def duration_ms(self) -> int:
-        ends = [at + a.duration_ms for at, a in self._bot_audio + self._caller_audio] + [0.0]
+        ends = [at + a.duration_ms for at, a in self._bot.pieces + self._caller_audio] + [0.0]
         return int(max(ends))
 
     def hang_up(self, detail: str = "") -> None:
@@ -323,15 +416,17 @@ class BotCall:
 
     def timeline(self) -> Timeline:
         """The call's timeline, on the real clock."""
+        cuts = [e.start_ms for e in self.events if e.kind == "yield"]
+        bot = agent_segments(self._bot.speech, self.parts.vad.frame_ms, self._spoken, gap_ms=BOT_TURN_END_MS, cuts=cuts)
         return Timeline(conversation_id=self.conversation_id, sample_rate=self.rate, duration_ms=self.duration_ms,
                         conditions=self.conditions,
-                        segments=sorted(self.segments, key=lambda s: (s.start_ms, s.side)),
+                        segments=sorted(self.segments + bot, key=lambda s: (s.start_ms, s.side)),
                         events=sorted(self.events, key=lambda e: (e.start_ms, e.kind)))
 
     def render(self) -> bytes:
         """Stereo WAV at 8 kHz: the caller as sent (left), the bot as it played (right)."""
         n = self.rate * self.duration_ms // 1000 + 1
-        return stereo_wav(self._whole(self._caller_audio, n), self._whole(self._bot_audio, n))
+        return stereo_wav(lay(self._caller_audio, self.rate, n), lay(self._bot.pieces, self.rate, n))
 
     def stack(self) -> dict[str, str]:
         """The engines and the line: the caller's voice, Polygon's ears, the VAD and the bot's URL."""
@@ -343,23 +438,3 @@ class BotCall:
     def metrics(self) -> dict[str, Any]:
         """The interaction metrics of the call so far."""
         return interaction_metrics(self.timeline(), language=self.language)
-
-    def _whole(self, pieces: list[tuple[float, Audio]], n: int) -> Audio:
-        out = np.zeros(n, dtype=np.float64)
-        for at, audio in pieces:
-            first = int(at * self.rate / 1000)
-            part = audio.samples[: max(0, n - first)].astype(np.float64)
-            out[first:first + len(part)] += part
-        return Audio(np.clip(out, -1, 1).astype(np.float32), self.rate)
-
-    def _channel(self, pieces: list[tuple[float, Audio]], start: float, end: float) -> Audio:
-        """The channel from `start` to `end` ms: only the pieces that overlap it are laid (each turn
-        reads its own stretch, not the whole call again)."""
-        first, n = int(self.rate * start / 1000), int(self.rate * (end - start) / 1000) + 1
-        out = np.zeros(n, dtype=np.float64)
-        for at, audio in pieces:
-            offset = int(at * self.rate / 1000) - first
-            lo, hi = max(0, -offset), min(len(audio.samples), n - offset)
-            if lo < hi:
-                out[offset + lo:offset + hi] += audio.samples[lo:hi]
-        return Audio(np.clip(out, -1, 1).astype(np.float32), self.rate)
