@@ -2,15 +2,18 @@
 
 It greets, then after each caller line (energy VAD: speech, then 600 ms of silence) looks the
 account up through Polygon's stub URL (its first reply) and answers with a canned line in eSpeak's
-voice, sent 40 ms a message twice as fast as real time, as Pipecat does. Options make it slow
-(`delay_s` before each answer), silent, or drop the socket after `drop_after` answers; after
-`turns` answers it hangs up (close 1000).
+voice, sent 40 ms a message twice as fast as real time, as Pipecat does. It hears the caller while
+it talks. Options make it slow (`delay_s` before each answer), silent, drop the socket after
+`drop_after` answers, yield (send `clear` and stop when the caller talks over it), say its own
+lines, send its own transcripts, or ignore short speech (`min_line_ms`); after `turns` answers it
+hangs up (close 1000) once its last line has played.
 """
 
 from __future__ import annotations
 
 import asyncio
 import base64
+import functools
 import json
 import threading
 from dataclasses import dataclass, field
@@ -36,8 +39,15 @@ class BotOptions:
     silent: bool = False
     drop_after: int | None = None
     tool_calls: list[Any] = field(default_factory=list)  # (status, body) of each tool call it made
+    lines: list[str] = field(default_factory=lambda: list(LINES))  # greeting, then its answers
+    yields: bool = False  # send `clear` and stop when the caller talks over it
+    use_tools: bool = True  # look the account up before its first answer
+    transcripts: bool = False  # send its own `agent` transcript before each line
+    min_line_ms: int = 0  # shorter caller speech ("mm-hmm", "hello?") is not a line to answer
+    cleared: list[float] = field(default_factory=list)  # when it sent `clear` (its loop's clock)
 
 
+@functools.lru_cache(maxsize=64)
 def _speech(text: str) -> bytes:
     audio = make_synthesizer("espeak", PolygonSettings(), "en").synthesize(text, VoiceProfile(variant="f2"), "en")
     return mulaw_encode(resample(audio, 8000))
@@ -50,22 +60,57 @@ async def _say(ws: Any, sid: str, mulaw: bytes) -> None:
         await asyncio.sleep(0.02)
 
 
-async def _caller_lines(ws: Any) -> Any:
-    """Yields once per caller line: speech frames, then 30 frames (600 ms) of silence."""
-    speaking, quiet = False, 0
-    async for message in ws:
-        data = json.loads(message)
-        if data.get("event") != "media":
-            continue
-        samples = mulaw_decode(base64.b64decode(data["media"]["payload"]), 8000).samples
-        loud = float(np.sqrt(np.mean(np.square(samples, dtype=np.float64)))) > 0.02
-        if loud:
-            speaking, quiet = True, 0
-        elif speaking:
-            quiet += 1
-            if quiet >= 30:
-                speaking, quiet = False, 0
-                yield
+def _loud(payload: str) -> bool:
+    samples = mulaw_decode(base64.b64decode(payload), 8000).samples
+    return float(np.sqrt(np.mean(np.square(samples, dtype=np.float64)))) > 0.02
+
+
+class _Bot:
+    """One call: a reader that hears the caller's lines (and, for a yielding bot, stops talking
+    when the caller talks over it: 10 loud frames while its audio plays), and the bot's turns."""
+
+    def __init__(self, ws: Any, sid: str, options: BotOptions) -> None:
+        self.ws, self.sid, self.options = ws, sid, options
+        self.lines: asyncio.Queue[None] = asyncio.Queue()
+        self.until = 0.0  # when its audio sent so far has played (its loop's clock)
+        self.talking: asyncio.Task[None] | None = None
+
+    def now(self) -> float:
+        return asyncio.get_running_loop().time()
+
+    async def read(self) -> None:
+        """Caller lines: speech, then 30 frames (600 ms) of silence."""
+        loud_frames, quiet = 0, 0
+        async for message in self.ws:
+            data = json.loads(message)
+            if data.get("event") != "media":
+                continue
+            if _loud(data["media"]["payload"]):
+                loud_frames, quiet = loud_frames + 1, 0
+                if loud_frames >= 10 and self.options.yields and self.now() < self.until:
+                    await self.stop()
+            elif loud_frames:
+                quiet += 1
+                if quiet >= 30:
+                    if loud_frames * 20 >= self.options.min_line_ms:
+                        self.lines.put_nowait(None)
+                    loud_frames, quiet = 0, 0
+
+    async def stop(self) -> None:
+        if self.talking is not None:
+            self.talking.cancel()
+        self.until = self.now()
+        self.options.cleared.append(self.now())
+        await self.ws.send(json.dumps({"event": "clear", "streamSid": self.sid}))
+
+    async def say(self, text: str) -> None:
+        if self.options.transcripts:
+            await self.ws.send(json.dumps({"event": "polygon", "streamSid": self.sid,
+                                           "polygon": {"type": "transcript", "role": "agent", "text": text}}))
+        mulaw = _speech(text)
+        self.until = max(self.now(), self.until) + len(mulaw) / 8000
+        self.talking = asyncio.create_task(_say(self.ws, self.sid, mulaw))
+        await asyncio.wait([self.talking])
 
 
 def handler(options: BotOptions) -> Any:
@@ -76,28 +121,36 @@ def handler(options: BotOptions) -> Any:
             if data.get("event") == "start":
                 start = data
                 break
-        sid = start["streamSid"]
-        tools_url = start["start"]["customParameters"]["tools_url"]
+        bot = _Bot(ws, start["streamSid"], options)
+        reader = asyncio.create_task(bot.read())
+        try:
+            await converse(bot, start["start"]["customParameters"].get("tools_url"))
+        finally:
+            reader.cancel()
+
+    async def converse(bot: _Bot, tools_url: str | None) -> None:
+        lines = options.lines
         if not options.silent:
-            await _say(ws, sid, _speech(LINES[0]))
+            await bot.say(lines[0])
         answers = 0
-        async for _ in _caller_lines(ws):
+        while True:
+            await bot.lines.get()
             if options.silent:
                 continue
-            if answers == 0:
+            if answers == 0 and options.use_tools:
                 async with httpx.AsyncClient() as client:
                     got = await client.post(f"{tools_url}/lookup_account",
                                             json={"account_id": "4821", "postcode": "SW1A 2AA"})
                 options.tool_calls.append((got.status_code, got.json()))
             answers += 1
             if options.drop_after is not None and answers > options.drop_after:
-                ws.transport.abort()  # no close frame: the line drops (1006)
+                bot.ws.transport.abort()  # no close frame: the line drops (1006)
                 return
             await asyncio.sleep(options.delay_s)
-            await _say(ws, sid, _speech(LINES[min(answers, len(LINES) - 1)]))
+            await bot.say(lines[min(answers, len(lines) - 1)])
             if answers >= options.turns:
-                await asyncio.sleep(1.5)
-                await ws.close(1000)
+                await asyncio.sleep(max(0.0, bot.until - bot.now()) + 1.5)
+                await bot.ws.close(1000)
                 return
 
     return handle
@@ -115,6 +168,9 @@ class ScriptedBot:
 
     def _run(self) -> None:
         import websockets
+
+        for line in self.options.lines:  # made before the line opens: the first synthesis loads eSpeak
+            _speech(line)
 
         async def main() -> None:
             async with websockets.serve(handler(self.options), "127.0.0.1", 0) as server:
