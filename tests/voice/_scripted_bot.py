@@ -123,10 +123,11 @@ def handler(options: BotOptions) -> Any:
                 break
         bot = _Bot(ws, start["streamSid"], options)
         reader = asyncio.create_task(bot.read())
-        try:
-            await converse(bot, start["start"]["customParameters"].get("tools_url"))
-        finally:
-            reader.cancel()
+        talker = asyncio.create_task(converse(bot, start["start"]["customParameters"].get("tools_url")))
+        await asyncio.wait([reader, talker], return_when=asyncio.FIRST_COMPLETED)  # the reader ends with the line
+        for task in (reader, talker):
+            task.cancel()
+        await asyncio.gather(reader, talker, return_exceptions=True)
 
     async def converse(bot: _Bot, tools_url: str | None) -> None:
         lines = options.lines

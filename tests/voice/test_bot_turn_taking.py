@@ -12,8 +12,11 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 
+import pytest
+
 from polygon_core.adapters.transports import make_transport
 from polygon_core.adapters.voice_bot import BotCall
+from polygon_core.adapters.voice_bot import _call as call_module
 from polygon_core.adapters.voice_bot._turn_taking import SpokenTurn, agent_segments, turn_plan
 from polygon_core.conversation import CallerUtterance, CallerView, run_conversation
 from polygon_core.demo import demo_dir
@@ -157,3 +160,13 @@ def test_the_bots_segments_are_its_speech_by_turn_cut_at_its_clear() -> None:
         (3100, 3500, 2, "answer", False),  # the next turn's speech is its own, even 100 ms later
         (5000, 5400, 2, "", False),  # 1.5 s later: a segment of its own, of the same turn
     ]
+
+
+def test_a_bot_that_never_speaks_hears_one_hello_then_fails_the_call_silent(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(call_module, "SILENT_LIMIT_S", 2.5)  # the 15 s limit, shortened for the test
+    quick = CallerHabits(0.0, 0.0, (200, 200), 1000, 15000)
+    conv, call = _call(BotOptions(silent=True), quick)
+    assert conv.end_reason.value == "agent_error" and "silent" in (conv.end_detail or "")
+    caller = call.timeline().side("caller")
+    assert [(s.kind, s.text, s.turn) for s in caller] == [("hello", "Hello?", None)]  # once per wait
+    assert 1000 <= caller[0].start_ms < 2500 and call.timeline().side("agent") == []

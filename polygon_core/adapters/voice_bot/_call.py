@@ -68,7 +68,7 @@ from ._turn_taking import SpokenTurn, TurnPlan, agent_segments, reaction_ms, tur
 __all__ = ["BOT_TURN_END_MS", "SILENT_LIMIT_S", "BotCall", "BotFailure"]
 
 BOT_TURN_END_MS = 900  # the bot's turn has ended after this much silence on its channel
-SILENT_LIMIT_S = 15.0  # a bot that says nothing this long after the caller (or the dial) fails the call
+SILENT_LIMIT_S = 15.0  # a bot silent this long after the caller (or the dial, or its own speech) fails the call
 _POLL_S = 0.02
 _SILENCE = bytes([0xFF]) * 160  # one 20 ms frame of mu-law silence
 FRAME_MS = 20
@@ -253,7 +253,7 @@ class BotCall:
                 fault = self._fault
                 raise fault if isinstance(fault, BotFailure) else BotFailure(getattr(fault, "reason", "wire"),
                                                                              str(fault))
-            if self._now_ms() - max(waited_from, self._turn_from) > SILENT_LIMIT_S * 1000:
+            if self._now_ms() - max(waited_from, self._quiet_from()) > SILENT_LIMIT_S * 1000:
                 raise BotFailure("silent", f"the bot said nothing for {SILENT_LIMIT_S:.0f} s")
             await asyncio.sleep(_POLL_S)
 
