@@ -251,6 +251,22 @@ async def _drive(loop: _Loop, max_turns: int) -> None:
     loop.finish(EndReason.MAX_TURNS)
 
 
+def agent_failure_detail(exc: BaseException) -> str:
+    """How an agent's failure reads in `end_detail` (and so on the command line's error line).
+
+    A failure that names its reason (a voice bot's `silent`, a line's `closed`: an exception with a
+    `reason` code whose message is `<reason>: <what was seen>`) reads as that, without the class
+    name; a failure wrapping a line fault of the same reason would say it twice (`closed: closed:
+    ...`), once is enough. Any other exception reads as its type and message."""
+    reason = getattr(exc, "reason", None)
+    text = str(exc)
+    if not isinstance(reason, str) or not reason or not text.startswith(f"{reason}: "):
+        return f"{type(exc).__name__}: {text}"
+    while text.startswith(f"{reason}: {reason}: "):
+        text = text[len(reason) + 2:]
+    return text
+
+
 async def run_conversation(
     scenario: Scenario,
     agent: Agent,
@@ -290,7 +306,7 @@ async def run_conversation(
     except SimulatorFailure as exc:
         loop.finish(EndReason.SIMULATOR_ERROR, str(exc))
     except Exception as exc:  # the agent under test may raise anything; that is its failure
-        loop.finish(EndReason.AGENT_ERROR, f"{type(exc).__name__}: {exc}")
+        loop.finish(EndReason.AGENT_ERROR, agent_failure_detail(exc))
     return Conversation(
         id=cid, scenario_id=scenario.id, seed=seed, agent_name=agent_name,
         agent_version=agent_version, persona_hash=persona_hash(scenario.persona),

@@ -17,7 +17,7 @@ _AGENT_KEYS = ("prompt", "prompt_file", "model", "callable", "endpoint")
 
 KIND_HINT = (
     "expected a scenario (top-level `id` and `persona`), an agent config (`name` and one of "
-    f"{', '.join(f'`{k}`' for k in _AGENT_KEYS)}), a sweep spec (`agent`, `suite`, `parameters`), a probe library (`probes:` list), a `suite.yaml`, a `tools.yaml` or a suite folder"
+    f"{', '.join(f'`{k}`' for k in _AGENT_KEYS)}, or a voice bot's `voice: {{url: ...}}`), a sweep spec (`agent`, `suite`, `parameters`), a probe library (`probes:` list), a `suite.yaml`, a `tools.yaml` or a suite folder"
 )
 
 
@@ -26,7 +26,7 @@ def detect_kind(path: Path, data: Any = None) -> FileKind | None:
 
     A folder is a suite; `tools.yaml` is a tool library; `suite.yaml` a suite's settings; a mapping
     with `id` and `persona` a scenario; one with `name` and any of prompt, prompt_file, model,
-    callable or endpoint an agent config; one with `probes` (or a list of mappings with a
+    callable or endpoint, or a voice bot's `voice.url`, an agent config; one with `probes` (or a list of mappings with a
     `question`, the loader's other form) a probe library.
     """
     if path.is_dir():
@@ -44,8 +44,14 @@ def detect_kind(path: Path, data: Any = None) -> FileKind | None:
         return "scenario"
     if "parameters" in data and "agent" in data and "suite" in data:
         return "sweep"
-    if "name" in data and any(key in data for key in _AGENT_KEYS):
+    if "name" in data and (any(key in data for key in _AGENT_KEYS) or _voice_bot(data)):
         return "agent"
     if "probes" in data:
         return "probes"
     return None
+
+
+def _voice_bot(data: dict[str, Any]) -> bool:
+    """An agent that is a voice bot on a socket (docs/voice.md): `voice: {url: ws://...}` is all it needs."""
+    voice = data.get("voice")
+    return isinstance(voice, dict) and "url" in voice

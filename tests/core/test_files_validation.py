@@ -109,7 +109,7 @@ def test_validate_paths_detects_kinds(tmp_path: Path) -> None:
     assert [str(e) for e in errors] == [
         f"{unknown}: cannot tell what kind of file this is: expected a scenario (top-level `id` "
         "and `persona`), an agent config (`name` and one of `prompt`, `prompt_file`, `model`, "
-        "`callable`, `endpoint`), a sweep spec (`agent`, `suite`, `parameters`), a probe library (`probes:` list), a `suite.yaml`, a `tools.yaml` or a suite folder",
+        "`callable`, `endpoint`, or a voice bot's `voice: {url: ...}`), a sweep spec (`agent`, `suite`, `parameters`), a probe library (`probes:` list), a `suite.yaml`, a `tools.yaml` or a suite folder",
         f"{missing}: no such file or folder",
         f"{bad_agent}:3: max_tool_steps: must be at most 20, got 99",
     ]
@@ -118,6 +118,9 @@ def test_validate_paths_detects_kinds(tmp_path: Path) -> None:
     assert detect_kind(tmp_path / "suite.yaml") == "suite_config"
     assert detect_kind(tmp_path / "x.yaml", {"id": "x", "persona": {}}) == "scenario"
     assert detect_kind(tmp_path / "x.yaml", {"name": "x", "endpoint": "http://a"}) == "agent"
+    # A voice bot's agent file (docs/voice.md) has only its socket: the command line used to refuse it.
+    assert detect_kind(tmp_path / "x.yaml", {"name": "x", "voice": {"url": "ws://127.0.0.1:8765/ws"}}) == "agent"
+    assert detect_kind(tmp_path / "x.yaml", {"name": "x", "voice": {"synthesis": "espeak"}}) is None
     assert detect_kind(tmp_path / "x.yaml", ["a"]) is None
 
 

@@ -64,6 +64,8 @@ class Behaviour:
     delay: float = 0.0              # seconds every request takes (to see concurrency)
     slow_seconds: float = 2.0       # how long a "slow" fault sleeps
     tool_call: bool = False         # agent requests with tools: first call a tool
+    # with tool_call: the arguments (JSON text) of a call of this tool; other tools get {"account_id": "4417"}
+    tool_arguments: dict[str, str] = field(default_factory=dict)
     malformed_arguments: bool = False
     ignore_schema: bool = False
     vary: bool = False              # structured replies depend on the request's text (not all alike)
@@ -411,7 +413,8 @@ class FakeLLMServer:
             elif b.tool_call and tools and not had_tool:
                 first = tools[0]
                 name = first["name"] if anthropic else first["function"]["name"]
-                args = '{"account_id": "44' if b.malformed_arguments else '{"account_id": "4417"}'
+                args = '{"account_id": "44' if b.malformed_arguments else \
+                    b.tool_arguments.get(name, '{"account_id": "4417"}')
                 tool = {"id": "call_1", "name": name, "arguments": args}
             else:
                 text = AGENT_LINES[min(said, len(AGENT_LINES) - 1)]
