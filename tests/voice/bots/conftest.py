@@ -62,6 +62,18 @@ def _wait_listening(bot: Bot, port: int) -> None:
         time.sleep(0.05)
 
 
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Skip `integration` tests (test_bot_integration.py: a few minutes of real-time calls through
+    the command line) unless the mark expression asks for them: `pytest -m integration
+    tests/voice/bots`, which `.ci/run` runs after the default suite. The other bot tests run as usual."""
+    if "integration" in (config.option.markexpr or ""):
+        return
+    skip = pytest.mark.skip(reason="own invocation: `pytest -m integration tests/voice/bots` (.ci/run runs it)")
+    for item in items:
+        if item.get_closest_marker("integration") is not None:
+            item.add_marker(skip)
+
+
 @pytest.fixture
 def llm() -> Iterator[FakeLLMServer]:
     """The model server the bots talk to (one per test: its request log is the test's)."""
