@@ -306,7 +306,8 @@ def test_compare_labels_the_slow_bot_worse_on_response_latency(bench: Bench) -> 
     found = {d["metric"]: d for d in json.loads(as_json.stdout)["differences"] if d["scope"] == "overall"}
     latency = found["voice:response_latency"]
     assert (latency["label"], latency["pairs"]) == ("worse", 3)
-    assert latency["delta"] > SLOW_MS / 1000 * 0.5, latency
+    # Slower on every pair: the whole interval of the difference is above zero (seconds).
+    assert latency["delta"] > 0 and latency["ci_low"] > 0, latency
 
 
 def test_the_calls_wav_is_served_by_the_web_app_and_seekable(bench: Bench, monkeypatch: pytest.MonkeyPatch) -> None:
