@@ -347,6 +347,254 @@ def _table(out: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+# --- real-time calls (issue 30) -----------------------------------------------------------------
+
+REALTIME_GOAL_JITTER_P99_MS = 20.0
+ECHO_BOT = Path(__file__).resolve().parent / "echo_bot.py"
+CALLER_LINE = "Hello, I would like to change the address on my account, please."
+
+
+class CannedVoice:
+    """A Synthesizer that says one pre-rendered clip whatever the text: the caller's lines cost no
+    synthesis during the measured calls."""
+
+    name, model = "canned", "1"
+
+    def __init__(self, clip: Audio) -> None:
+        self.clip = clip
+
+    def synthesize(self, text: str, voice: VoiceProfile, language: str) -> Audio:
+        return self.clip
+
+
+class DeafEars:
+    """A Recognizer that hears nothing: no recognition runs during the measured calls."""
+
+    name, model = "none", "0"
+
+    def transcribe(self, audio: Audio, language: str) -> Transcript:
+        return Transcript("")
+
+
+class CountingVad:
+    """The call's VAD, counting what it reads: the calls to it, the frames and the speech frames."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner, self.name, self.frame_ms = inner, inner.name, inner.frame_ms
+        self.calls = self.frames = self.speech = 0
+
+    def speech_frames(self, audio: Audio) -> list[bool]:
+        flags: list[bool] = self.inner.speech_frames(audio)
+        self.calls, self.frames, self.speech = self.calls + 1, self.frames + len(flags), self.speech + sum(flags)
+        return flags
+
+
+def tone_clip(words: int = 8, rate: int = 16_000) -> Audio:
+    """A line of `words` 300 ms tones (200-1,100 Hz), 100 ms apart: speech-like bursts, no engine."""
+    import numpy as np
+
+    t = np.arange(rate * 3 // 10) / rate
+    gap = np.zeros(rate // 10, dtype=np.float32)
+    parts = [piece for k in range(words)
+             for piece in ((0.5 * np.sin(2 * np.pi * (200 + 130 * k) * t)).astype(np.float32), gap)]
+    return Audio(np.concatenate(parts), rate)
+
+
+def espeak_clip(text: str = CALLER_LINE) -> Audio:
+    """`text` in eSpeak NG's voice, rendered once (the offline stack's caller voice)."""
+    from polygon_core.adapters.settings import PolygonSettings
+    from polygon_core.adapters.speech import make_synthesizer
+
+    return make_synthesizer("espeak", PolygonSettings(), "en").synthesize(text, VoiceProfile(), "en")
+
+
+@dataclass
+class EchoBot:
+    """The echo bot (benchmarks/echo_bot.py) in a process of its own."""
+
+    delay_ms: float = 0.0
+    url: str = ""
+    counts: dict[str, Any] = field(default_factory=dict)
+    _proc: Any = None
+
+    def __enter__(self) -> EchoBot:
+        import subprocess
+
+        self._proc = subprocess.Popen([sys.executable, str(ECHO_BOT), "--delay-ms", str(self.delay_ms)],
+                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        self.url = self._proc.stdout.readline().strip()
+        if not self.url.startswith("ws://"):
+            self._proc.kill()
+            raise RuntimeError(f"the echo bot did not start (said {self.url!r})")
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        out, _err = self._proc.communicate(timeout=30)  # closes its stdin: it prints its counts and exits
+        lines = out.strip().splitlines()
+        self.counts = json.loads(lines[-1]) if lines else {}
+
+
+@dataclass
+class RealtimeCall:
+    """One call's figures: its frames' send times, the echoes received, how it ended."""
+
+    index: int
+    times: Any  # FrameTimes
+    sent: int
+    received: int
+    fault: str | None
+
+
+def _phase_delay(index: int, calls: int, ramp_s: float) -> float:
+    """When call `index` dials: spread over `ramp_s`, each on its own phase of the 20 ms cadence
+    (golden-ratio steps), as calls that arrive at random moments are; never all on one tick."""
+    from polygon_core.adapters.transports import FRAME_PERIOD_S
+
+    return ramp_s * index / calls + (index * 0.6180339887 % 1.0) * FRAME_PERIOD_S
+
+
+async def _talk(call: Any, gap_s: float) -> None:
+    """The caller: its line, silence for `gap_s` (the send loop streams silence frames), again."""
+    turn = 0
+    while True:
+        await call.caller_spoke(turn, CALLER_LINE)
+        turn += 1
+        await asyncio.sleep(gap_s)
+
+
+async def _realtime_call(index: int, url: str, parts: CallParts, seconds: float, gap_s: float,
+                         delay_s: float) -> RealtimeCall:
+    """One call through `BotCall`: dial (the real `TwilioTransport`), its send loop (`PacedSender`)
+    streaming the caller's lines and the silence between, its receive loop playing the echoed audio
+    through the VAD; after `seconds` of frames the send loop stops, the echoes still on the way are
+    awaited, and the call hangs up."""
+    from polygon_core.adapters.transports import FRAME_PERIOD_S, TwilioTransport
+    from polygon_core.adapters.voice_bot._call import BotCall
+    from polygon_core.models import LineConditions
+
+    await asyncio.sleep(delay_s)
+    transport = TwilioTransport()
+    call = BotCall(transport=transport, url=url, route=None, parts=parts, conversation_id=f"realtime-{index}",
+                   scenario_id="echo", seed=index, caller_type="neutral", language="en",
+                   conditions=LineConditions())
+    frames = round(seconds / FRAME_PERIOD_S)
+    async with call:
+        # BotCall keeps its sender and its two loops private: read them here, in one place.
+        sender, send_loop = call._sender, call._tasks[0]
+        talking = asyncio.create_task(_talk(call, gap_s))
+        while sender.times is None:
+            await asyncio.sleep(FRAME_PERIOD_S / 4)
+        await asyncio.sleep(max(0.0, sender.times.deadline(frames) - FRAME_PERIOD_S / 2 - sender.now()))
+        while sender.sent < frames and not send_loop.done():
+            await asyncio.sleep(FRAME_PERIOD_S / 4)
+        for task in (talking, send_loop):
+            task.cancel()
+        for task in (talking, send_loop):
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        # The echoes of the last frames are on their way: wait for them (a guard, not a timing).
+        async with asyncio.timeout(10):
+            while transport.received < sender.sent and not call.closed:
+                await asyncio.sleep(FRAME_PERIOD_S)
+        fault = str(call._fault) if call.closed else None
+        assert sender.times is not None
+        return RealtimeCall(index, sender.times, sender.sent, transport.received, fault)
+
+
+def warm_up(parts: CallParts, audio: Audio) -> float:
+    """What a call does first, once, before the calls (seconds it took): the imports it makes on
+    first use (SciPy's signal module for the resampling of the caller's line, ~1 s; the
+    `websockets` client) would otherwise stall every stream on the loop at once, as they do in a
+    fresh process (`--cold` measures that)."""
+    from websockets.asyncio.client import connect  # noqa: F401  (the import is the point)
+
+    from polygon_core.models import LineConditions
+    from polygon_core.voice import caller_frames, degrade, mulaw_decode
+
+    start = time.perf_counter()
+    line, _ = degrade(audio, LineConditions(), conversation_id="warm-up", turn=0)
+    frames = caller_frames(line)
+    getattr(parts.vad, "inner", parts.vad).speech_frames(mulaw_decode(frames[0], 8000))
+    return time.perf_counter() - start
+
+
+def measure_realtime(calls: int, seconds: float, *, clip: str = "espeak", gap_s: float = 1.5,
+                     ramp_s: float = 1.0, echo_delay_ms: float = 0.0, cold: bool = False) -> dict[str, Any]:
+    """`calls` concurrent real-time calls of `seconds` each to a local echo bot, on one event loop;
+    the report (`realtime_report`). `cold`: no `warm_up` first."""
+    from polygon_core.adapters.speech import make_vad
+
+    audio = tone_clip() if clip == "tone" else espeak_clip()
+    vad = CountingVad(make_vad("webrtc"))
+    parts = CallParts(caller_voice=CannedVoice(audio), agent_voice=CannedVoice(audio), agent_ears=DeafEars(),
+                      vad=vad)
+    warm_s = None if cold else warm_up(parts, audio)
+
+    async def run(url: str) -> list[RealtimeCall]:
+        return list(await asyncio.gather(*(_realtime_call(i, url, parts, seconds, gap_s,
+                                                          _phase_delay(i, calls, ramp_s))
+                                           for i in range(calls))))
+
+    with EchoBot(echo_delay_ms) as bot:
+        cpu0, wall0 = time.process_time(), time.perf_counter()
+        results = asyncio.run(run(bot.url))
+        cpu, wall = time.process_time() - cpu0, time.perf_counter() - wall0
+    return realtime_report(results, seconds=seconds, clip=clip, clip_s=audio.duration_ms / 1000, gap_s=gap_s,
+                           cpu_s=cpu, wall_s=wall, vad=vad, bot=bot.counts, peak_rss_mib=_rss_mib(),
+                           warm_up_s=warm_s)
+
+
+def realtime_report(results: Sequence[RealtimeCall], *, seconds: float, clip: str, clip_s: float, gap_s: float,
+                    cpu_s: float, wall_s: float, vad: CountingVad, bot: dict[str, Any],
+                    peak_rss_mib: float, warm_up_s: float | None = None) -> dict[str, Any]:
+    """The outgoing cadence pooled over every call (`cadence`: jitter is |gap between consecutive
+    frames - 20 ms|; a frame is late when it left more than 20 ms after its deadline), the frames
+    and echoes per call, the CPU (this process, every thread) and the echo bot's, peak RSS."""
+    from dataclasses import asdict
+
+    from polygon_core.adapters.transports import cadence
+
+    c = cadence(r.times for r in results)
+    sent = [r.sent for r in results]
+    call_s = sum(sent) * 0.02
+    return {"calls": len(results), "seconds": seconds, "clip": clip, "clip_s": clip_s, "gap_s": gap_s,
+            "warm_up_s": warm_up_s,
+            "frames_sent": sum(sent), "frames_per_call_min": min(sent, default=0),
+            "frames_per_call_max": max(sent, default=0), "echoes_received": sum(r.received for r in results),
+            "calls_missing_echoes": sum(r.received != r.sent for r in results),
+            "faults": [r.fault for r in results if r.fault], "cadence": asdict(c),
+            "goal_jitter_p99_ms": REALTIME_GOAL_JITTER_P99_MS,
+            "goal_met": bool(results) and c.jitter_p99_ms < REALTIME_GOAL_JITTER_P99_MS and c.late == 0,
+            "vad": {"calls": vad.calls, "frames": vad.frames, "speech_frames": vad.speech},
+            "cpu_s": cpu_s, "wall_s": wall_s, "cpu_share_of_one_core": cpu_s / wall_s if wall_s else None,
+            "cpu_s_per_call_minute": cpu_s / (call_s / 60) if call_s else None,
+            "peak_rss_mib": peak_rss_mib, "bot": bot}
+
+
+def _realtime_table(out: dict[str, Any]) -> str:
+    c, m = out["cadence"], out["machine"]
+    rows = [("calls x seconds", f"{out['calls']} x {out['seconds']:g} s ({out['clip']} line {out['clip_s']:.1f} s, "
+                                f"{out['gap_s']:g} s silence)"),
+            ("warm-up before the calls", "none (--cold)" if out["warm_up_s"] is None else f"{out['warm_up_s']:.2f} s"),
+            ("frames sent (per call)", f"{out['frames_sent']} ({out['frames_per_call_min']}-{out['frames_per_call_max']})"),
+            ("echoes received", f"{out['echoes_received']} (calls missing some: {out['calls_missing_echoes']})"),
+            ("jitter p50 / p99 ms", f"{c['jitter_p50_ms']:.2f} / {c['jitter_p99_ms']:.2f} "
+                                    f"(goal p99 < {out['goal_jitter_p99_ms']:g})"),
+            ("lateness p50 / p99 / max ms", f"{c['lateness_p50_ms']:.2f} / {c['lateness_p99_ms']:.2f} / "
+                                            f"{c['lateness_max_ms']:.2f}"),
+            ("late frames (> 20 ms after deadline)", f"{c['late']} of {c['frames']}"),
+            ("goal met", "yes" if out["goal_met"] else "no"),
+            ("VAD frames (speech)", f"{out['vad']['frames']} ({out['vad']['speech_frames']})"),
+            ("Polygon CPU s (share of one core)", f"{out['cpu_s']:.1f} ({out['cpu_share_of_one_core']:.0%})"),
+            ("CPU s per call-minute", f"{out['cpu_s_per_call_minute']:.3f}"),
+            ("echo bot CPU s", f"{out['bot'].get('cpu_s', float('nan')):.1f}"),
+            ("peak RSS MiB (Polygon / bot)", f"{out['peak_rss_mib']:.0f} / {out['bot'].get('peak_rss_mib', 0):.0f}"),
+            ("faults", str(len(out["faults"]))),
+            ("machine", f"{m['cpus']} CPUs ({m['cpu']}), load {m['load_before']} before, {m['load_after']} after"),
+            ("date", out["date"])]
+    return "\n".join(f"{label:<38}{value}" for label, value in rows)
+
+
 def _cpu_model() -> str:
     with contextlib.suppress(OSError):
         for line in Path("/proc/cpuinfo").read_text().splitlines():
@@ -373,7 +621,19 @@ def main() -> None:
     parser.add_argument("--conditions", default="phone,street", help="presets, NAME or NAME@INTENSITY, comma-separated")
     parser.add_argument("--json", action="store_true", help="print the report as one JSON object")
     parser.add_argument("--keep", action="store_true", help="keep the temporary POLYGON_HOME and print where it is")
+    live = parser.add_argument_group("real-time calls to a local echo bot (issue 30)")
+    live.add_argument("--realtime", type=int, nargs="?", const=50, metavar="N",
+                      help="run N concurrent real-time calls instead (default 50)")
+    live.add_argument("--seconds", type=float, default=60.0, help="each call's length (default 60)")
+    live.add_argument("--clip", choices=("espeak", "tone"), default="espeak", help="the caller's line (default espeak)")
+    live.add_argument("--gap-s", type=float, default=1.5, help="silence between the caller's lines (default 1.5)")
+    live.add_argument("--ramp-s", type=float, default=1.0, help="the calls dial over this long (default 1)")
+    live.add_argument("--echo-delay-ms", type=float, default=0.0, help="the bot echoes each frame this late")
+    live.add_argument("--cold", action="store_true", help="no warm-up: the first call's imports happen mid-call")
     args = parser.parse_args()
+    if args.realtime is not None:
+        main_realtime(args)
+        return
     from polygon import usecases
     from polygon_core.files import load_suite
 
@@ -397,9 +657,26 @@ def main() -> None:
         else:
             shutil.rmtree(home, ignore_errors=True)
     out = {"date": datetime.now(UTC).isoformat(timespec="seconds"), "command": " ".join(sys.argv[1:]),
-           "machine": {"cpus": os.cpu_count(), "cpu": _cpu_model(), "python": platform.python_version(), "load_before": load_before,
-                       "load_after": [round(x, 2) for x in os.getloadavg()]}, **out}
+           "machine": _machine(load_before), **out}
     print(json.dumps(out, indent=2) if args.json else _table(out))
+
+
+def _machine(load_before: list[float]) -> dict[str, Any]:
+    return {"cpus": os.cpu_count(), "cpu": _cpu_model(), "python": platform.python_version(),
+            "load_before": load_before, "load_after": [round(x, 2) for x in os.getloadavg()]}
+
+
+def main_realtime(args: argparse.Namespace) -> None:
+    """`--realtime N`: the concurrent calls to the echo bot; a table, or JSON."""
+    if args.realtime < 1 or args.seconds <= 0:
+        print("error: --realtime N needs N >= 1 and --seconds > 0", file=sys.stderr)
+        raise SystemExit(2)
+    load_before = [round(x, 2) for x in os.getloadavg()]
+    out = measure_realtime(args.realtime, args.seconds, clip=args.clip, gap_s=args.gap_s, ramp_s=args.ramp_s,
+                           echo_delay_ms=args.echo_delay_ms, cold=args.cold)
+    out = {"date": datetime.now(UTC).isoformat(timespec="seconds"), "command": " ".join(sys.argv[1:]),
+           "machine": _machine(load_before), **out}
+    print(json.dumps(out, indent=2) if args.json else _realtime_table(out))
 
 
 if __name__ == "__main__":

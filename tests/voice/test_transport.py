@@ -433,8 +433,8 @@ def test_cadence_pools_streams_and_measures_gaps() -> None:
     summary = cadence([steady, shaky])
     assert summary == Cadence(frames=8, late=0, lateness_p50_ms=pytest.approx(0.0, abs=1e-9),
                               lateness_p99_ms=pytest.approx(4.72, abs=1e-6), lateness_max_ms=pytest.approx(5.0),
-                              jitter_p99_ms=pytest.approx(4.95, abs=1e-6))
-    assert cadence([]) == Cadence(0, 0, 0.0, 0.0, 0.0, 0.0)
+                              jitter_p50_ms=pytest.approx(0.25, abs=1e-6), jitter_p99_ms=pytest.approx(4.95, abs=1e-6))
+    assert cadence([]) == Cadence(0, 0, 0.0, 0.0, 0.0, 0.0, 0.0)
     assert FRAME_PERIOD_S == 0.02
 
 

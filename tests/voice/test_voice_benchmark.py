@@ -101,3 +101,29 @@ def test_one_call_report_adds_up(tmp_path: Path) -> None:
     assert total["goal_met"] == (total["sim_s_per_cpu_s"] >= 10)
     assert out["stack"] == parts.stack()
     assert out["peak_rss_mib"] >= out["rss_after_engines_mib"] > 0
+
+
+def test_realtime_calls_to_the_echo_bot_count_every_frame() -> None:
+    """Three real-time calls of 2 s through BotCall to the echo bot (its own process): every call
+    sent 100 frames (one more when the cut-off raced the next deadline), every frame came back
+    echoed and went through the VAD, and the report has its fields. No timing is asserted."""
+    out = bench.measure_realtime(3, 2.0, clip="tone", ramp_s=0.1)
+
+    assert out["calls"] == 3 and out["faults"] == []
+    assert 300 <= out["frames_sent"] <= 303
+    assert 100 <= out["frames_per_call_min"] <= out["frames_per_call_max"] <= 101
+    assert out["echoes_received"] == out["frames_sent"] and out["calls_missing_echoes"] == 0
+    # The bot saw the same frames, echoed each once, and each call's start and stop.
+    bot = out["bot"]
+    assert (bot["connections"], bot["media_in"], bot["media_out"], bot["stops"]) == (3, out["frames_sent"],
+                                                                                   out["frames_sent"], 3)
+    assert bot["other_in"] == 3 * 3  # connected, start, stop
+    # BotCall's receive loop played each echoed 20 ms frame through the VAD: one flag per frame.
+    assert out["vad"]["calls"] == out["vad"]["frames"] == out["frames_sent"]
+    assert 0 < out["vad"]["speech_frames"] < out["vad"]["frames"]  # the tones, and the silence after them
+    assert out["cadence"]["frames"] == out["frames_sent"]
+    assert set(out["cadence"]) == {"frames", "late", "lateness_p50_ms", "lateness_p99_ms", "lateness_max_ms",
+                                   "jitter_p50_ms", "jitter_p99_ms"}
+    for key in ("goal_met", "cpu_s", "wall_s", "cpu_s_per_call_minute", "peak_rss_mib", "warm_up_s"):
+        assert key in out
+    assert out["bot"]["cpu_s"] > 0 and out["peak_rss_mib"] > 0

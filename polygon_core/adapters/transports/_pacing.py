@@ -64,6 +64,7 @@ class Cadence:
     lateness_p50_ms: float
     lateness_p99_ms: float
     lateness_max_ms: float
+    jitter_p50_ms: float
     jitter_p99_ms: float
 
 
@@ -81,7 +82,7 @@ def cadence(streams: Iterable[FrameTimes]) -> Cadence:
     return Cadence(frames=len(lateness), late=sum(t.late() for t in times),
                    lateness_p50_ms=pct(lateness, 50), lateness_p99_ms=pct(lateness, 99),
                    lateness_max_ms=float(lateness.max()) if len(lateness) else 0.0,
-                   jitter_p99_ms=pct(jitter, 99))
+                   jitter_p50_ms=pct(jitter, 50), jitter_p99_ms=pct(jitter, 99))
 
 
 class PacedSender:
