@@ -24,6 +24,7 @@ import resource
 import sys
 import time
 from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Any
 
 
@@ -106,9 +107,16 @@ def main() -> None:
     parser.add_argument("--delay-ms", type=float, default=0.0, help="echo each frame this much later (default 0)")
     args = parser.parse_args()
     counts = asyncio.run(serve(args.port, args.delay_ms / 1000))
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    print(json.dumps({**asdict(counts), "cpu_s": time.process_time(),
-                      "peak_rss_mib": usage.ru_maxrss / 1024}), flush=True)
+    print(json.dumps({**asdict(counts), "cpu_s": time.process_time(), "peak_rss_mib": _peak_rss_mib()}), flush=True)
+
+
+def _peak_rss_mib() -> float:
+    """This process's peak RSS: VmHWM, which starts afresh at exec (`ru_maxrss` keeps the parent's
+    peak when the parent was larger, as the benchmark is)."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 if __name__ == "__main__":

@@ -434,6 +434,35 @@ class EchoBot:
         self.counts = json.loads(lines[-1]) if lines else {}
 
 
+class GcPauses:
+    """The garbage collector's pauses while the calls run, per generation (count, total and
+    longest ms): a pause stops the event loop, every call's frames with it."""
+
+    def __init__(self) -> None:
+        self.pauses: dict[int, list[float]] = {0: [], 1: [], 2: []}
+        self._started = 0.0
+
+    def __call__(self, phase: str, info: dict[str, Any]) -> None:
+        if phase == "start":
+            self._started = time.perf_counter()
+        else:
+            self.pauses[info["generation"]].append((time.perf_counter() - self._started) * 1000)
+
+    @contextlib.contextmanager
+    def watching(self) -> Iterator[GcPauses]:
+        import gc
+
+        gc.callbacks.append(self)
+        try:
+            yield self
+        finally:
+            gc.callbacks.remove(self)
+
+    def summary(self) -> dict[str, dict[str, float]]:
+        return {f"gen{g}": {"count": len(p), "total_ms": sum(p), "max_ms": max(p, default=0.0)}
+                for g, p in self.pauses.items()}
+
+
 @dataclass
 class RealtimeCall:
     """One call's figures: its frames' send times, the echoes received, how it ended."""
@@ -519,9 +548,11 @@ def warm_up(parts: CallParts, audio: Audio) -> float:
 
 
 def measure_realtime(calls: int, seconds: float, *, clip: str = "espeak", gap_s: float = 1.5,
-                     ramp_s: float = 1.0, echo_delay_ms: float = 0.0, cold: bool = False) -> dict[str, Any]:
+                     ramp_s: float = 1.0, echo_delay_ms: float = 0.0, cold: bool = False,
+                     gc_freeze: bool = False) -> dict[str, Any]:
     """`calls` concurrent real-time calls of `seconds` each to a local echo bot, on one event loop;
-    the report (`realtime_report`). `cold`: no `warm_up` first."""
+    the report (`realtime_report`). `cold`: no `warm_up` first; `gc_freeze`: `gc.freeze()` before
+    the calls (a remedy tried, not what Polygon does)."""
     from polygon_core.adapters.speech import make_vad
 
     audio = tone_clip() if clip == "tone" else espeak_clip()
@@ -529,24 +560,29 @@ def measure_realtime(calls: int, seconds: float, *, clip: str = "espeak", gap_s:
     parts = CallParts(caller_voice=CannedVoice(audio), agent_voice=CannedVoice(audio), agent_ears=DeafEars(),
                       vad=vad)
     warm_s = None if cold else warm_up(parts, audio)
+    if gc_freeze:
+        import gc
+
+        gc.freeze()  # what is alive now (modules, engines) is never scanned again
 
     async def run(url: str) -> list[RealtimeCall]:
         return list(await asyncio.gather(*(_realtime_call(i, url, parts, seconds, gap_s,
                                                           _phase_delay(i, calls, ramp_s))
                                            for i in range(calls))))
 
-    with EchoBot(echo_delay_ms) as bot:
+    with EchoBot(echo_delay_ms) as bot, GcPauses().watching() as gc_pauses:
         cpu0, wall0 = time.process_time(), time.perf_counter()
         results = asyncio.run(run(bot.url))
         cpu, wall = time.process_time() - cpu0, time.perf_counter() - wall0
     return realtime_report(results, seconds=seconds, clip=clip, clip_s=audio.duration_ms / 1000, gap_s=gap_s,
                            cpu_s=cpu, wall_s=wall, vad=vad, bot=bot.counts, peak_rss_mib=_rss_mib(),
-                           warm_up_s=warm_s)
+                           warm_up_s=warm_s, gc_pauses=gc_pauses.summary(), gc_freeze=gc_freeze)
 
 
 def realtime_report(results: Sequence[RealtimeCall], *, seconds: float, clip: str, clip_s: float, gap_s: float,
                     cpu_s: float, wall_s: float, vad: CountingVad, bot: dict[str, Any],
-                    peak_rss_mib: float, warm_up_s: float | None = None) -> dict[str, Any]:
+                    peak_rss_mib: float, warm_up_s: float | None = None,
+                    gc_pauses: dict[str, dict[str, float]] | None = None, gc_freeze: bool = False) -> dict[str, Any]:
     """The outgoing cadence pooled over every call (`cadence`: jitter is |gap between consecutive
     frames - 20 ms|; a frame is late when it left more than 20 ms after its deadline), the frames
     and echoes per call, the CPU (this process, every thread) and the echo bot's, peak RSS."""
@@ -568,7 +604,7 @@ def realtime_report(results: Sequence[RealtimeCall], *, seconds: float, clip: st
             "vad": {"calls": vad.calls, "frames": vad.frames, "speech_frames": vad.speech},
             "cpu_s": cpu_s, "wall_s": wall_s, "cpu_share_of_one_core": cpu_s / wall_s if wall_s else None,
             "cpu_s_per_call_minute": cpu_s / (call_s / 60) if call_s else None,
-            "peak_rss_mib": peak_rss_mib, "bot": bot}
+            "peak_rss_mib": peak_rss_mib, "bot": bot, "gc_freeze": gc_freeze, "gc_pauses": gc_pauses or {}}
 
 
 def _realtime_table(out: dict[str, Any]) -> str:
@@ -590,6 +626,9 @@ def _realtime_table(out: dict[str, Any]) -> str:
             ("echo bot CPU s", f"{out['bot'].get('cpu_s', float('nan')):.1f}"),
             ("peak RSS MiB (Polygon / bot)", f"{out['peak_rss_mib']:.0f} / {out['bot'].get('peak_rss_mib', 0):.0f}"),
             ("faults", str(len(out["faults"]))),
+            *((f"GC gen{g} pauses: n / total / max ms", f"{p['count']} / {p['total_ms']:.0f} / {p['max_ms']:.1f}")
+              for g, p in enumerate(out["gc_pauses"].values())),
+            ("gc.freeze() before the calls", "yes" if out["gc_freeze"] else "no"),
             ("machine", f"{m['cpus']} CPUs ({m['cpu']}), load {m['load_before']} before, {m['load_after']} after"),
             ("date", out["date"])]
     return "\n".join(f"{label:<38}{value}" for label, value in rows)
@@ -630,6 +669,7 @@ def main() -> None:
     live.add_argument("--ramp-s", type=float, default=1.0, help="the calls dial over this long (default 1)")
     live.add_argument("--echo-delay-ms", type=float, default=0.0, help="the bot echoes each frame this late")
     live.add_argument("--cold", action="store_true", help="no warm-up: the first call's imports happen mid-call")
+    live.add_argument("--gc-freeze", action="store_true", help="gc.freeze() before the calls (a remedy to try)")
     args = parser.parse_args()
     if args.realtime is not None:
         main_realtime(args)
@@ -673,7 +713,7 @@ def main_realtime(args: argparse.Namespace) -> None:
         raise SystemExit(2)
     load_before = [round(x, 2) for x in os.getloadavg()]
     out = measure_realtime(args.realtime, args.seconds, clip=args.clip, gap_s=args.gap_s, ramp_s=args.ramp_s,
-                           echo_delay_ms=args.echo_delay_ms, cold=args.cold)
+                           echo_delay_ms=args.echo_delay_ms, cold=args.cold, gc_freeze=args.gc_freeze)
     out = {"date": datetime.now(UTC).isoformat(timespec="seconds"), "command": " ".join(sys.argv[1:]),
            "machine": _machine(load_before), **out}
     print(json.dumps(out, indent=2) if args.json else _realtime_table(out))

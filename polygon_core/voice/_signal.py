@@ -100,10 +100,16 @@ def mulaw_encode(audio: Audio) -> bytes:
     return _ulaw_from_pcm16(_pcm16(audio.samples)).tobytes()
 
 
+# Each of the 256 mu-law codes decoded once (the formula above, so bit-exact with it): a call
+# decodes every 20 ms frame the bot sends, 160 bytes at a time, where one table lookup costs a
+# fraction of the formula's seven array operations.
+_ULAW_SAMPLES = _pcm16_from_ulaw(np.arange(256, dtype=np.uint8)).astype(np.float32) / np.float32(_PCM_SCALE)
+_ULAW_SAMPLES.flags.writeable = False
+
+
 def mulaw_decode(data: bytes, rate: int = PHONE_RATE) -> Audio:
     """Audio from G.711 mu-law bytes sampled at `rate`."""
-    codes = np.frombuffer(data, dtype=np.uint8)
-    return Audio((_pcm16_from_ulaw(codes).astype(np.float32) / np.float32(_PCM_SCALE)), rate)
+    return Audio(_ULAW_SAMPLES[np.frombuffer(data, dtype=np.uint8)], rate)
 
 
 def phone_line(audio: Audio) -> Audio:

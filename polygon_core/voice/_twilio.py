@@ -134,9 +134,14 @@ class TwilioCaller:
                 "stop": {"accountSid": s.account_sid, "callSid": s.call_sid}}
 
 
+# One encoder for every message: `json.dumps` with options builds a new one per call, and a call
+# sends fifty messages a second.
+_COMPACT = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
+
+
 def message_text(message: Mapping[str, Any]) -> str:
     """A message as the text of one WebSocket frame (compact JSON, as Twilio sends it)."""
-    return json.dumps(message, separators=(",", ":"), ensure_ascii=False)
+    return _COMPACT.encode(message)
 
 
 # --- parsing --------------------------------------------------------------------------------------

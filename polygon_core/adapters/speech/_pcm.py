@@ -25,7 +25,9 @@ def from_pcm16(data: bytes | NDArray[np.int16], rate: int) -> Audio:
 
 def to_pcm16(audio: Audio) -> bytes:
     """The samples as 16-bit signed little-endian PCM (clipped to [-1, 1], rounded)."""
-    scaled = np.rint(np.clip(audio.samples, -1.0, 1.0) * 32767.0)
+    # maximum/minimum rather than np.clip: the same values, without np.clip's per-call overhead,
+    # which dominates on a call's 20 ms frames (160 samples each).
+    scaled = np.rint(np.minimum(np.maximum(audio.samples, -1.0), 1.0) * 32767.0)
     return scaled.astype("<i2").tobytes()
 
 

@@ -44,9 +44,11 @@ class WebRtcVad:
             audio = resampled(audio, 16_000)
         per_frame = audio.rate * self.frame_ms // 1000
         frames = math.ceil(len(audio.samples) / per_frame)
-        padded = np.zeros(frames * per_frame, dtype=np.float32)
-        padded[: len(audio.samples)] = audio.samples
-        pcm = to_pcm16(Audio(padded, audio.rate))
+        if len(audio.samples) != frames * per_frame:  # whole frames (a call's 20 ms ones) need no copy
+            padded = np.zeros(frames * per_frame, dtype=np.float32)
+            padded[: len(audio.samples)] = audio.samples
+            audio = Audio(padded, audio.rate)
+        pcm = to_pcm16(audio)
         size = per_frame * 2  # bytes: 16-bit samples
         # A new detector per call: WebRTC's adapts its noise model as it reads, so one kept across
         # calls would flag the same audio differently depending on what it heard before.

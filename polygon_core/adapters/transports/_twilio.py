@@ -10,6 +10,7 @@ cores need the CPU.
 from __future__ import annotations
 
 import asyncio
+import functools
 import socket
 import ssl
 from collections.abc import AsyncIterator, Callable, Mapping
@@ -131,12 +132,10 @@ class TwilioTransport:
         return self._ws, self.caller
 
     async def _send(self, message: Mapping[str, Any]) -> None:
-        from websockets.exceptions import ConnectionClosed
-
         ws, _ = self._live()
         try:
             await ws.send(message_text(message))
-        except ConnectionClosed as exc:
+        except _connection_closed() as exc:
             raise _closed_fault(self._record_close(exc)) from exc
 
     async def send_audio(self, frame: bytes) -> None:
@@ -153,13 +152,14 @@ class TwilioTransport:
         """The bot's next event; None once the line has closed cleanly (by Polygon, or the bot's hang-up
         with code 1000). Raises `TimeoutError` when nothing came in `timeout` seconds: nothing is
         lost, the next call gets the next message (the caller decides when a bot is silent)."""
-        from websockets.exceptions import ConnectionClosed
-
         ws, caller = self._live()
         try:
-            async with asyncio.timeout(timeout):
+            if timeout is None:  # no timeout context per message: a call receives fifty a second
                 data = await ws.recv()  # cancelling it loses no message (websockets' contract)
-        except ConnectionClosed as exc:
+            else:
+                async with asyncio.timeout(timeout):
+                    data = await ws.recv()
+        except _connection_closed() as exc:
             closed = self._record_close(exc)
             if closed.by == "bot" and closed.code != NORMAL_CLOSURE:
                 raise _closed_fault(closed) from exc
@@ -197,6 +197,15 @@ class TwilioTransport:
         await ws.close(NORMAL_CLOSURE, "call ended")
         if self.closed is None:
             self.closed = Closed(NORMAL_CLOSURE, "call ended", "polygon")
+
+
+@functools.cache
+def _connection_closed() -> type[ConnectionClosed]:
+    """websockets' `ConnectionClosed`, imported once (a call's every frame checks for it; the module
+    imports no network library until a call dials)."""
+    from websockets.exceptions import ConnectionClosed
+
+    return ConnectionClosed
 
 
 def _closed_fault(closed: Closed) -> TransportError:
