@@ -38,6 +38,19 @@ issue's goal: at least 10, i.e. ten times faster than real time on one core); CP
 per stage = the stage's CPU / (simulated s / 60); share = the stage's CPU / all the calls' CPU. Peak
 memory is this process's peak RSS (`ru_maxrss`), also read once the engines are loaded (before the
 first call; their loading CPU is reported apart and not in the calls').
+
+`--realtime N` (issue 30) measures real-time calls instead: N concurrent calls of `--seconds` each on
+one event loop, each a `BotCall` (the real `TwilioTransport`, its `PacedSender` send loop, its receive
+loop decoding the bot's audio and running the WebRTC VAD on it) to a local echo bot in its own
+process (`echo_bot.py`). The caller says one pre-rendered line (eSpeak, or `--clip tone`), silence for
+`--gap-s`, the line again, through `BotCall.caller_spoke` (synthesis and recognition replaced by the
+clip and deaf ears: no speech engine runs). After `--seconds` of frames each call's send loop stops,
+the echoes on their way are awaited, and it hangs up. Reported: the outgoing cadence of every call
+pooled (`cadence`: jitter = |gap between consecutive frames - 20 ms|, p50 and p99; a frame is late
+when it left more than 20 ms, one period, after its deadline), frames and echoes, the VAD's frames,
+this process's CPU (every thread) and the bot's, peak RSS, and the garbage collector's pauses.
+
+    .venv/bin/python benchmarks/voice.py --realtime 50 --seconds 60 [--json]
 """
 
 from __future__ import annotations
@@ -507,7 +520,7 @@ async def _realtime_call(index: int, url: str, parts: CallParts, seconds: float,
                    scenario_id="echo", seed=index, caller_type="neutral", language="en",
                    conditions=LineConditions())
     frames = round(seconds / FRAME_PERIOD_S)
-    async with call:
+    async with asyncio.timeout(seconds + 60), call:  # a hang guard: a stuck call fails, not the run
         # BotCall keeps its sender and its two loops private: read them here, in one place.
         sender, send_loop = call._sender, call._tasks[0]
         talking = asyncio.create_task(_talk(call, gap_s))
