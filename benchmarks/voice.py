@@ -504,8 +504,26 @@ async def _talk(call: Any, gap_s: float) -> None:
         await asyncio.sleep(gap_s)
 
 
+def _lean_bot_call() -> type:
+    """An experiment (`--lean`), not Polygon: `BotCall` whose receive loop runs the VAD on the bot's
+    audio as it plays but keeps no `Audio` per message, as a call that kept the bot's audio in one
+    buffer per stretch would; the garbage collector's pauses then show what the per-frame objects
+    cost."""
+    from polygon_core.adapters.voice_bot._call import BotCall
+
+    class LeanBotCall(BotCall):
+        def _play(self, audio: Audio) -> None:
+            at = max(self._now_ms(), self._play_end)
+            self._play_end = at + audio.duration_ms
+            step = self.parts.vad.frame_ms
+            self._speech += [int(at + i * step) for i, speech in enumerate(self.parts.vad.speech_frames(audio))
+                             if speech]
+
+    return LeanBotCall
+
+
 async def _realtime_call(index: int, url: str, parts: CallParts, seconds: float, gap_s: float,
-                         delay_s: float) -> RealtimeCall:
+                         delay_s: float, lean: bool = False) -> RealtimeCall:
     """One call through `BotCall`: dial (the real `TwilioTransport`), its send loop (`PacedSender`)
     streaming the caller's lines and the silence between, its receive loop playing the echoed audio
     through the VAD; after `seconds` of frames the send loop stops, the echoes still on the way are
@@ -516,7 +534,7 @@ async def _realtime_call(index: int, url: str, parts: CallParts, seconds: float,
 
     await asyncio.sleep(delay_s)
     transport = TwilioTransport()
-    call = BotCall(transport=transport, url=url, route=None, parts=parts, conversation_id=f"realtime-{index}",
+    call = (_lean_bot_call() if lean else BotCall)(transport=transport, url=url, route=None, parts=parts, conversation_id=f"realtime-{index}",
                    scenario_id="echo", seed=index, caller_type="neutral", language="en",
                    conditions=LineConditions())
     frames = round(seconds / FRAME_PERIOD_S)
@@ -562,10 +580,10 @@ def warm_up(parts: CallParts, audio: Audio) -> float:
 
 def measure_realtime(calls: int, seconds: float, *, clip: str = "espeak", gap_s: float = 1.5,
                      ramp_s: float = 1.0, echo_delay_ms: float = 0.0, cold: bool = False,
-                     gc_freeze: bool = False) -> dict[str, Any]:
+                     gc_freeze: bool = False, lean: bool = False) -> dict[str, Any]:
     """`calls` concurrent real-time calls of `seconds` each to a local echo bot, on one event loop;
     the report (`realtime_report`). `cold`: no `warm_up` first; `gc_freeze`: `gc.freeze()` before
-    the calls (a remedy tried, not what Polygon does)."""
+    the calls (a remedy tried, not what Polygon does); `lean`: `_lean_bot_call` (an experiment)."""
     from polygon_core.adapters.speech import make_vad
 
     audio = tone_clip() if clip == "tone" else espeak_clip()
@@ -580,7 +598,7 @@ def measure_realtime(calls: int, seconds: float, *, clip: str = "espeak", gap_s:
 
     async def run(url: str) -> list[RealtimeCall]:
         return list(await asyncio.gather(*(_realtime_call(i, url, parts, seconds, gap_s,
-                                                          _phase_delay(i, calls, ramp_s))
+                                                          _phase_delay(i, calls, ramp_s), lean)
                                            for i in range(calls))))
 
     with EchoBot(echo_delay_ms) as bot, GcPauses().watching() as gc_pauses:
@@ -589,13 +607,14 @@ def measure_realtime(calls: int, seconds: float, *, clip: str = "espeak", gap_s:
         cpu, wall = time.process_time() - cpu0, time.perf_counter() - wall0
     return realtime_report(results, seconds=seconds, clip=clip, clip_s=audio.duration_ms / 1000, gap_s=gap_s,
                            cpu_s=cpu, wall_s=wall, vad=vad, bot=bot.counts, peak_rss_mib=_rss_mib(),
-                           warm_up_s=warm_s, gc_pauses=gc_pauses.summary(), gc_freeze=gc_freeze)
+                           warm_up_s=warm_s, gc_pauses=gc_pauses.summary(), gc_freeze=gc_freeze, lean=lean)
 
 
 def realtime_report(results: Sequence[RealtimeCall], *, seconds: float, clip: str, clip_s: float, gap_s: float,
                     cpu_s: float, wall_s: float, vad: CountingVad, bot: dict[str, Any],
                     peak_rss_mib: float, warm_up_s: float | None = None,
-                    gc_pauses: dict[str, dict[str, float]] | None = None, gc_freeze: bool = False) -> dict[str, Any]:
+                    gc_pauses: dict[str, dict[str, float]] | None = None, gc_freeze: bool = False,
+                    lean: bool = False) -> dict[str, Any]:
     """The outgoing cadence pooled over every call (`cadence`: jitter is |gap between consecutive
     frames - 20 ms|; a frame is late when it left more than 20 ms after its deadline), the frames
     and echoes per call, the CPU (this process, every thread) and the echo bot's, peak RSS."""
@@ -617,7 +636,8 @@ def realtime_report(results: Sequence[RealtimeCall], *, seconds: float, clip: st
             "vad": {"calls": vad.calls, "frames": vad.frames, "speech_frames": vad.speech},
             "cpu_s": cpu_s, "wall_s": wall_s, "cpu_share_of_one_core": cpu_s / wall_s if wall_s else None,
             "cpu_s_per_call_minute": cpu_s / (call_s / 60) if call_s else None,
-            "peak_rss_mib": peak_rss_mib, "bot": bot, "gc_freeze": gc_freeze, "gc_pauses": gc_pauses or {}}
+            "peak_rss_mib": peak_rss_mib, "bot": bot, "gc_freeze": gc_freeze, "lean": lean,
+            "gc_pauses": gc_pauses or {}}
 
 
 def _realtime_table(out: dict[str, Any]) -> str:
@@ -642,6 +662,7 @@ def _realtime_table(out: dict[str, Any]) -> str:
             *((f"GC gen{g} pauses: n / total / max ms", f"{p['count']} / {p['total_ms']:.0f} / {p['max_ms']:.1f}")
               for g, p in enumerate(out["gc_pauses"].values())),
             ("gc.freeze() before the calls", "yes" if out["gc_freeze"] else "no"),
+            ("BotCall keeps no Audio per message (--lean)", "yes (an experiment)" if out["lean"] else "no"),
             ("machine", f"{m['cpus']} CPUs ({m['cpu']}), load {m['load_before']} before, {m['load_after']} after"),
             ("date", out["date"])]
     return "\n".join(f"{label:<38}{value}" for label, value in rows)
@@ -683,6 +704,7 @@ def main() -> None:
     live.add_argument("--echo-delay-ms", type=float, default=0.0, help="the bot echoes each frame this late")
     live.add_argument("--cold", action="store_true", help="no warm-up: the first call's imports happen mid-call")
     live.add_argument("--gc-freeze", action="store_true", help="gc.freeze() before the calls (a remedy to try)")
+    live.add_argument("--lean", action="store_true", help="an experiment: BotCall keeping no Audio per bot message")
     args = parser.parse_args()
     if args.realtime is not None:
         main_realtime(args)
@@ -726,7 +748,8 @@ def main_realtime(args: argparse.Namespace) -> None:
         raise SystemExit(2)
     load_before = [round(x, 2) for x in os.getloadavg()]
     out = measure_realtime(args.realtime, args.seconds, clip=args.clip, gap_s=args.gap_s, ramp_s=args.ramp_s,
-                           echo_delay_ms=args.echo_delay_ms, cold=args.cold, gc_freeze=args.gc_freeze)
+                           echo_delay_ms=args.echo_delay_ms, cold=args.cold, gc_freeze=args.gc_freeze,
+                           lean=args.lean)
     out = {"date": datetime.now(UTC).isoformat(timespec="seconds"), "command": " ".join(sys.argv[1:]),
            "machine": _machine(load_before), **out}
     print(json.dumps(out, indent=2) if args.json else _realtime_table(out))
