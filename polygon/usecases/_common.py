@@ -11,7 +11,7 @@ from polygon_core import canonical_json
 from polygon_core.adapters.file_cache import FileCaches
 from polygon_core.adapters.settings import PolygonSettings
 from polygon_core.adapters.stores import Stores, open_stores
-from polygon_core.files import Suite, VersionPart, agent_version, version_parts
+from polygon_core.files import Suite, VersionPart, agent_folders, agent_import_path, agent_version, version_parts
 from polygon_core.models import (
     STORED,
     AgentConfig,
@@ -80,12 +80,14 @@ def agent_parts(agent_path: str, suite_path: str, *,
 
 def _identity_inputs(agent_path: str, suite_path: str, caches: FileCaches) -> tuple[
         AgentConfig, str, dict[str, Any], tuple[VersionPart, ...]]:
-    config, prompt = caches.agent(agent_path)
-    suite = caches.suite(suite_path)
-    exposed = config.tools or sorted({t for s in suite.scenarios for t in s.tools})
-    tools = {n: suite.tools[n] for n in exposed if n in suite.tools}
-    # A Python agent's code is part of what it does (docs/design.md, "Agent versions").
-    return config, prompt, tools, caches.code(agent_path)
+    # A Python agent's module is found (and its code read) beside its agent file or in the suite.
+    with agent_import_path(agent_folders(agent_path, suite_path)):
+        config, prompt = caches.agent(agent_path)
+        suite = caches.suite(suite_path)
+        exposed = config.tools or sorted({t for s in suite.scenarios for t in s.tools})
+        tools = {n: suite.tools[n] for n in exposed if n in suite.tools}
+        # A Python agent's code is part of what it does (docs/design.md, "Agent versions").
+        return config, prompt, tools, caches.code(agent_path)
 
 
 def transcript_key(run_id: str, conversation_id: str) -> str:

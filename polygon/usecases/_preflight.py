@@ -26,17 +26,17 @@ __all__ = ["check_artifact_store", "check_call_inputs", "check_run_inputs", "upg
 def check_run_inputs(suite: Path, agents: Sequence[Path]) -> None:
     """Raise FileErrors (or AgentConfigError) when the suite or an agent would fail the run."""
     from polygon_core.adapters.agents import AgentConfigError, load_attr
-    from polygon_core.files import FileErrors, load_agent
+    from polygon_core.files import FileErrors, agent_folders, load_agent
 
     errors = validate_files([suite, *agents])
     if errors:
         raise FileErrors(errors)
     for agent in agents:
-        config = load_agent(agent).config
+        config = load_agent(agent, suite=suite).config
         if config.kind != "callable" or not config.callable:
             continue
         try:
-            load_attr(config.callable)
+            load_attr(config.callable, agent_folders(agent, suite))
         except AgentConfigError as exc:
             raise AgentConfigError(f"{agent}: {exc}") from None
         except Exception as exc:  # the module's own code failed while importing

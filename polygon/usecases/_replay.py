@@ -112,6 +112,7 @@ def replay_conversation(stores: Stores, run_id: str, conversation_id: str) -> Re
     from polygon_core.adapters.providers import aclose_all
     from polygon_core.callers import OfflineCaller
     from polygon_core.conversation import Limits, run_conversation
+    from polygon_core.files import agent_folders
 
     from ._versions import check_run_agent
 
@@ -136,7 +137,8 @@ def replay_conversation(stores: Stores, run_id: str, conversation_id: str) -> Re
     caller: Any = (OfflineCaller(scenario.persona, conversation_id=stored.id, seed=stored.seed)
                    if caller_model == "offline" else StoredCaller(stored, caller_model))
     agent_model = models.get("agent") if config.kind == "model" else None
-    agent = agent_factory(config, model_name=agent_model, settings=stores.settings)()
+    agent = agent_factory(config, model_name=agent_model, settings=stores.settings,
+                          folders=agent_folders(manifest["agent_path"], manifest["suite_path"]))()
     plan = line_for(stores, run_id, suite, scenario, config, manifest)
     line = None if plan is None else open_line(stores, plan, scenario, config, conversation_id=stored.id,
                                                seed=stored.seed)

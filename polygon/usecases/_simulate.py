@@ -18,6 +18,7 @@ from polygon_core.adapters.providers import UsageMeter, aclose_all, ledger_key, 
 from polygon_core.callers import OfflineCaller
 from polygon_core.checks import run_checks
 from polygon_core.conversation import Limits, conversation_key, run_conversation
+from polygon_core.files import agent_folders
 from polygon_core.models import STORED, Conversation, LineConditions, Run
 from polygon_core.personas import apply_simulator_check
 
@@ -110,8 +111,9 @@ def _prepare(stores: Stores, run_id: str, suite_path: str, agent_path: str, scen
     meter = UsageMeter()
     agent_model = run_models.get("agent") if config.kind == "model" else None
     bot_url = config.voice.url if config.voice is not None else None
-    make_agent = (lambda: None) if bot_url else agent_factory(config, model_name=agent_model,
-                                                              settings=stores.settings, meter=meter)
+    make_agent = (lambda: None) if bot_url else agent_factory(
+        config, model_name=agent_model, settings=stores.settings, meter=meter,
+        folders=agent_folders(agent_path, suite_path))
     caller_model = run_models.get("caller", "offline")
     caller: Any
     if caller_model == "offline":

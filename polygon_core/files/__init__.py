@@ -22,7 +22,7 @@ from ..documents import (
     read_yaml,
     validate_document,
 )
-from ._agent_checks import find_spec_quietly
+from ._agent_checks import agent_folders, agent_import_path, find_spec_quietly, not_found_message
 from ._check import validate_paths
 from ._detect import FILE_KINDS, FileKind, detect_kind
 from ._loaders import load_agent, load_scenario, load_suite_config, load_tool_library
@@ -56,6 +56,8 @@ __all__ = [
     "SuiteConfig",
     "VersionPart",
     "YamlDocument",
+    "agent_folders",
+    "agent_import_path",
     "agent_version",
     "changed_parts",
     "describe_parts",
@@ -70,6 +72,7 @@ __all__ = [
     "load_suite_config",
     "load_tool_library",
     "normalise_prompt",
+    "not_found_message",
     "parse_yaml",
     "persona_warnings",
     "prompt_hash",

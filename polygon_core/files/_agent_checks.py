@@ -7,12 +7,20 @@
   for a Python source module, an attribute it defines at the top level. The check executes no
   code: modules are located with the import system's finders and read with `ast`, never
   imported (the run imports them, after this check passes).
+* While a callable agent is checked, versioned or loaded, its agent file's folder and its suite's
+  folder are on the import path (`agent_import_path`): `my_agent.py` beside `agent.yaml` or in the
+  suite folder imports without `PYTHONPATH`. The folders are taken off the path again afterwards
+  (the imported module stays loaded), so one agent's folder does not shadow another's modules.
 """
 
 from __future__ import annotations
 
 import ast
 import sys
+import threading
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from importlib.machinery import ModuleSpec
 from pathlib import Path
 
@@ -39,21 +47,74 @@ def prompt_file_problem(agent_file: Path, prompt_file: str) -> tuple[Path, str |
     return candidate, None
 
 
-def callable_problem(spec: str) -> str | None:
-    """Why `package.module:attribute` cannot be loaded, or None when it looks loadable."""
+_PATH_LOCK = threading.Lock()
+_ADDED: Counter[str] = Counter()  # folders this module put on sys.path, by how many blocks need them
+
+
+@contextmanager
+def agent_import_path(folders: Sequence[Path | str]) -> Iterator[None]:
+    """Put `folders` at the front of `sys.path` for the block; take off again the ones it added.
+
+    Blocks may nest and run in several threads at once: a folder stays on the path while any block
+    that added it is running. A folder already on the path is left where it is.
+    """
+    entries = list(dict.fromkeys(str(Path(f).resolve()) for f in folders))
+    with _PATH_LOCK:
+        mine = [e for e in entries if _ADDED[e] or e not in sys.path]
+        for entry in reversed(mine):
+            if not _ADDED[entry]:
+                sys.path.insert(0, entry)
+            _ADDED[entry] += 1
+    try:
+        yield
+    finally:
+        with _PATH_LOCK:
+            for entry in mine:
+                _ADDED[entry] -= 1
+                if not _ADDED[entry]:
+                    del _ADDED[entry]
+                    if entry in sys.path:
+                        sys.path.remove(entry)
+
+
+def agent_folders(agent_file: Path | str, suite: Path | str | None = None) -> list[Path]:
+    """The folders a callable agent's module is looked for in, before the Python path: the agent
+    file's folder, then the suite's (a suite file's folder when `suite` is a file)."""
+    folders = [Path(agent_file).resolve().parent]
+    if suite is not None:
+        suite_path = Path(suite).resolve()
+        folders.append(suite_path if suite_path.is_dir() else suite_path.parent)
+    return list(dict.fromkeys(folders))
+
+
+def callable_problem(spec: str, folders: Sequence[Path] = ()) -> str | None:
+    """Why `package.module:attribute` cannot be loaded, or None when it looks loadable.
+
+    The module is looked for in `folders` (see `agent_folders`), then on the Python path.
+    """
     module_name, _, attribute = spec.partition(":")
     if not module_name or not attribute:
         return f"callable {spec!r} must look like `package.module:attribute`"
-    found = _find_module(module_name)
+    with agent_import_path(folders):
+        found = _find_module(module_name)
     if found is None:
-        return (
-            f"callable {spec!r}: no module {module_name!r} on the import path "
-            "(install the package, or check the spelling)"
-        )
+        return not_found_message(spec, folders)
     top = attribute.split(".")[0]
     if not _may_define(found, top):
         return f"callable {spec!r}: module {module_name!r} defines no {top!r}"
     return None
+
+
+def not_found_message(spec: str, folders: Sequence[Path]) -> str:
+    """One line: the module not found, where it was looked for, and the fix."""
+    module_name = spec.partition(":")[0]
+    file = module_name.replace(".", "/") + ".py"
+    searched = ", ".join(str(f) for f in folders)
+    where = f"{searched} and the Python path" if folders else "the Python path"
+    fix = (f"put {file} in {folders[0]}" + (f" or {folders[-1]}" if len(folders) > 1 else "")
+           if folders else f"put {file} beside the agent file")
+    return (f"callable {spec!r}: no module {module_name!r} in {where}; {fix}, "
+            "or install its package or add its folder to PYTHONPATH")
 
 
 def _find_module(name: str) -> ModuleSpec | object | None:

@@ -34,15 +34,20 @@ def validate_paths(
     tool library, suite settings, scenario, agent config, sweep spec or probe library. A scenario inside a suite folder is also
     checked against that suite's tool library. Scenario assertions are syntax-checked when
     `polygon_core.assertions.check_expression` is available. An agent's `model` is read with
-    `check_model` when given (see `load_agent`). Nothing is run.
+    `check_model` when given (see `load_agent`). A Python agent's module is looked for beside its
+    agent file and in the first suite folder among `paths` (as a run with that suite looks). Nothing
+    is run.
     """
+    checked = [Path(raw) for raw in paths]
+    suite = next((p for p in checked if p.is_dir() and detect_kind(p) == "suite"), None)
     errors: list[PolygonFileError] = []
-    for raw in paths:
-        errors += _validate_one(Path(raw), check_model)
+    for path in checked:
+        errors += _validate_one(path, check_model, suite)
     return dedupe(errors)
 
 
-def _validate_one(path: Path, check_model: ModelCheck | None = None) -> list[PolygonFileError]:
+def _validate_one(path: Path, check_model: ModelCheck | None = None,
+                  suite: Path | None = None) -> list[PolygonFileError]:
     if not path.exists():
         return [PolygonFileError(str(path), "no such file or folder")]
     kind = detect_kind(path)
@@ -66,7 +71,7 @@ def _validate_one(path: Path, check_model: ModelCheck | None = None) -> list[Pol
     if kind == "scenario":
         return _scenario_errors(doc, path)
     if kind == "agent":
-        return attempt(partial(load_agent, path, check_model=check_model))[1]
+        return attempt(partial(load_agent, path, check_model=check_model, suite=suite))[1]
     if kind == "sweep":
         return _sweep_errors(doc, path, check_model)
     return [PolygonFileError(str(path), f"cannot tell what kind of file this is: {KIND_HINT}")]

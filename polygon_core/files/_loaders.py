@@ -25,7 +25,7 @@ from ..documents import (
 )
 from ..models import AgentConfig, Scenario, ToolDef, ToolLibrary
 from ..stubs import pattern_problems
-from ._agent_checks import callable_problem, prompt_file_problem
+from ._agent_checks import agent_folders, callable_problem, prompt_file_problem
 from ._models import LoadedAgent, SuiteConfig
 from ._tool_checks import stub_errors
 
@@ -216,12 +216,14 @@ def _tool_body_errors(doc: YamlDocument, name: Any, body: dict[str, Any]) -> lis
 
 
 @raises_file_errors
-def load_agent(path: Path | str, *, check_model: ModelCheck | None = None) -> LoadedAgent:
+def load_agent(path: Path | str, *, check_model: ModelCheck | None = None,
+               suite: Path | str | None = None) -> LoadedAgent:
     """Load an agent config and its prompt; `prompt_file` is resolved relative to the agent file.
 
     The prompt file must lie inside the agent file's folder (no `..` out of it, no absolute path),
     and a `callable` must name a module on the import path that defines the attribute (checked
-    without importing it). An `endpoint` must be an http(s) URL with a host (AgentConfig checks).
+    without importing it), looked for beside the agent file, in `suite`'s folder when given, then on
+    the Python path (`agent_folders`). An `endpoint` must be an http(s) URL with a host (AgentConfig checks).
     `check_model` reads the `model` name (raising ValueError for one it cannot read): model names
     belong to the provider registry, an adapter, so the caller passes it in (the CLI passes
     `parse_model_name`); without it the name is not checked here. Raises FileErrors at the line of
@@ -233,7 +235,7 @@ def load_agent(path: Path | str, *, check_model: ModelCheck | None = None) -> Lo
     config = validate_document(doc, AgentConfig)
     errors: list[PolygonFileError] = []
     if config.callable is not None:
-        problem = callable_problem(config.callable)
+        problem = callable_problem(config.callable, agent_folders(path, suite))
         if problem:
             errors.append(doc.error(("callable",), problem))
     if check_model is not None:

@@ -48,8 +48,10 @@ CASES: dict[str, tuple[str, str, str, str]] = {
         "agent.yaml",
         "polygon_core.demo:DemoAgentV1",
         "no_such_module_xyz:Agent",
-        "agent.yaml:6: callable: callable 'no_such_module_xyz:Agent': no module "
-        "'no_such_module_xyz' on the import path (install the package, or check the spelling)",
+        # Looked for beside the agent file, in the suite folder, then on the Python path (issue 31).
+        "agent.yaml:6: callable: callable 'no_such_module_xyz:Agent': no module 'no_such_module_xyz' in "
+        "{root}, {root}/suite and the Python path; put no_such_module_xyz.py in {root} or {root}/suite, or "
+        "install its package or add its folder to PYTHONPATH",
     ),
     "missing_callable_attribute": (
         "agent.yaml",
@@ -107,6 +109,11 @@ def _broken_copy(root: Path, case: str) -> None:
     _replace(root / target, old, new)
 
 
+def _expected(case: str) -> str:
+    """The case's error, in the copy the test runs in (the current folder)."""
+    return CASES[case][3].replace("{root}", str(Path.cwd().resolve()))
+
+
 @pytest.fixture
 def in_copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[[str], Path]:
     def make(case: str) -> Path:
@@ -121,11 +128,11 @@ def in_copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[[str], 
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_validate_and_loading_reject_the_same(case: str, in_copy: Callable[[str], Path]) -> None:
     in_copy(case)
-    expected = CASES[case][3]
+    expected = _expected(case)
     assert [str(e) for e in validate_paths([Path("suite"), Path("agent.yaml")])] == [expected]
     with pytest.raises(FileErrors) as caught:
         if CASES[case][0] == "agent.yaml":
-            load_agent("agent.yaml")
+            load_agent("agent.yaml", suite="suite")
         else:
             load_suite("suite")
     assert [str(e) for e in caught.value.errors] == [expected]
@@ -138,7 +145,7 @@ def test_run_refuses_before_creating_a_run_row(
     in_copy(case)
     result = runner.invoke(app, ["run", "suite", "--agent", "agent.yaml", "--seeds", "1"])
     assert result.exit_code == 2, result.output
-    assert result.stderr.strip().splitlines() == [f"error: {CASES[case][3]}"]
+    assert result.stderr.strip().splitlines() == [f"error: {_expected(case)}"]
     assert "Traceback" not in result.output
     assert not (polygon_home / "polygon.db").exists()  # no run row, not even a database
 

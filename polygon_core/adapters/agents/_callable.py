@@ -1,8 +1,9 @@
 """Agent adapters: turn an AgentConfig into an Agent the turn loop can drive.
 
-- `callable`: `module:attr`. A class is instantiated once per conversation (it may keep state); a
-  function is called at every step with the AgentRequest and returns an AgentAction or a mapping
-  of the same shape.
+- `callable`: `module:attr`. A class is instantiated once per conversation (it may keep state) and
+  its `act` is called at every step; a function is called at every step. Either receives the
+  AgentRequest and returns (or, when async, resolves to) an AgentAction or a mapping of the same
+  shape (docs/agents.md).
 - `endpoint` (HTTP) and model-backed agents come with the provider layer.
 """
 
@@ -10,10 +11,12 @@ from __future__ import annotations
 
 import importlib
 import inspect
-from collections.abc import Callable
-from typing import Any, cast
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
 
 from ...conversation import Agent, AgentAction, AgentRequest
+from ...files import agent_import_path, not_found_message
 from ...models import AgentConfig
 
 
@@ -21,17 +24,32 @@ class AgentConfigError(ValueError):
     """The agent config cannot be turned into a runnable agent."""
 
 
-def load_attr(spec: str) -> Any:
-    """Import `package.module:attribute`."""
+def load_attr(spec: str, folders: Sequence[Path] = ()) -> Any:
+    """Import `package.module:attribute`, looking for the module in `folders` first (`agent_folders`:
+    the agent file's and the suite's), then on the Python path."""
     module_name, _, attr = spec.partition(":")
     try:
-        module = importlib.import_module(module_name)
+        with agent_import_path(folders):
+            module = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        if exc.name is not None and module_name.startswith(exc.name):  # the agent's own module
+            raise AgentConfigError(not_found_message(spec, list(folders))) from None
+        raise AgentConfigError(f"callable {spec!r}: importing module {module_name!r} failed: it imports "
+                               f"{exc.name!r}, which is not installed or not on the import path") from None
     except ImportError as exc:
         raise AgentConfigError(f"callable {spec!r}: cannot import module {module_name!r}: {exc}") from exc
     try:
         return getattr(module, attr)
     except AttributeError:
         raise AgentConfigError(f"callable {spec!r}: module {module_name!r} has no attribute {attr!r}") from None
+
+
+async def _action(result: Any) -> AgentAction:
+    """What a Python agent returned, as an AgentAction: awaited when it is awaitable, validated when it
+    is a mapping (a wrong shape raises, and the conversation ends `agent_error` naming the field)."""
+    if inspect.isawaitable(result):
+        result = await result
+    return result if isinstance(result, AgentAction) else AgentAction.model_validate(result)
 
 
 class _FunctionAgent:
@@ -41,23 +59,36 @@ class _FunctionAgent:
         self.fn = fn
 
     async def act(self, request: AgentRequest) -> AgentAction:
-        result = self.fn(request)
-        if inspect.isawaitable(result):
-            result = await result
-        return result if isinstance(result, AgentAction) else AgentAction.model_validate(result)
+        return await _action(self.fn(request))
+
+
+class _ClassAgent:
+    """Wraps one instance of an agent class: its `act` (sync or async) may return what a function may."""
+
+    def __init__(self, instance: Any) -> None:
+        self.instance = instance
+
+    async def act(self, request: AgentRequest) -> AgentAction:
+        return await _action(self.instance.act(request))
+
+
+def _class_factory(cls: type, spec: str) -> Callable[[], Agent]:
+    if not callable(getattr(cls, "act", None)):
+        raise AgentConfigError(f"callable {spec!r}: class {cls.__name__!r} has no `act(self, request)` method")
+    return lambda: _ClassAgent(cls())
 
 
 def agent_factory(config: AgentConfig, *, model_name: str | None = None, settings: Any = None,
-                  meter: Any = None) -> Callable[[], Agent]:
+                  meter: Any = None, folders: Sequence[Path] = ()) -> Callable[[], Agent]:
     """A factory making one fresh Agent per conversation.
 
-    Model-backed agents use `model_name` (default: the config's `model`), `settings` (keys, limits,
+    A Python agent's module is looked for in `folders` first (see `load_attr`). Model-backed agents use `model_name` (default: the config's `model`), `settings` (keys, limits,
     cache) and an optional usage `meter`.
     """
     if config.kind == "callable":
-        target = load_attr(config.callable or "")
+        target = load_attr(config.callable or "", folders)
         if inspect.isclass(target):
-            return cast(Callable[[], Agent], target)  # an Agent class: its constructor is the factory
+            return _class_factory(target, config.callable or "")  # one instance per conversation
         if callable(target):
             return lambda: _FunctionAgent(target)
         raise AgentConfigError(f"callable {config.callable!r} is neither a class nor a function")
