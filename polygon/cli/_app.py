@@ -31,6 +31,7 @@ from . import (
     _cmd_sweep,
 )
 from ._base import RegistryHelpCommand, console, err, friendly
+from ._examples import epilog
 
 __all__ = ["COMMANDS", "GROUPS", "app", "console", "err", "friendly", "main"]
 
@@ -72,16 +73,46 @@ GROUPS: dict[str, tuple[str, dict[str, Callable[..., Any]]]] = {
 }
 
 
+#: `-h` as well as `--help`, on every command (subcommands inherit their group's context settings).
+_HELP = {"help_option_names": ["-h", "--help"]}
+
+
+def version_line() -> str:
+    """`polygon --version`: the package's version, the stored-format versions and the default rubric."""
+    from polygon_core import __version__
+    from polygon_core.models import FORMAT_VERSIONS
+    from polygon_core.scoring import DEFAULT_RUBRIC_VERSION
+
+    formats = ", ".join(f"{kind} {number}" for kind, number in FORMAT_VERSIONS.items())
+    return f"polygon {__version__} (formats: {formats}; rubric {DEFAULT_RUBRIC_VERSION})"
+
+
+def _show_version(value: bool) -> None:
+    if value:
+        typer.echo(version_line())
+        raise typer.Exit()
+
+
+def _root_options(
+    version: bool = typer.Option(False, "--version", callback=_show_version, is_eager=True,
+                                 help="Print the version (and the file-format and rubric versions) and exit."),
+) -> None:
+    """Polygon: grade whole conversations of voice and chat agents."""
+
+
 def build_app() -> typer.Typer:
     """The `polygon` Typer app with every command of COMMANDS and GROUPS."""
-    root = typer.Typer(add_completion=False, no_args_is_help=True,
-                       help="Polygon: grade whole conversations of voice and chat agents.")
+    root = typer.Typer(add_completion=False, no_args_is_help=True, context_settings=_HELP,
+                       help="Polygon: grade whole conversations of voice and chat agents.",
+                       epilog=epilog("run"))
+    root.callback()(_root_options)
     for name, fn in COMMANDS.items():
-        root.command(name, cls=RegistryHelpCommand)(fn)
+        root.command(name, cls=RegistryHelpCommand, epilog=epilog(name))(fn)
     for group, (help_text, commands) in GROUPS.items():
-        sub = typer.Typer(no_args_is_help=True, help=help_text)
+        sub = typer.Typer(no_args_is_help=True, help=help_text, context_settings=_HELP,
+                          epilog=epilog(f"{group} {next(iter(commands))}"))
         for name, fn in commands.items():
-            sub.command(name, cls=RegistryHelpCommand)(fn)
+            sub.command(name, cls=RegistryHelpCommand, epilog=epilog(f"{group} {name}"))(fn)
         root.add_typer(sub, name=group)
     return root
 
