@@ -146,7 +146,7 @@ def report(runs: list[Run], json_out: bool, outputs: list[Path] | None = None) -
     _render.print_comparison(console, comparison, compact=True)
     print_usage(stores, runs)
     console.print(f"\nResults: {_where(stores)}")
-    console.print(f"Runs: {', '.join(r.id for r in runs)}  (try `polygon show {runs[-1].id}`)")
+    console.print(f"Runs: {', '.join(r.id for r in runs)}  (try `{polygon_command()} show {runs[-1].id}`)")
     for run in runs:  # how a run of calls was made; a text run says nothing new
         line = run_line(stores, run.id)
         if line["conditions"] is not None:
@@ -185,7 +185,65 @@ def demo(seeds: Annotated[int | None, typer.Option(min=1, max=MAX_SEEDS,
     agents = [base / "agents" / "agent_v1.yaml", base / "agents" / "agent_v2.yaml"]
     flags = {"caller": caller_model, "judge": judge_model, "probe": probe_model}
     line = line_request("voice", "phone", None) if voice else None
-    report(execute(base / "suite", agents, seeds, None, None, not json_out, flags=flags, line=line), json_out, output)
+    runs = execute(base / "suite", agents, seeds, None, None, not json_out, flags=flags, line=line)
+    if not json_out:
+        _demo_legend(runs)
+    report(runs, json_out, output)
+    if not json_out:
+        _demo_next_steps(runs)
+
+
+#: What each demo agent is, in the order `demo` runs them (polygon_core/demo/agents/).
+_DEMO_AGENTS = (("v1", "careful: verifies identity first"), ("v2", "hasty: refunds before verifying"))
+
+
+def _demo_legend(runs: list[Run]) -> None:
+    """Which version is which: the tables name the agents by their hashes only."""
+    console.print("The demo compares two versions of one agent (polygon_core/demo/agents/):", highlight=False)
+    for run, (version, what) in zip(runs, _DEMO_AGENTS, strict=False):
+        console.print(f"  {version} = {run.agent_name}@{run.agent_version[:6]} ({what})", highlight=False,
+                      soft_wrap=True)
+
+
+def polygon_command() -> str:
+    """The command that runs this `polygon`, as the user can type it from here: `polygon` when the
+    shell finds this very script on PATH, else its path (`.venv/bin/polygon` after `make demo`)."""
+    import shutil
+    import sys
+
+    script = Path(sys.argv[0])
+    found = shutil.which("polygon")
+    if script.name != "polygon" or (found is not None and Path(found).resolve() == script.resolve()):
+        return "polygon"
+    try:
+        relative = script.resolve().relative_to(Path.cwd().resolve())
+    except ValueError:
+        return str(script.resolve())
+    return str(relative)
+
+
+def _demo_next_steps(runs: list[Run]) -> None:
+    """The demo's last lines: what to type next, as typed from here."""
+    from polygon import usecases
+
+    if len(runs) < 2:
+        return
+    v1, v2 = runs[0], runs[1]
+    records = usecases.conversation_records(usecases.open_stores(), v2.id)
+    failed = next((r for r in records if r.scenario_id == "billing-dispute-v3"), records[0] if records else None)
+    exe = polygon_command()
+    # A conversation id's unique prefix (scenario and seed) keeps each command on an 80-column line.
+    short = None if failed is None else f"{failed.scenario_id}-s{failed.seed}"
+    steps = [("a v2 conversation turn by turn (it refunds before verifying):",
+              f"{exe} show {v2.id} {short}") if short else None,
+             ("every difference and pair:", f"{exe} compare {v1.id} {v2.id}"),
+             ("your own agent: docs/agents.md, then", f"{exe} run my-suite/ --agent my-agent.yaml")]
+    console.print("\nNext steps:", highlight=False)
+    for why, command in (s for s in steps if s is not None):
+        console.print(f"# {why}\n{command}", highlight=False, soft_wrap=True)  # never broken: copied whole
+    if exe != "polygon":  # the shell would not find a bare `polygon` here
+        console.print(f"(or `source {Path(exe).parent}/activate` first, then type `polygon …`)",
+                      highlight=False, soft_wrap=True)
 
 
 @friendly

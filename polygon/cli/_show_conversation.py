@@ -1,8 +1,11 @@
 """`polygon show RUN CONVERSATION`: one conversation in full (and `--audio PATH`: a call's stereo WAV).
 
-A call shows its metrics (value and the events behind each), and per turn its times on the call's
-timeline (start–end, in seconds) and, for a caller turn the agent heard otherwise, both what was
-said and what was heard.
+The transcript is a turn a row: who spoke and what was said; for a caller turn the agent heard
+otherwise (recognition noise in text, the recogniser on a call) both what was said and what was
+heard; an agent turn's tool calls with their arguments and what the stub answered (an invalid call
+or an injected fault marked); and, below it, how the conversation ended and why. A call also shows
+its metrics (value and the events behind each) and each turn's times on its timeline (start–end, in
+seconds). `--json` prints the stored conversation as it is kept (with its assertions).
 """
 
 from __future__ import annotations
@@ -22,19 +25,35 @@ def _seconds(ms: int | None) -> str:
     return "—" if ms is None else f"{ms / 1000:.2f}"
 
 
+_RESULT_CHARS = 160  # a tool result longer than this is cut (`--json` has it whole)
+
+
+def tool_call_text(call: Any) -> str:
+    """`→ name(arg=value, …) = result`, or the call marked invalid (with why) or failed (the fault)."""
+    args = ", ".join(f"{k}={v!r}" for k, v in sorted(call.arguments.items()))
+    head = f"→ {call.name}({args})"
+    if not call.valid:
+        return f"{head} ✗ invalid arguments: {call.validation_error or 'rejected by its schema'}"
+    result = json.dumps(call.result, ensure_ascii=False, sort_keys=True, default=str)
+    if len(result) > _RESULT_CHARS:
+        result = result[: _RESULT_CHARS - 1] + "…"
+    if call.error:
+        return f"{head} ✗ {call.error}: {result}"
+    return f"{head} = {result}"
+
+
 def turn_text(turn: Any, channel: str) -> str:
-    """A turn's cell: its words, and on a call what the other side heard when it differs (a caller
-    turn the agent heard otherwise: `said: …` / `heard: …`; an agent turn cut short: what reached
-    the caller)."""
+    """A turn's cell: its tool calls and results, its words, and what the other side heard when it
+    differs (a caller turn the agent heard otherwise, in text or on a call: `said: …` / `heard: …`;
+    on a call, an agent turn cut short: what reached the caller)."""
     from polygon_core.assertions import said_heard
 
-    calls = "".join(f"→ {c.name}({', '.join(f'{k}={v!r}' for k, v in sorted(c.arguments.items()))})\n"
-                    for c in turn.tool_calls)
+    calls = "".join(tool_call_text(c) + "\n" for c in turn.tool_calls)
     text = turn.text or "(silence)"
+    if turn.speaker == "caller" and turn.heard is not None and said_heard(turn.text, turn.heard) is not None:
+        return f"{calls}said:  {text}\nheard: {turn.heard or '(nothing)'}"
     if channel != "voice" or turn.heard is None or said_heard(turn.text, turn.heard) is None:
         return calls + text + (" [interrupted]" if turn.interrupted else "")
-    if turn.speaker == "caller":
-        return f"{calls}said:  {text}\nheard: {turn.heard or '(nothing)'}"
     cut = " [interrupted]" if turn.interrupted else ""
     return f"{calls}{text}{cut}\nreached the caller: {turn.heard or '(nothing)'}"
 
@@ -83,6 +102,12 @@ def _assertions_table(assertions: list[Any]) -> Table:
         why = (a.message or "") + (f" (turn {a.turn})" if a.turn is not None else "")
         table.add_row(escape(a.name), a.status.replace("_", " "), escape(why))
     return table
+
+
+def end_line(conversation: Any) -> str:
+    """How the conversation ended, and why when the engine said (`end_detail`)."""
+    detail = f": {conversation.end_detail}" if conversation.end_detail else ""
+    return f"ended: {conversation.end_reason.value}{detail} (after {len(conversation.turns)} turns)"
 
 
 def _header(detail: Any) -> str:
@@ -134,5 +159,6 @@ def show_conversation(run_id: str, conversation_id: str, *, json_out: bool, audi
     if detail.assertions:
         console.print(fit(console, _assertions_table(detail.assertions)))
     console.print(fit(console, turns_table(conv)))
+    console.print(escape(end_line(conv)), highlight=False, soft_wrap=True)
     if audio is not None:
         console.print(f"audio (stereo WAV, caller left, agent right): {audio}", highlight=False, soft_wrap=True)
