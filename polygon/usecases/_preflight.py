@@ -25,7 +25,7 @@ __all__ = ["check_artifact_store", "check_call_inputs", "check_run_inputs", "upg
 
 def check_run_inputs(suite: Path, agents: Sequence[Path]) -> None:
     """Raise FileErrors (or AgentConfigError) when the suite or an agent would fail the run."""
-    from polygon_core.adapters.agents import AgentConfigError, load_attr
+    from polygon_core.adapters.agents import AgentConfigError, agent_factory
     from polygon_core.files import FileErrors, agent_folders, load_agent
 
     errors = validate_files([suite, *agents])
@@ -35,8 +35,8 @@ def check_run_inputs(suite: Path, agents: Sequence[Path]) -> None:
         config = load_agent(agent, suite=suite).config
         if config.kind != "callable" or not config.callable:
             continue
-        try:
-            load_attr(config.callable, agent_folders(agent, suite))
+        try:  # imported and checked (a class needs `act`), nothing instantiated
+            agent_factory(config, folders=agent_folders(agent, suite))
         except AgentConfigError as exc:
             raise AgentConfigError(f"{agent}: {exc}") from None
         except Exception as exc:  # the module's own code failed while importing

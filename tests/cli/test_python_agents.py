@@ -100,3 +100,27 @@ def test_the_folders_leave_the_import_path_after_loading(tmp_path: Path) -> None
         assert sys.path[0] == folder
     assert sys.path == before
     assert "leaf_agent" not in sys.modules
+
+
+def test_a_class_without_act_is_refused_before_the_run(tmp_path: Path) -> None:
+    _suite(tmp_path)
+    (tmp_path / "noact.py").write_text("class BillingAgent:\n    pass\n", encoding="utf-8")
+    (tmp_path / "agent.yaml").write_text("name: b\ncallable: noact:BillingAgent\n", encoding="utf-8")
+    out = polygon("run", "suite", "--agent", "agent.yaml", "--seeds", "1", cwd=tmp_path)
+    assert out.returncode == 2
+    assert error_lines(out) == [
+        "agent.yaml: callable 'noact:BillingAgent': class 'BillingAgent' has no `act(self, request)` method"]
+    assert not (tmp_path / "home" / "artifacts" / "runs").exists()
+
+
+def test_an_invalid_action_is_one_line_naming_the_field(tmp_path: Path) -> None:
+    _suite(tmp_path)
+    (tmp_path / "inv.py").write_text("def act(request):\n    return {'say': 'hi', 'end': 'bye'}\n", encoding="utf-8")
+    (tmp_path / "agent.yaml").write_text("name: b\ncallable: inv:act\n", encoding="utf-8")
+    out = polygon("run", "suite", "--agent", "agent.yaml", "--seeds", "1", "--scenario", "address-change",
+                  cwd=tmp_path)
+    assert out.returncode == 1
+    assert error_lines(out)[-1] == (
+        "agent b failed on 1 of 1 conversations: agent_error: AgentActionError: the agent returned an invalid "
+        "action: end: Input should be 'end', 'transfer' or 'callback' (got dict; expected an AgentAction or a "
+        "dict of its fields: say, tool_calls, end, latency_ms, usage)")

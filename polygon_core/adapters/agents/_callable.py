@@ -15,6 +15,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from ...conversation import Agent, AgentAction, AgentRequest
 from ...files import agent_import_path, not_found_message
 from ...models import AgentConfig
@@ -22,6 +24,10 @@ from ...models import AgentConfig
 
 class AgentConfigError(ValueError):
     """The agent config cannot be turned into a runnable agent."""
+
+
+class AgentActionError(TypeError):
+    """A Python agent returned something that is not an action (the conversation ends `agent_error`)."""
 
 
 def load_attr(spec: str, folders: Sequence[Path] = ()) -> Any:
@@ -49,7 +55,16 @@ async def _action(result: Any) -> AgentAction:
     is a mapping (a wrong shape raises, and the conversation ends `agent_error` naming the field)."""
     if inspect.isawaitable(result):
         result = await result
-    return result if isinstance(result, AgentAction) else AgentAction.model_validate(result)
+    if isinstance(result, AgentAction):
+        return result
+    try:
+        return AgentAction.model_validate(result)
+    except ValidationError as exc:  # one line, as an HTTP agent's invalid answer is
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "the returned value"
+        raise AgentActionError(f"the agent returned an invalid action: {where}: {first['msg']} "
+                               f"(got {type(result).__name__}; expected an AgentAction or a dict of its "
+                               "fields: say, tool_calls, end, latency_ms, usage)") from None
 
 
 class _FunctionAgent:
