@@ -40,12 +40,23 @@ def _runs(lines: list[str]) -> tuple[str, str]:
     return found[0], found[1]
 
 
+def _demo_hash(version: str) -> str:
+    # The demo agents' versions hash their code, which moves with polygon_core: read, not pinned.
+    from polygon import usecases
+    from polygon_core.demo import demo_dir
+
+    base = demo_dir()
+    agent = str(base / "agents" / f"agent_{version}.yaml")
+    return usecases.agent_identity(agent, str(base / "suite"))[2][:6]
+
+
 def test_the_demo_names_v1_and_v2_beside_their_hashes(demo: tuple[Path, list[str]]) -> None:
     _home, lines = demo
+    v1, v2 = _demo_hash("v1"), _demo_hash("v2")
     assert lines[:3] == ["The demo compares two versions of one agent (polygon_core/demo/agents/):",
-                         "  v1 = northwind-billing@daa2c6 (careful: verifies identity first)",
-                         "  v2 = northwind-billing@74de72 (hasty: refunds before verifying)"]
-    assert any("northwind-billing@daa2c6" in line and "northwind-billing@74de…" in line for line in lines)
+                         f"  v1 = northwind-billing@{v1} (careful: verifies identity first)",
+                         f"  v2 = northwind-billing@{v2} (hasty: refunds before verifying)"]
+    assert any(f"northwind-billing@{v1}" in line and f"northwind-billing@{v2[:4]}…" in line for line in lines)
 
 
 def test_the_demo_ends_with_the_next_commands_as_typed_from_here(demo: tuple[Path, list[str]]) -> None:
