@@ -434,7 +434,10 @@ async function pageCompare() {
         h("td", { class: "num" }, row.incomparable ? "incomparable" : fmt(row.spread)));
       return tr;
     })));
-  document.getElementById("cards").replaceChildren(scorecardTable(cmp.cards, cmp.cards.map((c) => (cmp.calibrations || {})[c.label])));
+  // Redrawn with the comparison's cards: the calibrations and a forced fit's warnings stay (the
+  // warnings were dropped here, so the row vanished once the comparison came in).
+  document.getElementById("cards").replaceChildren(scorecardTable(cmp.cards, cmp.cards.map((c) => (cmp.calibrations || {})[c.label]),
+    cmp.cards.map((c) => (byId[cmp.run_ids[c.label]] || {}).judge_warning || null)));
   const charts = candidates.map((l) => {
     const items = cmp.differences.filter((d) => d.candidate === l && d.metric === "composite" && d.scope.startsWith("scenario:"));
     const overall = cmp.differences.find((d) => d.candidate === l && d.metric === "composite" && d.scope === "overall");
