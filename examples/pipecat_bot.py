@@ -278,7 +278,12 @@ def _llm(options: BotOptions) -> OpenAILLMService:
 
 def _stt(options: BotOptions) -> WhisperSTTService:
     folder = resolve_whisper_model(load_settings(), "en", options.whisper_model)
-    return WhisperSTTService(settings=WhisperSTTService.Settings(model=str(folder.path), language=Language.EN),
+    # no_speech_prob: Pipecat drops a segment whose no-speech probability reaches its threshold
+    # (default 0.4). The VAD has already cut the segment to speech, and tiny.en scores a synthetic
+    # voice's short lines near 0.4: "My account number is 4821" scored 0.41-0.42 on every run and
+    # was dropped, so the bot heard nothing and the call ended silent. 0.8 keeps such lines.
+    return WhisperSTTService(settings=WhisperSTTService.Settings(model=str(folder.path), language=Language.EN,
+                                                                 no_speech_prob=0.8),
                              device="cpu", compute_type="int8",
                              # Seconds from the end of speech to the transcript (tiny.en on a CPU):
                              # how long the end of turn may wait for words.
