@@ -18,8 +18,9 @@ from polygon_core.models import (
     Conversation,
     Scenario,
 )
+from polygon_core.net import public_url
 
-__all__ = ["FileCaches", "Stores", "agent_identity", "agent_parts", "call_audio_key", "call_timeline_key", "fingerprint",
+__all__ = ["FileCaches", "Stores", "agent_identity", "agent_label", "agent_parts", "call_audio_key", "call_timeline_key", "fingerprint",
            "load_conversation", "open_stores", "plan_conversations", "shared_stores", "transcript_key"]
 
 _shared: dict[tuple[str, str, str | None], tuple[Any, Any, FileCaches]] = {}
@@ -60,6 +61,17 @@ def shared_stores(settings: PolygonSettings | None = None) -> Stores:
             repo = BatchedRepository(ensure_database(key[0]))
             found = _shared[key] = (repo, artifact_store_from_url(key[1], endpoint_url=key[2]), FileCaches())
     return Stores(repo=found[0], artifacts=found[1], settings=settings, caches=found[2])
+
+
+def agent_label(config: AgentConfig, model: str | None) -> str:
+    """What answers as the agent, as a run and its conversations record it (`models["agent"]`): a
+    deployed bot's URL without credentials or query (`bot:ws://host:8765/ws`), a Python callable, or
+    the model (the run's `--agent-model` when given, else the agent file's)."""
+    if config.voice is not None and config.voice.url is not None:
+        return f"bot:{public_url(config.voice.url)}"
+    if config.callable:
+        return f"callable:{config.callable}"
+    return model or config.model
 
 
 def agent_identity(agent_path: str, suite_path: str, *,

@@ -15,7 +15,7 @@ from polygon_core.adapters.provenance import DEFAULT_GROUPS, current_provenance
 from polygon_core.models import LineConditions, Run
 
 from ._call_plan import LineRequest, conditions_label, line_summary
-from ._common import FileCaches, Stores, agent_identity
+from ._common import FileCaches, Stores, agent_identity, agent_label
 
 
 def manifest_key(run_id: str) -> str:
@@ -283,7 +283,7 @@ def new_run(agent_path: str, suite_path: str, *, seeds: Sequence[int] | None = N
     now = datetime.now(UTC)
     rid = run_id or f"run-{now:%Y%m%d-%H%M%S}-{content_hash([agent_path, version, now.isoformat()], 6)}"
     judge, probe = roles.get("judge", "offline"), roles.get("probe", "offline")
-    models = {"agent": f"callable:{config.callable}" if config.callable else agent_model,
+    models = {"agent": agent_label(config, agent_model),
               "caller": roles.get("caller", "offline"),
               "judge": "offline-heuristic" if judge == "offline" else judge,
               "probe": "offline-heuristic" if probe == "offline" else probe}

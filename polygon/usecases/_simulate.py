@@ -23,7 +23,7 @@ from polygon_core.models import STORED, Conversation, LineConditions, Run
 from polygon_core.personas import apply_simulator_check
 
 from ._call_line import CallPlan, call_bot, close_line, line_for, open_line
-from ._common import Stores, _scenario, agent_identity, transcript_key
+from ._common import Stores, _scenario, agent_identity, agent_label, transcript_key
 
 
 @dataclass
@@ -121,9 +121,7 @@ def _prepare(stores: Stores, run_id: str, suite_path: str, agent_path: str, scen
     else:
         caller = ModelCaller(scenario.persona, make_chat_model(caller_model, stores.settings, meter=meter),
                              conversation_id=cid, seed=seed, language=scenario.language)
-    models = {"agent": f"bot:{bot_url}" if bot_url else f"callable:{config.callable}" if config.callable
-              else (agent_model or config.model),
-              "caller": caller_model}
+    models = {"agent": agent_label(config, agent_model), "caller": caller_model}
     kwargs = {"seed": seed, "agent_name": config.name,
               "agent_version": run.agent_version if run is not None else version, "prompt": prompt,
               "limits": Limits(max_tool_steps=config.max_tool_steps), "models": models,

@@ -92,7 +92,10 @@ def conditions_label(conditions: LineConditions) -> str:
 
 def cascade_label(cascade: CascadeSettings) -> str:
     """The cascade's settings that shape a call's turn-taking numbers: `yields, barge-in 600 ms,
-    endpoint 600 ms`; an agent that does not yield never reads `barge_in_ms`, so it is left out."""
+    endpoint 600 ms`; an agent that does not yield never reads `barge_in_ms`, so it is left out.
+    A deployed bot (`url`) takes turns with its own pipeline: none of these settings applies."""
+    if cascade.url is not None:
+        return "the bot's own"
     turn_taking = f"yields, barge-in {cascade.barge_in_ms} ms" if cascade.yields else "does not yield"
     return f"{turn_taking}, endpoint {cascade.endpoint_ms} ms"
 
