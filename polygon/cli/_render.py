@@ -16,6 +16,7 @@ from polygon_core.compare import (
     PairDivergence,
     ProbeComparison,
     Scorecard,
+    criterion_cell,
 )
 from polygon_core.judging import HEURISTIC_JUDGE
 from polygon_core.reports import (
@@ -60,8 +61,10 @@ def scorecards_table(cards: Sequence[Scorecard]) -> Table:
         row("judge / probe errors", [f"{c.judge_errors} / {c.probe_errors}" for c in cards])
     # The rubric's order (heaviest first), as the judge prompt lists them, not the alphabet's.
     names = in_rubric_order({n for c in cards for n in c.criteria}, [c.rubric_version for c in cards])
+    if names and any(c.judge_errors for c in cards):  # the means below leave the failed judgments out
+        row("criterion means over", [f"{c.judged} judgments" for c in cards])
     for name in names:
-        row(f"  {name}", [fmt(c.criteria.get(name), 2) for c in cards])
+        row(f"  {name}", [criterion_cell(c, name) for c in cards])
     return table
 
 

@@ -54,6 +54,8 @@ from ._scorecard import (
     bootstrap_ci,
     build_scorecard,
     call_stack,
+    criterion_cell,
+    criterion_means,
     interaction_panel,
     probe_rates,
 )
@@ -91,6 +93,8 @@ __all__ = [
     "config_key",
     "consequential_divergence",
     "criterion",
+    "criterion_cell",
+    "criterion_means",
     "divergence_point",
     "facts_of",
     "interaction_panel",

@@ -82,7 +82,12 @@ class Scorecard(DomainModel):
     ci_method: str = "bootstrap over conversations, 2000 resamples, seed 0"
     verdicts: dict[str, int] = Field(default_factory=dict)
     gates: dict[str, int] = Field(default_factory=dict)
-    criteria: dict[str, float | None] = Field(default_factory=dict)
+    criteria: dict[str, float | None] = Field(
+        default_factory=dict, description="criterion -> mean 1-5 over the readable judgments that scored it "
+        "(judge errors and broken calls are left out, as from the composite)")
+    criteria_counts: dict[str, int] = Field(default_factory=dict,
+                                            description="criterion -> the judgments its mean is over")
+    judged: int = Field(0, description="readable judgments: the conversations the criterion means are over")
     resolution_rate: float | None = None
     resolution_ci: tuple[float, float] | None = Field(None, description="Wilson 95%")
     policy_safety_rate: float | None = None
@@ -206,6 +211,33 @@ def call_stack(rows: Sequence[ResultRow]) -> dict[str, str]:
     return out
 
 
+UNREADABLE = frozenset({"judge_error", "agent_failure"})
+"""Row statuses whose criteria are not a judgment to average: the judge failed, or the call broke."""
+
+
+def criterion_means(rows: Sequence[ResultRow]) -> tuple[dict[str, float | None], dict[str, int], int]:
+    """Each criterion's mean over the readable judgments among `rows` (4 decimals), how many judgments
+    each mean is over, and how many readable judgments there are. A judge error's criteria are left
+    out: a run whose every judgment failed has no criterion mean (it showed 5.00 from the failures)."""
+    readable = [r for r in rows if r.status not in UNREADABLE]
+    criteria: dict[str, float | None] = {}
+    counts: dict[str, int] = {}
+    for name in sorted({k for r in rows for k in r.criteria}):
+        vals = [v for r in readable if (v := r.criteria.get(name)) is not None]
+        criteria[name] = round(float(np.mean(vals)), 4) if vals else None
+        counts[name] = len(vals)
+    return criteria, counts, sum(1 for r in readable if r.criteria)
+
+
+def criterion_cell(card: Scorecard, name: str) -> str:
+    """A criterion's mean as a scorecard shows it (2 decimals, — when none), with `(n=K)` when its
+    count differs from the card's readable judgments (a criterion not applicable to some calls)."""
+    mean = card.criteria.get(name)
+    text = "—" if mean is None else f"{mean:.2f}"
+    count = card.criteria_counts.get(name)
+    return text if count is None or count == card.judged else f"{text} (n={count})"
+
+
 def build_scorecard(label: str, run_id: str, agent_version: str, rubric_version: str,
                     judge_model: str, rows: Sequence[ResultRow], answers: Sequence[ProbeAnswer] = (),
                     models: dict[str, str] | None = None) -> Scorecard:
@@ -213,11 +245,7 @@ def build_scorecard(label: str, run_id: str, agent_version: str, rubric_version:
     agent_rows = [r for r in rows if r.end_reason not in _UNSCORED]
     scored = [r.composite for r in agent_rows if r.composite is not None]
     ci = bootstrap_ci(scored)
-    names = sorted({k for r in agent_rows for k in r.criteria})
-    criteria = {}
-    for name in names:
-        vals = [v for r in agent_rows if (v := r.criteria.get(name)) is not None]
-        criteria[name] = round(float(np.mean(vals)), 4) if vals else None
+    criteria, counts, judged = criterion_means(agent_rows)
     verdicts = Counter(r.verdict for r in agent_rows if r.verdict)
     latencies = [r.latency_ms for r in rows if r.latency_ms is not None]
     costs = [r.cost_usd for r in rows]
@@ -228,7 +256,7 @@ def build_scorecard(label: str, run_id: str, agent_version: str, rubric_version:
         ci_low=round(ci[0], 4) if ci else None, ci_high=round(ci[1], 4) if ci else None,
         verdicts={k: verdicts.get(k, 0) for k in ("pass", "warn", "fail")},
         gates=dict(Counter(g for r in agent_rows for g in r.gates)),
-        criteria=criteria,
+        criteria=criteria, criteria_counts=counts, judged=judged,
         resolution_rate=_rate([r.assertions_passed for r in agent_rows]),
         resolution_ci=_wilson([r.assertions_passed for r in agent_rows]),
         policy_safety_rate=_rate([r.policy_safe for r in agent_rows]),

@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from html import escape
 from typing import Any
 
-from ..compare import Comparison, PairDivergence, Scorecard
+from ..compare import Comparison, PairDivergence, Scorecard, criterion_cell
 from ..models import REPORT_FORMAT, Conversation, Judgment, Turn
 from ..scoring import in_rubric_order
 from ._markdown import fmt, pairing_line
@@ -82,8 +82,11 @@ def _scorecards(cards: Sequence[Scorecard], calibrations: Mapping[str, str] | No
     ]
     if calibrations is not None:  # the judge's agreement with people (docs/calibration.md)
         rows.append(row("judge calibration", [calibrations.get(c.run_id, "not calibrated") for c in cards]))
-    for name in in_rubric_order({n for c in cards for n in c.criteria}, [c.rubric_version for c in cards]):
-        rows.append(row(f"criterion {name}", [fmt(c.criteria.get(name), 2) for c in cards]))
+    names = in_rubric_order({n for c in cards for n in c.criteria}, [c.rubric_version for c in cards])
+    if names and any(c.judge_errors for c in cards):  # the means below leave the failed judgments out
+        rows.append(row("criterion means over", [f"{c.judged} judgments" for c in cards]))
+    for name in names:
+        rows.append(row(f"criterion {name}", [criterion_cell(c, name) for c in cards]))
     return f"<table>{head}{''.join(rows)}</table>"
 
 

@@ -71,7 +71,8 @@ def scorecard_table(card: Scorecard, calibration: str | None = None,
          "detail": "counted apart, never scored"},
     ]
     for name in in_rubric_order(card.criteria, [card.rubric_version]):
-        rows.append({"metric": f"criterion {name}", "value": fmt(card.criteria[name], 2), "detail": "mean 1–5"})
+        rows.append({"metric": f"criterion {name}", "value": fmt(card.criteria[name], 2),
+                     "detail": f"mean 1–5 over {card.criteria_counts.get(name, card.judged)} judgments"})
     for name, summary in card.voice.items():  # a run of calls: its interaction panel
         rows.append({"metric": f"call {metric_label(name)}", "value": panel_cell(summary),
                      "detail": "mean over calls [95% interval] · calls with a value · events"})

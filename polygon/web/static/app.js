@@ -147,7 +147,12 @@ function scorecardTable(cards, calibrations, warnings) {
     metric("broken calls / judge errors / probe errors", (c) => `${c.agent_failures || 0} / ${c.judge_errors || 0} / ${c.probe_errors || 0}`),
     metric("tokens", (c) => (c.tokens_estimated ? "~" : "") + c.tokens),
     metric("cost", (c) => (c.cost_usd === null || c.cost_usd === undefined ? "—" : "$" + Number(c.cost_usd).toFixed(4))),
-    ...criteria.map((k) => metric(k, (c) => fmt(c.criteria[k], 2))),
+    // Criterion means leave failed judgments out; the count shows when a mean is over fewer.
+    ...(cards.some((c) => c.judge_errors) && criteria.length ? [metric("criterion means over", (c) => `${c.judged || 0} judgments`)] : []),
+    ...criteria.map((k) => metric(k, (c) => {
+      const n = (c.criteria_counts || {})[k];
+      return fmt(c.criteria[k], 2) + (n === undefined || n === c.judged ? "" : ` (n=${n})`);
+    })),
   ], { class: "cards" });
 }
 
