@@ -135,7 +135,7 @@ class PolygonSettings(BaseSettings):
     model_retry_base_delay: float = Field(0.5, ge=0, description="first backoff delay, doubled per retry")
     # Per role (agent, caller, judge, probe, persona): an output cap on every request, and timeout
     # and attempts that override the model_* defaults above (None = inherit). Prompt analysis and
-    # the comparison summary ask as the judge. See "Local models" in the README.
+    # the comparison summary ask as the judge. See docs/local-models.md.
     agent_max_tokens: int = Field(512, ge=1, description="output cap of the agent under test when its "
                                   "sampling sets no max_tokens")
     caller_max_tokens: int = Field(256, ge=1, description="output cap of a simulated caller's line")

@@ -54,7 +54,7 @@ def test_a_graded_window_keeps_its_rubric_and_says_which(polygon_home: Path, tmp
 
 
 def test_a_production_run_is_compared_with_a_suites_run_under_its_rubric(polygon_home: Path) -> None:
-    """The README's "Grading real calls": a suite judged under v2, calls graded under the default v1."""
+    """docs/import-formats.md, "Grading real calls": a suite judged under v2, calls graded under the default v1."""
     suite, agent = demo_dir() / "suite", demo_dir() / "agents" / "agent_v1.yaml"
     ran = runner.invoke(app, ["run", str(suite), "--agent", str(agent), "--seeds", "1", "--rubric", "v2", "--json"])
     assert ran.exit_code == 0, ran.output

@@ -1,4 +1,4 @@
-"""What the README says a persona knows: the facts asked for its task, plus a name when none of them
+"""What docs/personas.md says a persona knows: the facts asked for its task, plus a name when none of them
 says who the caller is (a caller can always say who they are)."""
 
 from __future__ import annotations

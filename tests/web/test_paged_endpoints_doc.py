@@ -1,4 +1,4 @@
-"""The README's list of paginated API endpoints is the list the OpenAPI schema pages."""
+"""docs/web.md's list of paginated API endpoints is the list the OpenAPI schema pages."""
 
 from __future__ import annotations
 
@@ -8,13 +8,13 @@ from pathlib import Path
 from polygon.web import create_app
 from polygon_core.adapters.settings import load_settings
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+DOC = Path(__file__).resolve().parents[2] / "docs" / "web.md"
 PAGE_FIELDS = {"total", "offset", "limit", "items"}
 
 
 def _documented() -> tuple[set[str], set[str]]:
-    """(paginated, whole) GET paths as the README's web API paragraph names them."""
-    text = " ".join(README.read_text(encoding="utf-8").split())
+    """(paginated, whole) GET paths as docs/web.md's API paragraph names them."""
+    text = " ".join(DOC.read_text(encoding="utf-8").split())
     paged = text.split("The lists that grow with the store are paginated", 1)[1].split("The others answer whole:")
     whole = paged[1].split("and the admin-only", 1)[0]
 
@@ -25,7 +25,7 @@ def _documented() -> tuple[set[str], set[str]]:
     return paths(paged[0]), paths(whole) - {"/api/sweeps[/{name}]"} | {"/api/sweeps", "/api/sweeps/{name}"}
 
 
-def test_the_readme_names_exactly_the_paginated_endpoints(tmp_path: Path) -> None:
+def test_the_web_doc_names_exactly_the_paginated_endpoints(tmp_path: Path) -> None:
     spec = create_app(load_settings(home=tmp_path)).openapi()
     schemas = spec["components"]["schemas"]
     paged: set[str] = set()
