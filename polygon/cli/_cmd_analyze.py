@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from ._base import console, friendly
+from ._base import console, err, friendly
 
 if TYPE_CHECKING:
     from polygon_core.analysis import Axis, AxisChange, PromptAnalysis
@@ -56,6 +57,11 @@ def _prompt_with_highlights(text: str, analysis: PromptAnalysis) -> Text:
     return rendered
 
 
+def _tiers_cell(tiers: Sequence[str], set_by: str | None) -> str:
+    """The tiers that judged an axis; the one whose confident score is the axis score says so."""
+    return ", ".join(f"{t} (sets it)" if t == set_by else t for t in tiers)
+
+
 def _axes_table(analysis: PromptAnalysis) -> Table:
     table = Table(title=f"Prompt analysis ({analysis.language}, prompt {analysis.prompt_hash})")
     for col, justify in (("axis", "left"), ("score", "right"), ("", "left"), ("tiers", "left"), ("highlights", "right")):
@@ -63,7 +69,7 @@ def _axes_table(analysis: PromptAnalysis) -> Table:
     for axis, result in analysis.axes.items():
         bar = "█" * round(result.score * 10) + "·" * (10 - round(result.score * 10))
         table.add_row(Text(axis, style=AXIS_STYLES[axis]), f"{result.score:.2f}", bar,
-                      ", ".join(result.tiers), str(len(result.highlights)))
+                      _tiers_cell(result.tiers, result.set_by), str(len(result.highlights)))
     return table
 
 
@@ -91,6 +97,17 @@ def _changes_table(changes: Mapping[Axis, AxisChange]) -> Table:
     return table
 
 
+def _warn_if_judge_failed(analysis: PromptAnalysis) -> None:
+    """A configured judge model that failed (a 401, a timeout) is one line on stderr; the offline
+    tiers' analysis is still printed and the command exits 0 (the degradation is in `tiers_skipped`)."""
+    from polygon_core.analysis import JUDGE_FAILED
+
+    reason = analysis.tiers_skipped.get("judge", "")
+    if reason.startswith(JUDGE_FAILED):
+        err.print(f"[yellow]warning:[/] judge tier skipped, offline tiers only: {escape(reason[len(JUDGE_FAILED):])}",
+                  markup=True, highlight=False, soft_wrap=True)
+
+
 @friendly
 def analyze_prompt_cmd(
     file: Annotated[Path | None, typer.Argument(help="prompt text file")] = None,
@@ -114,6 +131,7 @@ def analyze_prompt_cmd(
     if language not in (None, "en", "ru"):
         raise ValueError(f"--language must be en or ru; got {language!r}")
     analysis, stored = usecases.analyze_text(text, language=language, max_tier=max_tier, store=store)
+    _warn_if_judge_failed(analysis)
     changes = None
     if previous is not None:
         old_text, _lang, _src = _read_prompt(previous, None)

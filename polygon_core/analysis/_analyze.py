@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..conversation import ProviderFailure
 from ..files import prompt_hash
 from ..providers import ChatModel
 from ._combine import combine
@@ -12,6 +13,10 @@ from ._rules import rules_tier
 from ._surprisal import surprisal_tier
 from ._text import detect_language
 from .patterns import patterns_for
+
+#: How a `tiers_skipped` reason starts when a configured judge model was asked and failed (as
+#: opposed to not configured, or above `--max-tier`): front ends warn about these.
+JUDGE_FAILED = "failed: "
 
 _OFFLINE = {"rules": rules_tier, "surprisal": surprisal_tier, "embeddings": embeddings_tier}
 
@@ -50,11 +55,20 @@ def analyze_prompt(text: str, *, language: str | None = None, max_tier: int = 4,
 
 async def analyze_prompt_with(model: ChatModel, text: str, *, language: str | None = None,
                               max_tier: int = 4) -> PromptAnalysis:
-    """Like `analyze_prompt`, with `model` as the judge tier when `max_tier` reaches it."""
+    """Like `analyze_prompt`, with `model` as the judge tier when `max_tier` reaches it.
+
+    When the provider fails (a 401, a timeout after the retries), the analysis is the offline
+    tiers' and `tiers_skipped` names the judge with the provider's one-line message: the offline
+    tiers' reading is still worth having, and the caller decides how loudly to say it degraded.
+    """
     _check_tier(max_tier)
     lang = language or detect_language(text)
     if max_tier < 4:
         return analyze_prompt(text, language=lang, max_tier=max_tier)
-    judge = await run_judge(model, text, lang)
+    try:
+        judge = await run_judge(model, text, lang)
+    except ProviderFailure as exc:
+        reason = " ".join(str(exc).split()) or type(exc).__name__
+        return analyze_prompt(text, language=lang, max_tier=max_tier, judge_skipped=f"{JUDGE_FAILED}{reason}")
     return analyze_prompt(text, language=lang, max_tier=max_tier, judge=judge,
-                          judge_skipped=f"the reply of {model.name} did not fit the schema")
+                          judge_skipped=f"{JUDGE_FAILED}the reply of {model.name} did not fit the schema")

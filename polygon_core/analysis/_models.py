@@ -41,10 +41,15 @@ class TierFindings(DomainModel):
 
 
 class AxisResult(DomainModel):
-    """One axis: score 0..1 (higher is worse), the tiers it combines, and the highlights."""
+    """One axis: score 0..1 (higher is worse), the tiers that judged it, and the highlights.
+
+    `set_by` is the tier whose confident score is the axis score (the highest tier that ran, scored
+    the axis at least 0.5 and highlighted why); None when the score is the weighted mean of `tiers`.
+    """
 
     score: float = Field(ge=0.0, le=1.0)
     tiers: list[Tier] = Field(default_factory=list)
+    set_by: Tier | None = None
     highlights: list[Highlight] = Field(default_factory=list)
 
 
@@ -59,8 +64,8 @@ class PromptAnalysis(DomainModel):
     axes: dict[Axis, AxisResult]
 
     def to_json(self) -> dict[str, Any]:
-        """The `--json` shape: `axes` holds exactly score, tiers and highlights (start, end, reason,
-        tier) per axis; the other top-level keys say what was analysed and how."""
+        """The `--json` shape: `axes` holds exactly score, tiers, set_by and highlights (start, end,
+        reason, tier) per axis; the other top-level keys say what was analysed and how."""
         return {
             "prompt_hash": self.prompt_hash,
             "language": self.language,
@@ -70,6 +75,7 @@ class PromptAnalysis(DomainModel):
                 axis: {
                     "score": result.score,
                     "tiers": list(result.tiers),
+                    "set_by": result.set_by,
                     "highlights": [
                         {"start": h.start, "end": h.end, "reason": h.reason, "tier": h.tier}
                         for h in result.highlights

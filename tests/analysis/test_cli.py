@@ -32,7 +32,8 @@ def test_json_shape_is_exact_and_spans_slice_the_file(name: str, polygon_home: P
     assert list(out["axes"]) == AXES
     for axis in AXES:
         entry = out["axes"][axis]
-        assert set(entry) == {"score", "tiers", "highlights"}
+        assert set(entry) == {"score", "tiers", "set_by", "highlights"}
+        assert entry["set_by"] is None or entry["set_by"] in entry["tiers"]
         assert isinstance(entry["score"], float) and 0.0 <= entry["score"] <= 1.0
         assert set(entry["tiers"]) <= {"rules", "surprisal", "embeddings", "judge"}
         for h in entry["highlights"]:
@@ -117,11 +118,38 @@ def test_a_configured_judge_model_runs_as_tier_four(polygon_home: Path, monkeypa
     assert out["tiers_run"] == ["rules", "surprisal", "embeddings", "judge"]
     assert out["tiers_skipped"] == {}
     weights = {"rules": 1.0, "surprisal": 0.5, "embeddings": 1.0}
+    set_by = {axis: offline["axes"][axis]["set_by"] for axis in AXES}
+    assert set_by == {"overload": None, "attention_dilution": None, "conflict": None,
+                      "ambiguity": "rules", "redundancy": None}
     for axis in AXES:
         assert out["axes"][axis]["tiers"] == offline["axes"][axis]["tiers"] + ["judge"]
+        # The fake judge quotes nothing it can be located by, so it is never confident: an axis a
+        # confident offline tier sets keeps that score, the others are the mean with the judge's 1.0.
+        assert out["axes"][axis]["set_by"] == set_by[axis]
         total = sum(weights[t] for t in offline["axes"][axis]["tiers"])
-        expected = (offline["axes"][axis]["score"] * total + 1.0) / (total + 1.0)
+        expected = (offline["axes"][axis]["score"] if set_by[axis] else
+                    (offline["axes"][axis]["score"] * total + 1.0) / (total + 1.0))
         assert out["axes"][axis]["score"] == pytest.approx(expected, abs=1e-4)
+
+
+def test_a_judge_provider_error_is_one_line_and_the_offline_analysis_stands(
+        polygon_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tests.fakes.llm_server import Behaviour, FakeLLMServer
+
+    path = str(CORPUS / "en" / "vague.txt")
+    offline = _json(path, "--max-tier", "3", "--no-store")
+    with FakeLLMServer(Behaviour(fault_for=lambda n: "401")) as server:
+        monkeypatch.setenv("POLYGON_JUDGE_MODEL", f"openai:judge-1@{server.openai_url}")
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+        result = runner.invoke(app, ["analyze-prompt", path, "--no-store", "--json"])
+        url = server.openai_url
+    assert result.exit_code == 0, result.output
+    reason = f"401 Unauthorized from openai:judge-1 at {url}: check OPENAI_API_KEY"
+    assert result.stderr == f"warning: judge tier skipped, offline tiers only: {reason}\n"
+    out = json.loads(result.stdout)
+    assert out["tiers_run"] == ["rules", "surprisal", "embeddings"]
+    assert out["tiers_skipped"] == {"judge": f"failed: {reason}"}
+    assert out["axes"] == offline["axes"]
 
 
 def test_a_bad_judge_model_name_is_one_line(polygon_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -14,6 +14,7 @@ from polygon_core.analysis import (
 from polygon_core.analysis._embeddings import embeddings_tier
 from polygon_core.analysis._rules import rules_tier
 from polygon_core.analysis.patterns import ENGLISH
+from polygon_core.conversation import ProviderFailure
 from polygon_core.providers import ChatModel, ChatRequest, ChatResponse
 
 TEXT = "Always confirm the amount. Never confirm amounts. Be nice."
@@ -87,14 +88,35 @@ async def test_judge_tier_joins_the_offline_tiers() -> None:
     assert analysis.tiers_run == ["rules", "surprisal", "embeddings", "judge"]
     assert analysis.tiers_skipped == {}
     assert analysis.axes["conflict"].tiers == ["rules", "embeddings", "judge"]
-    assert analysis.axes["conflict"].score == round((rules + emb + 0.9) / 3, 4)
+    # The judge quotes the rule it rates 0.9: it is confident, and the highest tier, so it sets the
+    # score (averaged with the offline tiers it would be round((0.6 + emb + 0.9) / 3, 4)).
+    assert (analysis.axes["conflict"].score, analysis.axes["conflict"].set_by) == (0.9, "judge")
+    # Ambiguity 0.5 with a located quote: the judge sets it too.
+    assert (analysis.axes["ambiguity"].score, analysis.axes["ambiguity"].set_by) == (0.5, "judge")
     assert len(model.requests) == 1
 
 
 async def test_unreadable_judge_is_reported_as_skipped() -> None:
     analysis = await analyze_prompt_with(FakeJudge("nonsense"), TEXT)
     assert analysis.tiers_run == ["rules", "surprisal", "embeddings"]
-    assert analysis.tiers_skipped == {"judge": "the reply of fake:judge-1 did not fit the schema"}
+    assert analysis.tiers_skipped == {"judge": "failed: the reply of fake:judge-1 did not fit the schema"}
+
+
+class FailingJudge:
+    """A ChatModel whose provider answers 401 (after the provider layer's own handling)."""
+
+    name = "openai:judge-1"
+
+    async def chat(self, request: ChatRequest) -> ChatResponse:
+        raise ProviderFailure("401 Unauthorized from openai:judge-1 at http://x/v1: check OPENAI_API_KEY")
+
+
+async def test_a_provider_failure_leaves_the_offline_analysis_and_names_it() -> None:
+    analysis = await analyze_prompt_with(FailingJudge(), TEXT)
+    assert analysis.tiers_run == ["rules", "surprisal", "embeddings"]
+    assert analysis.tiers_skipped == {
+        "judge": "failed: 401 Unauthorized from openai:judge-1 at http://x/v1: check OPENAI_API_KEY"}
+    assert analysis.axes == analyze_prompt(TEXT, max_tier=3).axes
 
 
 async def test_below_tier_four_the_model_is_not_called() -> None:

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from polygon_core.analysis import Highlight, TierFindings, analyze_prompt, detect_language
-from polygon_core.analysis._combine import combine
+from polygon_core.analysis._combine import combine, confident
 from polygon_core.analysis._embeddings import embeddings_tier
 from polygon_core.analysis._rules import classify, rules_tier
 from polygon_core.analysis._surprisal import surprisal_tier, wordfreq_bits
@@ -127,19 +127,41 @@ def test_embeddings_tier_with_given_vectors() -> None:
     assert found.scores["redundancy"] == round(0.6 * dup, 6)
 
 
-def test_combine_is_a_weighted_mean_of_the_tiers_that_judged_the_axis() -> None:
+def test_combine_is_a_weighted_mean_when_no_tier_is_confident() -> None:
     h = Highlight(start=0, end=3, axis="conflict", reason="r", tier="rules")
     findings = [
-        TierFindings(tier="rules", scores={"conflict": 0.6, "overload": 0.2}, highlights=[h, h]),
+        TierFindings(tier="rules", scores={"conflict": 0.4, "overload": 0.2}, highlights=[h, h]),
         TierFindings(tier="surprisal", scores={"conflict": 0.2}),
-        TierFindings(tier="judge", scores={"conflict": 1.0}),
+        TierFindings(tier="judge", scores={"conflict": 1.0}),  # no passage quoted: not confident
     ]
     axes = combine(findings)
-    assert axes["conflict"].score == round((0.6 + 0.5 * 0.2 + 1.0) / 2.5, 4)
+    assert axes["conflict"].score == round((0.4 + 0.5 * 0.2 + 1.0) / 2.5, 4)
     assert axes["conflict"].tiers == ["rules", "surprisal", "judge"]
+    assert axes["conflict"].set_by is None
     assert axes["conflict"].highlights == [h]  # duplicates dropped
     assert axes["overload"].score == 0.2 and axes["overload"].tiers == ["rules"]
     assert axes["ambiguity"].score == 0.0 and axes["ambiguity"].tiers == []
+
+
+def _hl(tier: str) -> Highlight:
+    return Highlight(start=0, end=3, axis="conflict", reason="r", tier=tier)  # type: ignore[arg-type]
+
+
+def test_the_highest_confident_tier_sets_the_score() -> None:
+    rules = TierFindings(tier="rules", scores={"conflict": 0.6}, highlights=[_hl("rules")])
+    embeddings = TierFindings(tier="embeddings", scores={"conflict": 0.0})
+    judge = TierFindings(tier="judge", scores={"conflict": 0.9}, highlights=[_hl("judge")])
+    # The judge quotes the pair it rates 0.9: the blind embeddings tier does not average it down.
+    both = combine([rules, embeddings, judge])["conflict"]
+    assert (both.score, both.set_by, both.tiers) == (0.9, "judge", ["rules", "embeddings", "judge"])
+    # A judge that sees nothing (0.0, no quote) is not confident: the rules tier's pair stands.
+    blind_judge = TierFindings(tier="judge", scores={"conflict": 0.0})
+    assert (combine([rules, embeddings, blind_judge])["conflict"].score,
+            combine([rules, embeddings, blind_judge])["conflict"].set_by) == (0.6, "rules")
+    # Below 0.5 a tier is not confident even with highlights.
+    weak = TierFindings(tier="judge", scores={"conflict": 0.45}, highlights=[_hl("judge")])
+    assert (combine([rules, weak])["conflict"].score, combine([rules, weak])["conflict"].set_by) == (0.6, "rules")
+    assert confident(judge, "conflict") and not confident(blind_judge, "conflict") and not confident(weak, "conflict")
 
 
 def test_max_tier_limits_the_tiers_and_says_why() -> None:
