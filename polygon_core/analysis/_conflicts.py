@@ -44,6 +44,8 @@ def _en_config(stem: Callable[[str], str]) -> _Config:
         "refund": "refund reimburse reimbursement",
         "transfer": "transfer escalate",
         "promise": "promise guarantee",
+        "find": "find look search locate",
+        "offer": "offer suggest propose",
         "price": "price prices cost costs fee fees",
     }
     return _Config(
@@ -75,6 +77,8 @@ def _ru_config() -> _Config:
         "refund": "возвращать вернуть возврат",
         "transfer": "переводить перевести соединять соединить",
         "promise": "обещать пообещать гарантировать",
+        "find": "искать найти поискать отыскать",
+        "offer": "предлагать предложить",
         "price": "цена стоимость тариф",
     }
     return _Config(
@@ -124,6 +128,24 @@ def _keys(text: str, patterns: LanguagePatterns, config: _Config) -> tuple[set[s
         else:
             others.add(key)
     return verbs, others
+
+
+def action_keys(text: str, patterns: LanguagePatterns) -> set[str]:
+    """The comparison keys of the content words of `text`: verb classes, lemmas (Russian) or stems."""
+    verbs, others = _keys(text, patterns, _config(patterns.code, patterns.stem))
+    return verbs | others
+
+
+def has_imperative(text: str) -> bool:
+    """Whether a Russian `text` holds a verb in the imperative mood anywhere («Постоянным клиентам
+    предлагай скидку»): a rule even when it does not open with its verb."""
+    return any("impr" in _morph().parse(word.text.lower())[0].tag for word in words_in(text))
+
+
+def disjoint(a: frozenset[str], b: frozenset[str]) -> bool:
+    """Two conditions that cannot be meant to hold at once: both set, and each names something the
+    other does not (``a business customer`` / ``a private customer``)."""
+    return bool(a) and bool(b) and not a <= b and not b <= a
 
 
 def _polarity(text: str, patterns: LanguagePatterns) -> str:
@@ -180,10 +202,10 @@ def waters_down(rule: Statement, exception: Statement) -> bool:
 
 def exclusive(a: Statement, b: Statement) -> bool:
     """One forbids what the other asks for or allows: same kind of action, a shared object, and
-    conditions that can hold together (either has none, or they share a word)."""
+    conditions that can hold together (not `disjoint`)."""
     if {a.polarity, b.polarity} not in ({"never", "must"}, {"never", "do"}, {"never", "may"}):
         return False
-    if a.condition and b.condition and not a.condition & b.condition:
+    if disjoint(a.condition, b.condition):
         return False
     # The objects must be mostly the same thing: "rates of other hotels" is not "the room rate".
     shared = a.objects & b.objects

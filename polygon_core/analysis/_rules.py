@@ -11,8 +11,9 @@ from dataclasses import dataclass
 from itertools import combinations
 from typing import Literal
 
-from ._conflicts import Statement, exclusive, main_clause, statement_of, waters_down
+from ._conflicts import Statement, disjoint, exclusive, has_imperative, main_clause, statement_of, waters_down
 from ._models import Axis, Highlight, TierFindings
+from ._ordering import ordering_of, reversed_order
 from ._text import Unit, content_stems, quote, split_units, words_in
 from .patterns import LanguagePatterns
 
@@ -124,14 +125,20 @@ def attention_dilution(text: str, units: list[Unit], patterns: LanguagePatterns
 def conflict(rules: list[Rule], patterns: LanguagePatterns | None = None) -> tuple[float, list[Highlight]]:
     """Rules on the same subject that exclude each other (always/never) or water each other down.
 
-    With `patterns`, each rule is also read as condition, action and polarity (see `_conflicts`): an
-    exception that relaxes an unconditional rule, and actions that exclude each other under
-    overlapping conditions, are conflicts too, even when the two rules share few words.
+    With `patterns`, each rule is also read as condition, action and polarity (see `_conflicts`) and
+    as an ordering of two acts (see `_ordering`): an exception that relaxes an unconditional rule,
+    actions that exclude each other under overlapping conditions, and two acts ordered both ways
+    are conflicts too, even when the two rules share few words. A pair is never a conflict when one
+    of its rules says it wins (``this exception overrides the rule above``), or when both hold under
+    conditions that cannot be meant at once (``if a business customer`` / ``if a private customer``).
     """
     keep = 1.0
     highlights = []
     statements = {id(r): statement_of(r.unit, patterns) for r in rules} if patterns is not None else {}
+    orders = {id(r): ordering_of(r.unit.text, patterns) for r in rules} if patterns is not None else {}
     for a, b in combinations(rules, 2):
+        if patterns is not None and _resolved(a, b, patterns, statements):
+            continue
         if opposite(a, b) and _same_subject(a, b, 0.4):
             keep *= 0.4
             reason_a = f"excludes the rule “{quote(b.unit)}”"
@@ -141,6 +148,10 @@ def conflict(rules: list[Rule], patterns: LanguagePatterns | None = None) -> tup
             keep *= 0.5
             reason_a = f"waters down “{quote(b.unit)}”" if a.hedged else f"watered down by “{quote(b.unit)}”"
             reason_b = f"waters down “{quote(a.unit)}”" if b.hedged else f"watered down by “{quote(a.unit)}”"
+        elif (order_a := orders.get(id(a))) and (order_b := orders.get(id(b))) and reversed_order(order_a, order_b):
+            keep *= 0.4
+            reason_a = f"orders its steps the other way round from “{quote(b.unit)}”"
+            reason_b = f"orders its steps the other way round from “{quote(a.unit)}”"
         elif statements and (found := _structural(statements[id(a)], statements[id(b)])) is not None:
             keep *= 0.4
             reason_a, reason_b = found
@@ -148,6 +159,13 @@ def conflict(rules: list[Rule], patterns: LanguagePatterns | None = None) -> tup
             continue
         highlights += [_hl(a.unit, "conflict", reason_a), _hl(b.unit, "conflict", reason_b)]
     return round(1.0 - keep, 6), highlights
+
+
+def _resolved(a: Rule, b: Rule, patterns: LanguagePatterns, statements: dict[int, Statement]) -> bool:
+    """The prompt settles the pair itself: one rule says it wins, or their conditions exclude each other."""
+    if patterns.precedence.search(a.unit.text) or patterns.precedence.search(b.unit.text):
+        return True
+    return disjoint(statements[id(a)].condition, statements[id(b)].condition)
 
 
 def _structural(a: Statement, b: Statement) -> tuple[str, str] | None:
@@ -191,11 +209,17 @@ def redundancy(rules: list[Rule]) -> tuple[float, list[Highlight]]:
 
 def _with_exceptions(rules: list[Rule], units: list[Unit], patterns: LanguagePatterns) -> list[Rule]:
     """The rules, plus conditional sentences whose main clause is a rule ("If the caller is in a
-    hurry, book without verifying"): exceptions are what water rules down."""
+    hurry, book without verifying"): exceptions are what water rules down. In Russian, a sentence
+    with an imperative verb anywhere is a rule too («Постоянным клиентам предлагай скидку»): the
+    word order is free, so the verb often comes after whom the rule is for."""
     ruled = {r.unit.index for r in rules}
     extra = []
     for unit in units:
-        main = main_clause(unit, patterns) if unit.index not in ruled else None
+        if unit.index in ruled:
+            continue
+        main = main_clause(unit, patterns)
+        if main is None and patterns.code == "ru" and has_imperative(unit.text):
+            main = unit
         if main is None:
             continue
         # After "If X," the main clause is an instruction even when its verb is not a listed one.

@@ -37,7 +37,7 @@ _KEY = ("important", "importantly", "critical", "critically", "crucial", "essent
 _IMPERATIVE_VERBS = (
     "ask", "answer", "apologise", "apologize", "avoid", "be", "book", "call", "cancel", "check", "collect",
     "confirm", "continue", "do", "don't", "end", "escalate", "explain", "follow", "give", "greet", "handle",
-    "help", "include", "inform", "keep", "let", "list", "mention", "note", "offer", "provide", "read",
+    "help", "include", "inform", "keep", "let", "list", "look", "mention", "note", "offer", "provide", "read",
     "record", "refer", "refund", "refuse", "remember", "repeat", "reply", "respond", "say", "send",
     "speak", "spell", "stay", "stop", "suggest", "summarise", "summarize", "tell", "thank", "transfer",
     "treat", "use", "verify", "wait", "write", "close", "open", "start", "finish", "limit", "match",
@@ -73,6 +73,9 @@ PATTERNS = LanguagePatterns(
     key_markers=re.compile(words(*_KEY) + r"|(?-i:(?<!\w)[A-Z]{4,}(?!\w))", re.IGNORECASE),
     condition=compile_ci(words("until", "unless", "before", "without", "except", "only after", "only once")),
     imperative_start=compile_ci(r"^\W*(?:" + words(*_IMPERATIVE_VERBS) + ")"),
+    precedence=compile_ci(words("overrides", "override", "takes precedence", "take precedence", "wins over",
+                                "has priority", "exception to the rule", "exception to this rule",
+                                "regardless of the rule", "notwithstanding", "even so")),
     stopwords=_STOPWORDS,
     stem=stem,
 )

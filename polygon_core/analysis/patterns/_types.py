@@ -20,6 +20,8 @@ class LanguagePatterns:
     - `condition`: words that make a prohibition a sequencing rule ("do not refund *until* verified"
       says the same as "verify before you refund"; it is not the opposite of it).
     - `imperative_start`: a sentence that opens with an order to the agent.
+    - `precedence`: words by which a rule says it wins over another ("this exception overrides the
+      rule above"): a reader then sees no conflict between the two.
     - `stopwords`: words left out when comparing what two rules are about.
     """
 
@@ -32,6 +34,7 @@ class LanguagePatterns:
     key_markers: re.Pattern[str]
     condition: re.Pattern[str]
     imperative_start: re.Pattern[str]
+    precedence: re.Pattern[str]
     stopwords: frozenset[str]
     stem: Callable[[str], str]
 
