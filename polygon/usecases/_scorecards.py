@@ -196,7 +196,8 @@ def scorecard_of(stores: Stores, run: Run, *, label: str | None = None, rubric_v
         rows = list(rows_of(stores, run.id, version, chosen, latencies=latencies))
     models = {**run.models, "judge": chosen, "probe": answerer}
     return build_scorecard(label or f"{run.agent_name}@{run.agent_version}", run.id, run.agent_version,
-                           version, chosen, rows, probe_answer_tally(stores, run.id, answerer), models=models)
+                           version, chosen, rows, probe_answer_tally(stores, run.id, answerer), models=models,
+                           source=run.source)
 
 
 @dataclass(frozen=True)

@@ -92,7 +92,9 @@ class Scorecard(DomainModel):
     resolution_ci: tuple[float, float] | None = Field(None, description="Wilson 95%")
     policy_safety_rate: float | None = None
     policy_safety_ci: tuple[float, float] | None = Field(None, description="Wilson 95%")
-    pass_hat_k: dict[int, float] = Field(default_factory=dict, description="k → pass^k over seeds")
+    pass_hat_k: dict[int, float] = Field(default_factory=dict, description="k → pass^k over seeds; empty for "
+                                         "production calls, whose 'seeds' are different calls, not repeats")
+    source: str = Field("synthetic", description="synthetic (simulated conversations) or production (real calls)")
     partial: int = 0
     provider_errors: int = 0
     simulator_errors: int = 0
@@ -240,8 +242,9 @@ def criterion_cell(card: Scorecard, name: str) -> str:
 
 def build_scorecard(label: str, run_id: str, agent_version: str, rubric_version: str,
                     judge_model: str, rows: Sequence[ResultRow], answers: Sequence[ProbeAnswer] = (),
-                    models: dict[str, str] | None = None) -> Scorecard:
-    """Summarise one configuration; provider and simulator errors are counted apart, never scored."""
+                    models: dict[str, str] | None = None, source: str = "synthetic") -> Scorecard:
+    """Summarise one configuration; provider and simulator errors are counted apart, never scored.
+    pass^k is for repeated seeds of one scenario: a production run (`source`) has none."""
     agent_rows = [r for r in rows if r.end_reason not in _UNSCORED]
     scored = [r.composite for r in agent_rows if r.composite is not None]
     ci = bootstrap_ci(scored)
@@ -261,7 +264,7 @@ def build_scorecard(label: str, run_id: str, agent_version: str, rubric_version:
         resolution_ci=_wilson([r.assertions_passed for r in agent_rows]),
         policy_safety_rate=_rate([r.policy_safe for r in agent_rows]),
         policy_safety_ci=_wilson([r.policy_safe for r in agent_rows]),
-        pass_hat_k=pass_hat_k_by_seed(agent_rows),
+        pass_hat_k=pass_hat_k_by_seed(agent_rows) if source == "synthetic" else {}, source=source,
         partial=sum(1 for r in agent_rows if r.partial),
         provider_errors=sum(1 for r in rows if r.end_reason == "provider_error"),
         simulator_errors=sum(1 for r in rows if r.end_reason == "simulator_error"),

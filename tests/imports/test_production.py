@@ -140,6 +140,10 @@ def test_production_and_synthetic_runs_in_one_comparison(stores: usecases.Stores
     assert comparison.cards[1].criteria["factuality"] is None
     # estimated from the transcripts (call-0001's invalid tool calls count against it)
     assert comparison.cards[1].criteria["goal_completion"] == 2.0
+    # pass^k is over repeated seeds of a scenario; a production run's calls are not repeats (it
+    # showed k = 1…N with N the number of calls).
+    assert (comparison.cards[0].source, comparison.cards[1].source) == ("synthetic", "production")
+    assert comparison.cards[0].pass_hat_k != {} and comparison.cards[1].pass_hat_k == {}
     # The shared scenario tag puts the production call in the synthetic scenario's matrix row.
     rows = {r.scenario_id: r for r in comparison.matrix}
     assert set(rows) == {*(s for s, _ in usecases.plan_conversations(SUITE, [0])), "production"}

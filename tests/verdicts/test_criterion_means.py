@@ -56,3 +56,14 @@ def test_a_run_whose_every_judgment_failed_has_no_criterion_mean() -> None:
 def test_a_clean_run_shows_no_count_row() -> None:
     rows = [_row("c1", "judged", 60.0, goal_completion=2.0), _row("c2", "judged", 70.0, goal_completion=3.0)]
     assert "criterion means over" not in _text(rows)
+
+
+def test_a_production_runs_card_has_no_pass_hat_k() -> None:
+    """Issue 33 item 5: pass^k is over repeated seeds of a scenario; real calls are not repeats."""
+    rows = [_row("c1", "judged", 60.0, goal_completion=2.0), _row("c2", "judged", 90.0, goal_completion=5.0)]
+    synthetic = build_scorecard("a@1", "run-a", "1", "v1", "offline-heuristic", rows)
+    production = build_scorecard("a@1", "run-p", "1", "v1", "offline-heuristic", rows, source="production")
+    assert synthetic.pass_hat_k == {1: 0.0, 2: 0.0} and production.pass_hat_k == {}
+    console = Console(width=200, record=True)
+    console.print(scorecards_table([production]))
+    assert "— (real calls)" in console.export_text()
