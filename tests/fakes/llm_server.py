@@ -6,9 +6,11 @@ Replies are a pure function of the request (so record/replay can be proven), and
 429 with Retry-After, 500, a slow reply past the client's timeout, a body that is not JSON, a tool
 call with malformed arguments, a reply that ignores the schema, a connection closed after the request
 without any reply ("drop"), a reply whose connection closes halfway through it ("cut": a stream with
-neither finish_reason nor `[DONE]`, or a JSON body shorter than its content-length), and a server
-without the Files and Batch APIs (`behaviour.batch_api = False`: 404, as llama.cpp answers). It
-counts requests in flight.
+neither finish_reason nor `[DONE]`, or a JSON body shorter than its content-length), a server
+without the Files and Batch APIs (`behaviour.batch_api = False`: 404, as llama.cpp answers), and
+one that closes the connection after every streamed reply while advertising keep-alive
+(`behaviour.close_after_stream`, as llama.cpp's server does). It counts requests in flight and
+connections accepted.
 A request with `stream: true` is answered with server-sent events (`behaviour.stream = False`
 ignores the flag, as some servers do); runaway replies that ignore `max_tokens`, tool calls written
 as JSON text, and a refused-connection URL are in `llm_modes`. `behaviour.seen` keeps every body.
@@ -79,6 +81,9 @@ class Behaviour:
     stream: bool = True             # answer `stream: true` with server-sent events (False: ignore it)
     runaway_tokens: int = 0         # > 0: every OpenAI reply runs on for this many words, ignoring max_tokens
     token_delay: float = 0.0        # seconds between streamed events (a slow local server)
+    # Stream as llama.cpp's server does: chunked, advertising `Keep-Alive: timeout=5, max=100`, then
+    # close the connection right after the last chunk (a pooled connection the client reuses is dead).
+    close_after_stream: bool = False
     # Agent requests without the tools API: the n-th text is said when n <tool_response> blocks came back
     # (one text: said until a result comes back); then the usual lines.
     text_tool_calls: list[str] = field(default_factory=list)
@@ -99,6 +104,7 @@ class FakeLLMServer:
         self.files: dict[str, bytes] = {}
         self.batches: dict[str, dict[str, Any]] = {}  # id → {"items", "polls", "anthropic", …}
         self.streams_cut_short = 0  # streamed replies the client hung up on before the end
+        self.connections = 0  # TCP connections accepted
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._httpd.daemon_threads = True
         self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
@@ -137,6 +143,11 @@ class FakeLLMServer:
 
             def log_message(self, *args: Any) -> None:  # keep test output clean
                 pass
+
+            def setup(self) -> None:
+                with server.lock:
+                    server.connections += 1
+                super().setup()
 
             def do_POST(self) -> None:
                 length = int(self.headers.get("content-length", 0))
@@ -241,19 +252,29 @@ class FakeLLMServer:
         with self.lock:
             self.statuses[200] = self.statuses.get(200, 0) + 1
         h.close_connection = True
+        chunked = self.behaviour.close_after_stream
         try:
             h.send_response(200)
             h.send_header("content-type", "text/event-stream")
             h.send_header("x-request-id", f"req_{self.requests}")
-            h.send_header("connection", "close")
+            if chunked:  # what llama.cpp's server (cpp-httplib) says, though it closes after the reply
+                h.send_header("transfer-encoding", "chunked")
+                h.send_header("connection", "Keep-Alive")
+                h.send_header("keep-alive", "timeout=5, max=100")
+            else:
+                h.send_header("connection", "close")
             h.end_headers()
             for event in events:
-                h.wfile.write(event)
+                h.wfile.write(b"%x\r\n%s\r\n" % (len(event), event) if chunked else event)
                 if self.behaviour.token_delay:
                     time.sleep(self.behaviour.token_delay)
+            if chunked:
+                h.wfile.write(b"0\r\n\r\n")
         except (BrokenPipeError, ConnectionResetError):
             with self.lock:
                 self.streams_cut_short += 1
+        finally:
+            h.close_connection = True  # (a `Keep-Alive` header sets it False)
 
     # -- batch APIs -----------------------------------------------------------------------------
 
