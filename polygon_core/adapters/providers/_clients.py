@@ -97,6 +97,28 @@ async def shared_loop_clients() -> AsyncIterator[None]:
         await close_clients(forget_loop_clients())
 
 
+# Times a request that could not be written is sent again before its failure goes to the retry
+# layer: each failed send closes the dead connection it took from the pool, so the next one takes
+# a live or a new connection; a bound all the same, against a server that closes every connection.
+RESENDS = 3
+
+
+async def _resending_unsent(make: Callable[[], Awaitable[T]]) -> T:
+    """`make()`, made again (up to RESENDS times) while its request never reached the server: it
+    went onto a pooled connection the server had closed (see `never_sent`). Not an attempt and not
+    a retry, so a server that closes connections after its replies does not look flaky, and a
+    request with one attempt does not fail on it."""
+    from ._errors import never_sent
+
+    for _ in range(RESENDS):
+        try:
+            return await make()
+        except Exception as exc:
+            if not never_sent(exc):
+                raise
+    return await make()
+
+
 class SdkAdapter:
     """What every provider adapter shares: the SDK, the key, and one client per event loop.
 
@@ -163,7 +185,7 @@ class SdkAdapter:
         from ._retry import Retryable
 
         try:
-            result = await make()
+            result = await _resending_unsent(make)
         except (ProviderFailure, Retryable):
             raise
         except Exception as exc:

@@ -11,7 +11,7 @@ from typing import Any
 from ...conversation import ProviderFailure
 from ._retry import Retryable
 
-__all__ = ["Endpoint", "ProviderConfigError", "classify", "import_sdk", "redact"]
+__all__ = ["Endpoint", "ProviderConfigError", "classify", "import_sdk", "never_sent", "redact"]
 
 
 class ProviderConfigError(ValueError):
@@ -89,6 +89,20 @@ def _causes(exc: BaseException) -> list[BaseException]:
 _TIMEOUT = {"ServerTimeoutError", "SocketTimeoutError", "TimeoutException"}
 _DROPPED = {"ClientOSError", "ServerDisconnectedError", "ClientPayloadError", "ClientConnectionError",
             "TransportError"}
+
+
+def never_sent(exc: BaseException) -> bool:
+    """The request could not be written because its connection was already closed: aiohttp's
+    `ClientConnectionResetError` while sending it, before any byte of a reply.
+
+    That is a pooled connection the server closed after its last reply while advertising keep-alive
+    (llama.cpp's server does so after every streamed reply); the close arrived between the pool
+    handing the connection out and the request going onto it. The server never had the request, so
+    sending it again is safe and is no attempt. A server that reads a request and then drops the
+    connection fails on reading the reply instead (`ServerDisconnectedError`): not this.
+    """
+    return any("ClientConnectionResetError" in _class_names(e) for e in _causes(exc)
+               if type(e).__module__.startswith("aiohttp"))
 
 
 def _final(message: str) -> Retryable:
