@@ -19,6 +19,7 @@ from . import (
     _cmd_deploy,
     _cmd_files,
     _cmd_import,
+    _cmd_init,
     _cmd_personas,
     _cmd_prompt,
     _cmd_replay,
@@ -38,6 +39,7 @@ __all__ = ["COMMANDS", "GROUPS", "app", "console", "err", "friendly", "main"]
 #: name → function, top-level commands in `--help` order.
 COMMANDS: dict[str, Callable[..., Any]] = {
     "demo": _cmd_run.demo,
+    "init": _cmd_init.init,
     "run": _cmd_run.run,
     "runs": _cmd_runs.list_runs,
     "show": _cmd_runs.show,

@@ -12,6 +12,7 @@ __all__ = ["EXAMPLES", "epilog"]
 #: the command's full name (a group's subcommand as "group sub") → its example command line(s).
 EXAMPLES: dict[str, tuple[str, ...]] = {
     "demo": ("polygon demo", "polygon demo --voice"),
+    "init": ("polygon init my-agent --prompt my_prompt.txt",),
     "run": ("polygon run my-suite/ --agent agents/v1.yaml --agent agents/v2.yaml",),
     "runs": ("polygon runs --json",),
     "show": ("polygon show RUN", "polygon show RUN CONVERSATION   # its transcript, turn by turn"),

@@ -14,9 +14,10 @@ sources file), `_calibrations`, `_fitting` (fitted judges), `_sweeps`, `_sweep_s
 `_leaderboard` (the sweep flow's steps, its stored report), `_calls` (a call's stored audio and
 timeline), `_conversation_detail` (one conversation in full, for `polygon show RUN CONVERSATION`), `_replay`, `_run_steps` (judge and probe
 passes that read everything from the run), `_versions` (a run's agent version parts, checked before a
-replay or re-score), `_reevaluation` (on a prompt commit), `_personas`, `_analysis` (prompt
-analysis), `_preflight` (checks before a run), `_deliveries` (webhook delivery ids), `_stored` (the
-reads the CLI and web app show: runs, pages of conversations and judgments).
+replay or re-score), `_reevaluation` (on a prompt commit), `_personas`, `_starter` (`polygon init`'s
+starter folder), `_analysis` (prompt analysis), `_preflight` (checks before a run), `_deliveries`
+(webhook delivery ids), `_stored` (the reads the CLI and web app show: runs, pages of conversations and
+judgments).
 """
 
 from __future__ import annotations
@@ -199,6 +200,7 @@ if TYPE_CHECKING:
     from ._scorecards import RunView, failed_text, judges_of, run_view
     from ._simulate import simulate
     from ._sources import import_configured_arrivals, pull_configured_source, source_fields
+    from ._starter import InitReport, init_folder
     from ._stored import (
         CONVERSATION_SORTS,
         calibration_page,
@@ -264,6 +266,7 @@ __all__ = [
     "GenerationReport",
     "ImportSummary",
     "InFlight",
+    "InitReport",
     "JudgeSpec",
     "Leaderboard",
     "LineRequest",
@@ -341,6 +344,7 @@ __all__ = [
     "import_file",
     "import_formats",
     "import_personas",
+    "init_folder",
     "is_call_location",
     "judge",
     "judge_conversation",
@@ -504,6 +508,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "run_execution", "run_manifest", "run_settings"),
     "_scorecards": ("RunView", "failed_text", "judges_of", "run_view"),
     "_simulate": ("simulate",),
+    "_starter": ("InitReport", "init_folder"),
     "_sources": ("import_configured_arrivals", "pull_configured_source", "source_fields"),
     "_stored": ("CONVERSATION_SORTS", "calibration_page", "conversation_ids", "conversation_judgments",
         "conversation_page", "conversation_probe_answers", "conversation_record", "conversation_records", "find_run",
