@@ -47,6 +47,9 @@ class BotOptions:
     cleared: list[float] = field(default_factory=list)  # when it sent `clear` (its loop's clock)
 
 
+REPLY_GAP_S = 1.0  # a pause longer than a bot turn's end (BOT_TURN_END_MS, 0.9 s)
+
+
 @functools.lru_cache(maxsize=64)
 def _speech(text: str) -> bytes:
     audio = make_synthesizer("espeak", PolygonSettings(), "en").synthesize(text, VoiceProfile(variant="f2"), "en")
@@ -147,6 +150,11 @@ def handler(options: BotOptions) -> Any:
             if options.drop_after is not None and answers > options.drop_after:
                 bot.ws.transport.abort()  # no close frame: the line drops (1006)
                 return
+            if bot.until > bot.now():
+                # Still talking (it does not yield): it finishes, pauses and then answers, as a
+                # pipeline that queued its reply would. Queued straight behind the playing audio,
+                # the answer ran on without a gap and, on a loaded machine, read as the same turn.
+                await asyncio.sleep(bot.until - bot.now() + REPLY_GAP_S)
             await asyncio.sleep(options.delay_s)
             await bot.say(lines[min(answers, len(lines) - 1)])
             if answers >= options.turns:
