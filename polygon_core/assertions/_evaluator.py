@@ -16,7 +16,7 @@ from simpleeval import (
 
 from ..models import Conversation, ToolDef
 from ..scoring import normalise_speech, phrase_pattern
-from ..stubs import SafeEvaluator
+from ..stubs import ExpressionLimitError, SafeEvaluator
 from ._helpers import same_set
 from ._language import (
     before_subject,
@@ -152,8 +152,8 @@ class AssertionEvaluator(SafeEvaluator):
             try:
                 if self._eval(condition):
                     matched.append(occurrence)
-            except FeatureNotAvailable:
-                raise
+            except (FeatureNotAvailable, ExpressionLimitError):
+                raise  # a refused construct or size is the expression's fault, whatever the occurrence
             except _PER_OCCURRENCE_ERRORS as exc:
                 first_error = first_error or exc
             finally:

@@ -7,7 +7,7 @@ from collections.abc import Collection, Iterable, Mapping
 
 from simpleeval import DEFAULT_OPERATORS
 
-from ..stubs import SAFE_FUNCTIONS, SafeEvaluator, did_you_mean, parse_expression
+from ..stubs import SAFE_FUNCTIONS, SafeEvaluator, constant_problem, did_you_mean, parse_expression
 from ..voice import ALL_CALL_METRICS
 from ._call import CALL_METRIC_NAMES, bound_names
 from ._timeline import RESERVED_NAMES
@@ -219,7 +219,7 @@ def check_expression(expression: str, *, known_names: Collection[str],
         return syntax_message(exc)
     except Exception as exc:
         return f"cannot parse: {type(exc).__name__}: {exc}"
-    return static_problem(tree, known_names, strict=True, arguments=arguments)
+    return static_problem(tree, known_names, strict=True, arguments=arguments) or constant_problem(tree)
 
 
 def argument_problem(expression: str, *, known_names: Collection[str],

@@ -39,10 +39,12 @@ a float); any other template renders to text.
 from ._arguments import declared_arguments, did_you_mean, template_argument_names, unknown_argument
 from ._environment import ToolEnvironment, check_tool
 from ._errors import StubError
+from ._expression_limits import MAX_EXPRESSION_BUILT, MAX_EXPRESSION_VALUE, ExpressionLimitError
 from ._expressions import (
     READ_ONLY_ATTRS,
     SAFE_FUNCTIONS,
     SafeEvaluator,
+    constant_problem,
     parse_expression,
 )
 from ._patterns import UnsupportedPatternError, pattern_problems, tool_validator
@@ -51,11 +53,14 @@ from ._sandbox import MAX_TEMPLATE_OUTPUT, MAX_TEMPLATE_STEPS
 from ._templates import TemplateRenderer, has_template
 
 __all__ = [
+    "MAX_EXPRESSION_BUILT",
+    "MAX_EXPRESSION_VALUE",
     "MAX_TEMPLATE_OUTPUT",
     "MAX_TEMPLATE_STEPS",
     "NO_RULE_MATCHED",
     "READ_ONLY_ATTRS",
     "SAFE_FUNCTIONS",
+    "ExpressionLimitError",
     "SafeEvaluator",
     "StubError",
     "TemplateRenderer",
@@ -63,6 +68,7 @@ __all__ = [
     "UnsupportedPatternError",
     "check_rule_expression",
     "check_tool",
+    "constant_problem",
     "declared_arguments",
     "did_you_mean",
     "has_template",

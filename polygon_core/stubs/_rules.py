@@ -11,7 +11,7 @@ from simpleeval import AttributeDoesNotExist, InvalidExpression
 
 from ..models import Rule
 from ._errors import StubError
-from ._expressions import SAFE_FUNCTIONS, SafeEvaluator, parse_expression
+from ._expressions import SAFE_FUNCTIONS, SafeEvaluator, constant_problem, parse_expression
 
 NO_RULE_MATCHED: dict[str, str] = {"error": "no_rule_matched"}
 """The answer of a rules stub when no rule matches."""
@@ -25,7 +25,8 @@ _KNOWN_NAMES = frozenset({"args", "state", "True", "False", "None", *SAFE_FUNCTI
 
 
 def check_rule_expression(expression: str) -> str | None:
-    """Static check of a `when` expression: a syntax error or a name other than args/state."""
+    """Static check of a `when` expression: a syntax error, a name other than args/state, or a
+    constant part already beyond the evaluator's limits (`'x'.ljust(2000000000)`)."""
     try:
         tree = parse_expression(expression)
     except SyntaxError as exc:
@@ -40,7 +41,8 @@ def check_rule_expression(expression: str) -> str | None:
             return f"unknown name {node.id!r} in {expression!r} ({hint})"
         if isinstance(node, ast.Attribute) and node.attr.startswith("_"):
             return f"private attribute {node.attr!r} in {expression!r}"
-    return None
+    problem = constant_problem(tree)
+    return f"{expression!r}: {problem}" if problem else None
 
 
 class RuleEngine:

@@ -89,6 +89,23 @@ CASES: dict[str, tuple[str, str, str, str]] = {
         "suite/tools.yaml:16: tools.lookup_account.rules[0].response.verified: template "
         "\"{{ 'a' * 3000000000 }}\": the repeated value exceeds the template limit of 100,000",
     ),
+    # Issue 32 item 1: constant memory bombs in expressions are refused before anything runs
+    # (validation evaluates the constant part under the evaluator's limits: nothing is allocated).
+    "percent_width_bomb_assertion": (
+        SCENARIO,
+        "goal_met: refund_issued(amount == 49.00)",
+        "goal_met: len('%02000000000d' % 1) > 0",
+        f"{SCENARIO}:29: assertions.goal_met: the format field width 2,000,000,000 exceeds the "
+        "expression limit of 100,000",
+    ),
+    "ljust_bomb_rule": (
+        "suite/tools.yaml",
+        '- when: "True"',
+        "- when: \"'x'.ljust(2000000000) != args.get('postcode')\"",
+        "suite/tools.yaml:20: tools.lookup_account.rules[1].when: rule condition: "
+        "\"'x'.ljust(2000000000) != args.get('postcode')\": the padded text (2,000,000,000 characters) "
+        "exceeds the expression limit of 100,000",
+    ),
     "prompt_file_outside": (
         "agent.yaml",
         "prompt_file: prompt_v1.txt",
