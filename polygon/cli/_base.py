@@ -19,8 +19,11 @@ from typer.core import TyperCommand
 from ._infra import infrastructure_error, print_infrastructure_error
 from ._prefect import choose_api
 
-console = Console()
-err = Console(stderr=True)
+# Markup is off by default: scenario ids, file errors, regexes (`[/a-z]`) and agents' words are
+# printed as written, never parsed as Rich tags. A line that styles itself passes `markup=True` and
+# escapes what it interpolates; a table cell that styles itself is a `Text`.
+console = Console(markup=False)
+err = Console(stderr=True, markup=False)
 F = TypeVar("F", bound=Callable[..., Any])
 
 #: The `--json` option every command that prints results takes.

@@ -81,7 +81,8 @@ def _print_highlights(out: Console, text: str, analysis: PromptAnalysis) -> None
         for h in result.highlights[:SHOWN_PER_AXIS]:
             quote = " ".join(text[h.start:h.end].split())
             quote = quote if len(quote) <= 70 else quote[:69] + "…"
-            out.print(f"  [{h.start}:{h.end}] “{quote}” — {h.reason} [dim]({h.tier})[/]", highlight=False)
+            out.print(f"  {escape(f'[{h.start}:{h.end}]')} “{escape(quote)}” — {escape(h.reason)} "
+                      f"[dim]({escape(h.tier)})[/]", markup=True, highlight=False)
         if len(result.highlights) > SHOWN_PER_AXIS:
             out.print(f"  … and {len(result.highlights) - SHOWN_PER_AXIS} more (see --json)")
 
@@ -144,7 +145,7 @@ def analyze_prompt_cmd(
                                "changes": {k: v.model_dump() for k, v in changes.items()}}
         print(json.dumps(out, ensure_ascii=False, indent=2))
         return
-    console.rule(f"[bold]{source}")
+    console.rule(Text(source, style="bold"))
     console.print(_prompt_with_highlights(text, analysis), highlight=False)
     console.rule()
     console.print(_axes_table(analysis))

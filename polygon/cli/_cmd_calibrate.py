@@ -11,6 +11,7 @@ import typer
 from rich import box
 from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from ._base import console, err, friendly
 
@@ -48,7 +49,7 @@ def calibration_table(c: Calibration) -> Table:
                           ("kappa", "right"), ("exact", "right"), ("within\none", "right"), ("bias", "right")):
         table.add_column(name, justify=justify)  # type: ignore[arg-type]
     for row in c.rows:
-        table.add_row(f"[bold]{row.criterion}[/]" if row.criterion == OVERALL else row.criterion, str(row.n),
+        table.add_row(Text(row.criterion, style="bold") if row.criterion == OVERALL else row.criterion, str(row.n),
                       _cell(row.rho), _cell(row.tau), _cell(row.kappa), _cell(row.exact, interval=False),
                       _cell(row.within_one, interval=False), _cell(row.bias))
     return table
@@ -93,8 +94,8 @@ def labels_lines(c: Calibration) -> list[str]:
 
 def print_calibration(c: Calibration) -> None:
     """The header, the table, the people's agreement and what was left out."""
-    console.print(f"judge [bold]{c.judge_model}[/], rubric {c.rubric_version}, judge prompt {c.judge_prompt_hash}",
-                  highlight=False)
+    console.print(f"judge [bold]{escape(c.judge_model)}[/], rubric {escape(c.rubric_version)}, judge prompt "
+                  f"{c.judge_prompt_hash}", markup=True, highlight=False)
     console.print(f"run {c.run_id}: {c.conversations} rated conversations, {c.raters} raters", highlight=False)
     for line in labels_lines(c):
         console.print(line, highlight=False, markup=False)
@@ -143,8 +144,8 @@ def _fit(stores: Any, labels: Path, run_id: str, rubric: str | None, name: str, 
     if json_out:
         print(json.dumps(data, indent=2, default=str))
         return
-    console.print(f"fitted judge [bold]{report.model_name}[/] on {report.n} labelled conversations "
-                  f"(training set {report.training_hash})", highlight=False, soft_wrap=True)
+    console.print(f"fitted judge [bold]{escape(report.model_name)}[/] on {report.n} labelled conversations "
+                  f"(training set {report.training_hash})", markup=True, highlight=False, soft_wrap=True)
     console.print(_cv_line(report), highlight=False, soft_wrap=True)
     console.print(f"distinct out-of-fold overall predictions: {report.distinct}", highlight=False)
     if report.warning:
@@ -195,7 +196,7 @@ def calibrate(
         print_calibration(c)
     if failed:
         first = outcome.judged.errors.get(failed[0]) if outcome.judged else None
-        err.print(f"[red]error:[/] judge {c.judge_model} failed on {len(failed)} of {c.conversations} "
-                  f"labelled conversations: {first or 'no reason recorded'} (left out of the calibration)",
+        err.print(f"[red]error:[/] judge {escape(c.judge_model)} failed on {len(failed)} of {c.conversations} "
+                  f"labelled conversations: {escape(first or 'no reason recorded')} (left out of the calibration)",
                   markup=True, highlight=False, soft_wrap=True)
         raise typer.Exit(1)

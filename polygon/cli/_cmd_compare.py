@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 
 from ._base import console, err, friendly
 from ._failures import stop_on_failures
@@ -55,7 +56,7 @@ def compare(
     # it. Refused (exit 1, as a failing verdict), naming how far it got and how to finish it.
     unfinished = usecases.unfinished_runs(stores, run_ids)
     if unfinished:
-        err.print(f"[red]error:[/] {unfinished}", highlight=False, soft_wrap=True)
+        err.print(f"[red]error:[/] {escape(unfinished)}", markup=True, highlight=False, soft_wrap=True)
         raise typer.Exit(1)
     kinds = [*(["JUnit"] if junit else []), *(["HTML"] if html else [])]
     comp = usecases.compare_runs(stores, run_ids, baseline=baseline, transcripts=needs_transcripts(outputs, *kinds),
@@ -72,7 +73,7 @@ def compare(
         shown, notes = (comp, []) if every else page(comp)  # the verdict is the whole comparison's
         _render.print_comparison(console, shown)
         for note in notes:
-            console.print(f"[dim]{note}[/]", highlight=False)
+            console.print(f"[dim]{escape(note)}[/]", markup=True, highlight=False)
         for kind, path in written:
             console.print(f"{kind} report: {path}", highlight=False)
     # A judge that failed on a compared run blocks the change (exit 1) with one line on stderr, as

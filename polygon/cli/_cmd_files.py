@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 
 from ._base import console, err, friendly
 
@@ -19,10 +20,10 @@ def validate(paths: Annotated[list[Path], typer.Argument(help="suite folders or 
 
     errors = usecases.validate_files(paths)
     for e in errors:
-        err.print(f"[red]error:[/] {e}", highlight=False, soft_wrap=True)
+        err.print(f"[red]error:[/] {escape(str(e))}", markup=True, highlight=False, soft_wrap=True)
     # Warnings never change the exit code: the files are valid, they just may not test what is meant.
     for w in validation_warnings(paths):
-        err.print(f"[yellow]warning:[/] {w}", highlight=False, soft_wrap=True)
+        err.print(f"[yellow]warning:[/] {escape(str(w))}", markup=True, highlight=False, soft_wrap=True)
     if errors:
         raise typer.Exit(2)
     console.print(f"ok: {len(paths)} path(s) valid")

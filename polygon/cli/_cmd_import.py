@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 
 from ._base import console, err, foreground_flows, friendly, quiet_prefect
 
@@ -51,7 +52,7 @@ def import_(files: Annotated[list[str], typer.Argument(help="files (or s3:// URI
         console.print(f"read {summary.read}, imported {summary.imported}, duplicates "
                       f"{summary.duplicates}, rejected {summary.rejected}")
         for line in summary.errors:
-            err.print(f"[yellow]skipped:[/] {line}", highlight=False, soft_wrap=True)
+            err.print(f"[yellow]skipped:[/] {escape(line)}", markup=True, highlight=False, soft_wrap=True)
     if summary.rejected and not summary.imported and not summary.duplicates:
         raise typer.Exit(2)
 
@@ -119,7 +120,7 @@ def grade_calls(source: Annotated[str, typer.Argument(
         console.print(f"imported {imp['imported']} of {imp['read']} "
                       f"({imp['duplicates']} duplicates, {imp['rejected']} rejected)")
     for line in usecases.production_rejections(imp):  # as `polygon import` says them, the first 20
-        err.print(f"[yellow]skipped:[/] {line}", highlight=False, soft_wrap=True)
+        err.print(f"[yellow]skipped:[/] {escape(line)}", markup=True, highlight=False, soft_wrap=True)
     _stop_if_rejected(rejected_all)
     if not result["runs"]:
         console.print(f"no calls of {source!r} in the window")
@@ -137,5 +138,5 @@ def grade_calls(source: Annotated[str, typer.Argument(
 def _stop_if_rejected(error: Exception | None) -> None:
     """Exit 1 with one `error:` line when every call read was rejected (the reasons are above it)."""
     if error is not None:
-        err.print(f"[red]error:[/] {error}", highlight=False, soft_wrap=True)
+        err.print(f"[red]error:[/] {escape(str(error))}", markup=True, highlight=False, soft_wrap=True)
         raise typer.Exit(1)

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from ._base import console, err, friendly
@@ -29,7 +30,7 @@ def generate(agent: Annotated[Path, typer.Option("--agent", "-a", help="agent YA
     if report.marked_stale:
         console.print(f"marked {len(report.marked_stale)} stale: {', '.join(report.marked_stale)}")
     for failure in report.failed:
-        err.print(f"[red]failed:[/] {failure}", highlight=False, soft_wrap=True)
+        err.print(f"[red]failed:[/] {escape(str(failure))}", markup=True, highlight=False, soft_wrap=True)
     if report.failed:
         raise typer.Exit(1)
 

@@ -200,9 +200,9 @@ def show(run_id: Annotated[str, typer.Argument(help="run id (or a unique prefix)
         return
     if view.run.status != "complete":  # a part-way run's card looks whole: say so above it
         stored, planned = usecases.run_progress(stores, view.run)
-        console.print(f"[yellow]run {view.run.id} is {view.run.status}[/]: {stored} of "
+        console.print(f"[yellow]run {escape(view.run.id)} is {escape(view.run.status)}[/]: {stored} of "
                       f"{'an unknown number of' if planned is None else planned} planned conversations "
-                      "stored; the scorecard covers only those", highlight=False, soft_wrap=True)
+                      "stored; the scorecard covers only those", markup=True, highlight=False, soft_wrap=True)
     console.print(fit(console, _render.scorecards_table([card])))
     _render.print_panel(console, [card])  # a run of calls: its interaction panel and what made it
     if len(view.judges) > 1:
@@ -220,5 +220,5 @@ def show(run_id: Annotated[str, typer.Argument(help="run id (or a unique prefix)
         console.print(f"agent version {view.run.agent_version} hashes: {describe_parts(parts)}",
                       highlight=False, soft_wrap=True)
     if line["text"]:  # a run made before the line was recorded says nothing
-        console.print(f"[dim]{escape(line['text'])}[/]", highlight=False, soft_wrap=True)
-    console.print(f"[dim]{_made_by(view.run)}[/]", highlight=False, soft_wrap=True)
+        console.print(f"[dim]{escape(line['text'])}[/]", markup=True, highlight=False, soft_wrap=True)
+    console.print(f"[dim]{escape(_made_by(view.run))}[/]", markup=True, highlight=False, soft_wrap=True)

@@ -91,7 +91,7 @@ def rescore(
                      if result.failed else ""), highlight=False)
     console.print(fit(console, _render.scorecards_table([card])))
     if warning:
-        console.print(f"[yellow]{escape(warning)}[/]", highlight=False)
+        console.print(f"[yellow]{escape(warning)}[/]", markup=True, highlight=False)
     console.print(f"See `polygon show {result.run_id} --rubric {result.rubric_version} "
                   f"--judge {result.judge_model}`.", highlight=False)
     stop_on_failures(err, [card])
@@ -141,6 +141,6 @@ def probe(
         console.print(fit(console, _render.probes_table([card])))
     if failed:
         first = result.errors.get(failed[0], "no reason recorded")
-        err.print(f"[red]error:[/] probe answerer {result.judge_model} failed on {len(failed)} of "
-                  f"{total} conversations: {first}", markup=True, highlight=False, soft_wrap=True)
+        err.print(f"[red]error:[/] probe answerer {escape(result.judge_model)} failed on {len(failed)} of "
+                  f"{total} conversations: {escape(first)}", markup=True, highlight=False, soft_wrap=True)
         raise typer.Exit(1)

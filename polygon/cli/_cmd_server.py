@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
-_out = Console()
-_err = Console(stderr=True)
+_out = Console(markup=False)  # printed as written, as in _base
+_err = Console(stderr=True, markup=False)
 
 
 def _fail(message: str) -> None:
-    _err.print(f"[red]error:[/] {message}", highlight=False, soft_wrap=True)
+    _err.print(f"[red]error:[/] {escape(message)}", markup=True, highlight=False, soft_wrap=True)
     raise typer.Exit(1)
 
 

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from ._base import JSON_HELP, console, foreground_flows, friendly, quiet_prefect
@@ -81,9 +82,10 @@ def sweep(spec: Annotated[Path, typer.Argument(help="sweep spec YAML")],
         rows = [MatrixRow.model_validate(r) for r in report["matrix_top"]]
         console.print(matrix_table(rows, [r["label"] for r in report["leaderboard"][:3]]))
     for item in report["refused"]:
-        console.print(f"[yellow]refused[/] {item['label']}: {item['reason']}")
+        console.print(f"[yellow]refused[/] {escape(item['label'])}: {escape(item['reason'])}", markup=True,
+                      highlight=False)
     for same in report.get("same_configuration", []):  # labels are the spec's text: never markup
         console.print(f"not run again: {same['label']} configures what {same['same_as']} does (its result "
                       "is that point's)", markup=False, highlight=False)
     if report["stopped_early"]:
-        console.print(f"[red]stopped early[/]: {report['stopped_early']}")
+        console.print(f"[red]stopped early[/]: {escape(report['stopped_early'])}", markup=True, highlight=False)

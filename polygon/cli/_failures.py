@@ -10,6 +10,7 @@ from collections.abc import Collection, Sequence
 from typing import TYPE_CHECKING, Any
 
 import typer
+from rich.markup import escape
 
 if TYPE_CHECKING:
     from polygon_core.compare import Scorecard
@@ -69,5 +70,5 @@ def stop_on_failures(err: Any, cards: Sequence[Scorecard], **kwargs: Any) -> Non
     line = failure_line(cards, **kwargs)
     if line is None:
         return
-    err.print(f"[red]error:[/] {line}", markup=True, highlight=False, soft_wrap=True)
+    err.print(f"[red]error:[/] {escape(line)}", markup=True, highlight=False, soft_wrap=True)
     raise typer.Exit(1)

@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from rich.markup import escape
+
 from ._prefect import PrefectUnavailable
 
 
@@ -88,4 +90,4 @@ def infrastructure_error(exc: BaseException) -> str | None:
 
 def print_infrastructure_error(err: Any, line: str) -> None:
     """The line on stderr, in the CLI's error style."""
-    err.print(f"[red]error:[/] {line}", markup=True, highlight=False, soft_wrap=True)
+    err.print(f"[red]error:[/] {escape(line)}", markup=True, highlight=False, soft_wrap=True)

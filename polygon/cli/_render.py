@@ -8,6 +8,7 @@ from typing import Any
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from polygon_core.compare import (
     Comparison,
@@ -92,7 +93,7 @@ def print_panel(console: Console, cards: Sequence[Scorecard]) -> None:
     console.print(fit(console, table))
     for line in stack_lines(cards):
         # The line names engines, models and noise files: literal text, never rich markup.
-        console.print(f"[dim]{escape(line)}[/]", highlight=False, soft_wrap=True)
+        console.print(f"[dim]{escape(line)}[/]", markup=True, highlight=False, soft_wrap=True)
 
 
 def _rate(rate: float | None, ci: tuple[float, float] | None) -> str:
@@ -118,8 +119,8 @@ def probes_table(cards: Sequence[Scorecard], comparisons: Sequence[ProbeComparis
             cells.append("—" if p is None or p.rate is None else
                          f"{p.k}/{p.n} {p.rate:.2f} [{p.low:.2f}, {p.high:.2f}]")
         if pid in stale:
-            cells = [f"[yellow]not comparable[/] ({c})" if c != "—" else c for c in cells]
-        table.add_row(pid + (" [yellow](wording changed)[/]" if pid in stale else ""), *cells)
+            cells = [Text.assemble(("not comparable", "yellow"), f" ({c})") if c != "—" else c for c in cells]
+        table.add_row(Text.assemble(pid, (" (wording changed)", "yellow")) if pid in stale else pid, *cells)
     return table
 
 
@@ -136,7 +137,7 @@ def matrix_table(matrix: Sequence[MatrixRow], labels: Sequence[str]) -> Table:
         for label in labels:
             c = r.cells.get(label)
             if c is None:
-                cells.append("[yellow]incomparable[/]")
+                cells.append(Text("incomparable", style="yellow"))
                 continue
             verdicts = " ".join(f"{k}:{v}" for k, v in sorted(c.verdicts.items()))
             cells.append(f"{fmt(c.mean_composite)} ({verdicts})")
@@ -185,7 +186,8 @@ def divergence_table(divs: Sequence[PairDivergence], a: str, b: str, compact: bo
         if d.consequential_turn is not None and d.consequential_turn != d.turn:
             ca = "\n".join([*(f"→ {t}" for t in d.consequential_a_tools), _short(d.consequential_a_text) or "(ended)"])
             cb = "\n".join([*(f"→ {t}" for t in d.consequential_b_tools), _short(d.consequential_b_text) or "(ended)"])
-            sa, sb = f"{sa}\n[dim]turn {d.consequential_turn}:[/]\n{ca}", f"{sb}\n[dim]turn {d.consequential_turn}:[/]\n{cb}"
+            later = (f"\nturn {d.consequential_turn}:", "dim")
+            sa, sb = Text.assemble(sa, later, f"\n{ca}"), Text.assemble(sb, later, f"\n{cb}")
             turn += f"\nconsequential {d.consequential_turn}"
             reasons += "\n" + ", ".join(d.consequential_reasons)
         elif d.consequential_turn is not None:
@@ -218,7 +220,7 @@ def differences_table(diffs: Sequence[Difference], scopes: bool = True, compact:
             continue
         ci = "—" if d.ci_low is None else f"[{fmt(d.ci_low, 2)}, {fmt(d.ci_high, 2)}]"
         table.add_row(d.candidate, d.metric, d.scope, str(d.pairs), fmt(d.baseline_mean, 2),
-                      fmt(d.candidate_mean, 2), fmt(d.delta, 2), ci, f"[{style[d.label]}]{d.label}[/]")
+                      fmt(d.candidate_mean, 2), fmt(d.delta, 2), ci, Text(d.label, style=style[d.label]))
     return table
 
 
@@ -236,28 +238,30 @@ def print_comparison(console: Console, comp: Comparison, compact: bool = False) 
         console.print(fit(console, divergence_table(dset.items, dset.a, dset.b, compact=compact)))
     console.print(fit(console, probes_table(comp.cards, comp.probes)))
     if comp.prose.strip():
-        console.print("[bold]Analysis[/]")
+        console.print("[bold]Analysis[/]", markup=True)
         console.print(comp.prose.strip(), highlight=False, markup=False)
     print_provenance(console, comp.cards)
     for p in comp.pairing:
         console.print(f"Pairs: {pairing_line(p)}", highlight=False, markup=False)
     if len(comp.labels) > 1:
         if comp.ci.exit_code:
-            console.print(f"[bold red]Blocks the change[/] (baseline {comp.baseline}):", highlight=False)
+            console.print(f"[bold red]Blocks the change[/] (baseline {escape(comp.baseline)}):", markup=True,
+                          highlight=False)
             for reason in comp.ci.reasons:
                 console.print(f"  - {reason}", highlight=False, markup=False)
         else:
-            console.print(f"[green]No candidate is worse than {comp.baseline} beyond noise; no gate fired.[/]",
+            console.print(f"[green]No candidate is worse than {escape(comp.baseline)} beyond noise; no gate fired.[/]",
+                          markup=True,
                           highlight=False)
 
 
 def print_provenance(console: Console, cards: Sequence[Scorecard]) -> None:
     """How every number above was made, and how far each card's judge agrees with people."""
     for card in cards:
-        console.print(f"[dim]{card.label}: {provenance(card)}[/]")
+        console.print(f"[dim]{escape(card.label)}: {escape(provenance(card))}[/]", markup=True, highlight=False)
     for card, line in zip(cards, calibration_lines(cards), strict=True):
         # The line names the user's data: literal text, never rich markup.
-        console.print(f"[dim]{escape(card.label)}: {escape(line)}[/]", highlight=False)
+        console.print(f"[dim]{escape(card.label)}: {escape(line)}[/]", markup=True, highlight=False)
     for card, warning in zip(cards, fitted_warnings(cards), strict=True):
         if warning:
             console.print(f"[yellow]{escape(card.label)}: {escape(warning)}[/]", highlight=False, markup=True)

@@ -14,7 +14,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-from rich.markup import escape
 from rich.table import Table
 
 from ._base import console
@@ -71,7 +70,7 @@ def turns_table(conversation: Any) -> Table:
         who = turn.speaker + {"non_directed": " (aside)", "vocal_tic": " (tic)"}.get(turn.kind, "")
         times = [f"{_seconds(turn.start_ms)}–{_seconds(turn.end_ms)}"] if call else []
         end = f" [{turn.end}]" if turn.end else ""
-        table.add_row(str(turn.index), who, *times, escape(turn_text(turn, conversation.channel) + end))
+        table.add_row(str(turn.index), who, *times, turn_text(turn, conversation.channel) + end)
     return table
 
 
@@ -100,7 +99,7 @@ def _assertions_table(assertions: list[Any]) -> Table:
         table.add_column(col, overflow="fold")
     for a in assertions:
         why = (a.message or "") + (f" (turn {a.turn})" if a.turn is not None else "")
-        table.add_row(escape(a.name), a.status.replace("_", " "), escape(why))
+        table.add_row(a.name, a.status.replace("_", " "), why)
     return table
 
 
@@ -152,13 +151,13 @@ def show_conversation(run_id: str, conversation_id: str, *, json_out: bool, audi
                           "misheard": misheard_lines(conv, limit=len(conv.turns)),
                           "audio": None if audio is None else str(audio)}, indent=2))
         return
-    console.print(escape(_header(detail)), highlight=False, soft_wrap=True)
+    console.print(_header(detail), highlight=False, soft_wrap=True)
     metrics = metrics_table(conv)
     if metrics is not None:
         console.print(fit(console, metrics))
     if detail.assertions:
         console.print(fit(console, _assertions_table(detail.assertions)))
     console.print(fit(console, turns_table(conv)))
-    console.print(escape(end_line(conv)), highlight=False, soft_wrap=True)
+    console.print(end_line(conv), highlight=False, soft_wrap=True)
     if audio is not None:
         console.print(f"audio (stereo WAV, caller left, agent right): {audio}", highlight=False, soft_wrap=True)

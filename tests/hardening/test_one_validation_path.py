@@ -75,6 +75,16 @@ CASES: dict[str, tuple[str, str, str, str]] = {
         "pattern '^([0-9])\\\\1{3,7}$' cannot be matched in linear time (invalid escape sequence: \\1); "
         "Polygon matches tool-schema patterns with RE2, which has no backreferences or lookarounds",
     ),
+    # Issue 32 item 3: the error quotes the pattern, whose `[/a-z]` Rich read as a closing tag
+    # (MarkupError, a traceback and exit 1); it is printed as written.
+    "markup_in_regex_pattern": (
+        "suite/tools.yaml",
+        'pattern: "^[0-9]{4,8}$"',
+        'pattern: "(?<=x)[/a-z]+"',
+        "suite/tools.yaml:8: tools.lookup_account.parameters.properties.account_id.pattern: "
+        "pattern '(?<=x)[/a-z]+' cannot be matched in linear time (invalid perl operator: (?<=); "
+        "Polygon matches tool-schema patterns with RE2, which has no backreferences or lookarounds",
+    ),
     "broken_rule_when": (
         "suite/tools.yaml",
         '- when: "True"',
