@@ -54,21 +54,34 @@ def expand_points(spec: SweepSpec, base_values: Mapping[str, Any]) -> list[Sweep
     Points with identical values are run once.
     """
     names = sorted(spec.parameters)
-    values = {n: spec.parameters[n].all_values() for n in names}
+    # A spec is validated with at most MAX_SWEEP_POINTS planned points, so what is made here is
+    # bounded; `random` never makes the grid it draws from.
     raw: list[dict[str, Any]]
     if spec.strategy == "one_at_a_time":
         raw = [{}]
         for n in names:
-            raw += [{n: v} for v in values[n] if canonical_json(v) != canonical_json(base_values.get(n))]
+            raw += [{n: v} for v in spec.parameters[n].all_values()
+                    if canonical_json(v) != canonical_json(base_values.get(n))]
+    elif spec.strategy == "grid":
+        values = [spec.parameters[n].all_values() for n in names]
+        raw = [dict(zip(names, combo, strict=True)) for combo in itertools.product(*values)]
     else:
-        product = [dict(zip(names, combo, strict=True)) for combo in itertools.product(*(values[n] for n in names))]
-        if spec.strategy == "grid":
-            raw = product
-        else:
-            rng = random.Random(stable_seed("sweep", spec.name, spec.seed))
-            raw = rng.sample(product, k=min(spec.points or 1, len(product)))
+        rng = random.Random(stable_seed("sweep", spec.name, spec.seed))
+        total = spec.combinations()
+        # Drawing indices of the grid picks what drawing from the grid itself did (same seed,
+        # same points), without making it.
+        raw = [_combination(spec, names, index) for index in rng.sample(range(total), k=min(spec.points or 1, total))]
     unique = _dedupe(raw)
     return [SweepPoint(index=i, values=v, is_base=not v) for i, v in enumerate(unique)]
+
+
+def _combination(spec: SweepSpec, names: list[str], index: int) -> dict[str, Any]:
+    """The grid's `index`-th combination, in `itertools.product` order (the last name varies fastest)."""
+    combo: dict[str, Any] = {}
+    for name in reversed(names):
+        index, position = divmod(index, spec.parameters[name].count())
+        combo[name] = spec.parameters[name].value_at(position)
+    return {name: combo[name] for name in names}
 
 
 class SameConfiguration(DomainModel):
