@@ -113,7 +113,7 @@ def probes_table(cards: Sequence[Scorecard], comparisons: Sequence[ProbeComparis
         table.add_column(card.label, justify="right")
     ids = sorted({p.probe_id for c in cards for p in c.probes})
     for pid in ids:
-        cells = []
+        cells: list[str | Text] = []
         for card in cards:
             p = next((x for x in card.probes if x.probe_id == pid), None)
             cells.append("—" if p is None or p.rate is None else
@@ -133,7 +133,7 @@ def matrix_table(matrix: Sequence[MatrixRow], labels: Sequence[str]) -> Table:
     if len(labels) > 1:
         table.add_column("spread", justify="right")
     for r in matrix:
-        cells = []
+        cells: list[str | Text] = []
         for label in labels:
             c = r.cells.get(label)
             if c is None:
@@ -180,8 +180,8 @@ def divergence_table(divs: Sequence[PairDivergence], a: str, b: str, compact: bo
         if d.turn is None:
             table.add_row(d.scenario_id, str(d.seed), "—", "identical", "", "")
             continue
-        sa = "\n".join([*(f"→ {t}" for t in d.a_tools), _short(d.a_text) or "(ended)"])
-        sb = "\n".join([*(f"→ {t}" for t in d.b_tools), _short(d.b_text) or "(ended)"])
+        sa: str | Text = "\n".join([*(f"→ {t}" for t in d.a_tools), _short(d.a_text) or "(ended)"])
+        sb: str | Text = "\n".join([*(f"→ {t}" for t in d.b_tools), _short(d.b_text) or "(ended)"])
         turn, reasons = f"first {d.turn}", ", ".join(d.reasons)
         if d.consequential_turn is not None and d.consequential_turn != d.turn:
             ca = "\n".join([*(f"→ {t}" for t in d.consequential_a_tools), _short(d.consequential_a_text) or "(ended)"])
