@@ -14,10 +14,11 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from simpleeval import FeatureNotAvailable
 
 from polygon_core.assertions import check_expression, evaluate_assertion
 from polygon_core.models import tool_def
-from polygon_core.stubs import StubError, ToolEnvironment, check_rule_expression
+from polygon_core.stubs import SafeEvaluator, StubError, ToolEnvironment, check_rule_expression
 
 from ..core._assertions_helpers import TOOLS, good_conversation
 
@@ -140,3 +141,14 @@ def test_a_constant_bomb_is_refused_by_the_static_check(expression: str, reason:
 def test_a_constant_bomb_in_a_rule_is_refused_by_the_static_check() -> None:
     when = "args.s == 'x'.ljust(2000000000)"
     assert check_rule_expression(when) == f"{when!r}: {WIDTH}"
+
+
+@pytest.mark.parametrize(("expression", "error"), [
+    # The other ways to ask for a field width stay closed: str.format can also read attributes.
+    ("'{:>2000000000}'.format(1)", "method 'format' is not allowed"),
+    ("'{0:>2000000000}'.format_map({})", "method 'format_map' is not allowed"),
+    ("f'{1:>2000000000}'", "format specs in f-strings are not allowed"),
+])
+def test_format_with_a_width_is_not_reachable(expression: str, error: str) -> None:
+    with pytest.raises(FeatureNotAvailable, match=error):
+        SafeEvaluator().evaluate(expression)
