@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from ._kinds import OBJECT_KINDS
 from ._matching import asked_kinds, names_by_words, words
 from ._phrases import Phrases, phrases_for
 
@@ -25,7 +26,8 @@ def asked_for(line: str, keys: Iterable[str], language: str | None) -> list[str]
     phrases, low = phrases_for(language), line.lower()
     keys = list(keys)
     table = phrases.fact_cues
-    known = set(asked_kinds(low, keys, table))
     heard, ask = words(low), asking(low, phrases)
+    # "I'll transfer you to the duty doctor" names a doctor but asks for none.
+    known = {k for k in asked_kinds(low, keys, table) if ask or k not in OBJECT_KINDS}
     return [k for k in keys if k in known or (
         k not in table and names_by_words(k, heard, head_first=language == "ru", asking=ask))]

@@ -57,6 +57,16 @@ FACT_CUES: dict[str, tuple[str, ...]] = {
                "how much does your parcel weigh", "how much does the package weigh"),
     "prescription": ("prescription",),
     "new_name": ("new name", "new name on the"),
+    # What the call is about: heard only in a question or a request (`_kinds.OBJECT_KINDS`).
+    "flight": ("which flight", "what flight", "flight number", "flight is it", "flight are you", "flight was it"),
+    "new_date": ("new date", "which date", "what date", "date would you like", "when would you like to fly",
+                 "when do you want to fly", "when would you like to travel", "move it to", "change it to"),
+    "medicine": ("which medicine", "what medicine", "which medication", "what medication", "which drug",
+                 "what drug", "name of the medicine", "medicine do you", "medication do you", "medicine is it"),
+    "dosage": ("dosage", "dose", "strength", "how many milligrams"),
+    "doctor": ("which doctor", "which specialist", "what doctor", "doctor would you", "doctor do you"),
+    "treatment": ("which treatment", "what treatment", "treatment do you", "type of appointment", "what do you need",
+                  "what would you like to book", "which service", "what service"),
 }
 FACT_CUES_RU: dict[str, tuple[str, ...]] = {
     "account_id": ("лицевой счёт", "лицевого счёта", "лицевой счет", "номер договора", "номер счёт", "номер счет"),
@@ -98,6 +108,13 @@ FACT_CUES_RU: dict[str, tuple[str, ...]] = {
                "какой вес", "весит"),
     "prescription": ("рецепт",),
     "new_name": ("новую фамили", "новая фамили", "новое имя"),
+    "flight": ("рейс",),
+    "new_date": ("новую дат", "новая дата", "новый день", "на какую дат", "на какое число", "на когда перенести",
+                 "на какой день перенести"),
+    "medicine": ("лекарств", "препарат", "медикамент"),
+    "dosage": ("дозировк", "дозу", "доза", "дозы", "сколько миллиграмм"),
+    "doctor": ("врач", "специалист", "доктор"),
+    "treatment": ("услуг", "процедур"),
 }
 
 
@@ -117,7 +134,10 @@ def _with_kinds(own: dict[str, tuple[str, ...]], kinds: dict[str, tuple[str, ...
 
 # Generator cues that, said by an agent, do not ask for the kind: "the charge" names the charge
 # in a prompt's list, but "How much was the charge?" asks for the amount, not the charge date.
-NOT_ASKED_BY: dict[str, tuple[str, ...]] = {"charge_date": ("charge", "списание")}
+NOT_ASKED_BY: dict[str, tuple[str, ...]] = {"charge_date": ("charge", "списание"), "flight": ("flight",),
+                                            "medicine": ("medicine", "medication"),
+                                            "doctor": ("doctor", "specialist", "clinician"),
+                                            "treatment": ("treatment", "procedure")}
 # Multi-word Russian lemma cues («дата рождение») are inflected in a question («дату рождения»), so the
 # lists above carry their forms; one-word ones are added by stem.
 FACT_CUES = _with_kinds(FACT_CUES, {key: tuple(c for c in en if c not in NOT_ASKED_BY.get(key, ()))
@@ -135,4 +155,6 @@ FACT_NAMES_RU: dict[str, str] = {
     "maiden_name": "девичью фамилию матери", "car_make": "марку машины", "licence_plate": "госномер",
     "tracking_number": "номер накладной", "pet_name": "кличку", "species": "вид животного",
     "breed": "породу", "weight": "вес", "prescription": "рецепт", "new_name": "новую фамилию",
+    "flight": "номер рейса", "new_date": "новую дату", "medicine": "название лекарства", "dosage": "дозировку",
+    "doctor": "врача", "treatment": "услугу",
 }

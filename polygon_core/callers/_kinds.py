@@ -43,4 +43,18 @@ KINDS: tuple[tuple[str, tuple[str, ...], tuple[tuple[str, ...], ...]], ...] = (
     ("slot", ("preferred time", "convenient time", "time slot", "preferred date", "convenient date",
               "preferred day", "suitable time", "time that suits"),
      (("удобный", "время"), ("удобный", "дата"), ("удобный", "день"), ("желаемый", "дата"), ("желаемый", "время"))),
+    # What the call is about (issue 31): the object of the caller's task. An agent names these in
+    # remarks too ("I'll transfer you to the duty doctor"), so the caller hears them asked for only in
+    # a question or a request (`OBJECT_KINDS`).
+    ("flight", ("flight number", "flight"), (("рейс",), ("номер", "рейс"))),
+    ("new_date", ("new date", "new travel date", "new departure date", "new appointment date", "date to change to"),
+     (("новый", "дата"), ("новый", "день"))),
+    ("medicine", ("medicine", "medication", "drug name", "name of the drug"),
+     (("лекарство",), ("препарат",), ("медикамент",), ("название", "лекарство"))),
+    ("dosage", ("dosage", "dose", "strength"), (("дозировка",), ("доза",))),
+    ("doctor", ("doctor", "specialist", "clinician"), (("врач",), ("специалист",), ("доктор",))),
+    ("treatment", ("treatment", "type of appointment", "procedure"), (("услуга",), ("процедура",))),
 )
+
+#: Kinds that name the object of the caller's task, asked for only in a question or a request.
+OBJECT_KINDS = frozenset({"flight", "new_date", "medicine", "dosage", "doctor", "treatment"})

@@ -16,6 +16,7 @@ from .._hashing import stable_seed
 from ..conversation import CallerUtterance, CallerView
 from ..models import FactValue, Persona
 from ._asking import asked_for, asking
+from ._kinds import OBJECT_KINDS
 from ._locale import currency, persona_locale
 from ._matching import asked_kinds, kind_named_by, names_by_words, words
 from ._phrases import FACT_CUES, FACT_NAMES_RU, phrases_for
@@ -208,7 +209,11 @@ class OfflineCaller:
         keys = [k for k in asked_for(low, p.ground_truth, self.language)
                 if _fmt(p.ground_truth[k]).lower() not in low]
         if any(k.startswith("new_") for k in keys):
-            keys = [k for k in keys if k.startswith("new_")]
+            # "the new address" asks for the new one, not the address; a flight and its new date are both asked.
+            keys = [k for k in keys if k.startswith("new_") or k in OBJECT_KINDS]
+        if any(c in low for c in self.words.done):
+            # "Done, I found that flight. Anything else?" does not ask for the flight again.
+            keys = [k for k in keys if k not in OBJECT_KINDS]
         return keys
 
     def _answer(self, keys: list[str]) -> str:
@@ -218,12 +223,16 @@ class OfflineCaller:
         if "new_street" in keys or "new_postcode" in keys:
             parts.append(w.new_address.format(street=_fmt(facts.get("new_street", "")),
                                               postcode=_fmt(facts.get("new_postcode", ""))))
-            keys = [k for k in keys if not k.startswith("new_")]
+            keys = [k for k in keys if k not in ("new_street", "new_postcode")]
         # A busy caller gives one fact per turn, the rest answer everything they were asked.
         if p.type == "busy" and len(keys) > 1 and p.difficulty >= 3:
             keys = keys[:1] if keys[0] not in st.given else keys[1:2]
         rng = self._realism_rng(st.turns + 1000)
         for key in keys:
+            if facts[key] is False:  # the caller has none (a refusal caller asked for its prescription)
+                parts.append(w.lacking.get(key, w.lacking_default))
+                st.given.add(key)
+                continue
             value = self._maybe_corrected(_fmt(facts[key]), rng)
             template = w.answers.get(key, w.answer_default)
             parts.append(template.format(v=value, V=value[:1].upper() + value[1:],

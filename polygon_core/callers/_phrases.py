@@ -27,6 +27,8 @@ class Phrases:
     confusion: tuple[str, ...]
     answers: dict[str, str]
     answer_default: str
+    lacking: dict[str, str]  # what a caller says of a fact it has not got (a False value: no prescription)
+    lacking_default: str
     new_address: str
     unknown: str
     give_up: str
@@ -86,7 +88,11 @@ ENGLISH = Phrases(
              "car_make": "It's a {v}.", "licence_plate": "The registration is {v}.",
              "tracking_number": "The tracking number is {v}.", "pet_name": "My pet's name is {v}.",
              "species": "It's a {v}.", "breed": "It's a {v}.", "weight": "It weighs {v}.",
-             "prescription": "Yes, I have a prescription.", "new_name": "The new name is {v}."},
+             "prescription": "Yes, I have a prescription.", "new_name": "The new name is {v}.",
+             "flight": "It's flight {v}.", "new_date": "I'd like to move it to {v}.", "medicine": "I need {v}.",
+             "dosage": "The dose is {v}.", "doctor": "I'd like to see the {v}.", "treatment": "I need {v}."},
+    lacking={"prescription": "No, I don't have a prescription."},
+    lacking_default="No, I don't have that.",
     answer_default="{K}: {v}.",
     new_address="It's {street}, {postcode}.",
     unknown="Sorry, I don't know my {item}.",
@@ -147,7 +153,11 @@ RUSSIAN = Phrases(
              "card_last4": "Последние четыре цифры {v}.", "maiden_name": "Девичья фамилия матери {v}.",
              "car_make": "У меня {v}.", "licence_plate": "Госномер {v}.", "tracking_number": "Номер накладной {v}.",
              "pet_name": "Кличка {v}.", "species": "У меня {v}.", "breed": "Порода {v}.", "weight": "Вес {v}.",
-             "prescription": "Да, рецепт есть.", "new_name": "Новая фамилия {v}."},
+             "prescription": "Да, рецепт есть.", "new_name": "Новая фамилия {v}.",
+             "flight": "Рейс {v}.", "new_date": "Хочу перенести на {v}.", "medicine": "Мне нужен {v}.",
+             "dosage": "Дозировка {v}.", "doctor": "Нужен {v}.", "treatment": "Услуга: {v}."},
+    lacking={"prescription": "Нет, рецепта у меня нет."},
+    lacking_default="Нет, этого у меня нет.",
     # A kind named in the prompt's own words: its key is transliterated, so the caller does not say it.
     answer_default="Это {v}.",
     new_address="Новый адрес: {street}, индекс {postcode}.",

@@ -22,7 +22,7 @@ _LIST_END = re.compile(r"\s+(?:before|after|to|when|if|unless|so|for|in order to
                        re.IGNORECASE)
 _SCOPE_CLAUSE = re.compile(r"\b(?:before|to|when|for|in order to)\s+(.*)$", re.IGNORECASE)
 _SPLIT = re.compile(r",\s*(?:and\s+|or\s+)?|\s+and\s+|\s+or\s+|\s+as well as\s+|\s+plus\s+", re.IGNORECASE)
-_DETERMINER = re.compile(r"^(?:also\s+)?(?:the|a|an|your|their|his or her|his|her|its|"
+_DETERMINER = re.compile(r"^(?:also\s+)?(?:the|a|an|your|their|his or her|his|her|its|which|what|"
                          r"the (?:caller|customer|patient|guest|client|user)['’]s)\s+", re.IGNORECASE)
 _SCOPE_STOP = frozenset({"to", "or", "and", "a", "an", "the", "you", "before", "after", "for", "always", "also",
                          "first", "make", "any", "each", "every", "caller", "callers", "customer", "customers",

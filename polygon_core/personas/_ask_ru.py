@@ -48,8 +48,26 @@ def _items(tokens: list[str]) -> tuple[list[list[str]], int]:
     return [it for it in items if it], i
 
 
+# Question words of an item («какое лекарство», «к какому врачу нужна запись»): the fact is the noun.
+_QUESTION = frozenset({"какой", "который", "каков", "именно", "нужный", "нужно", "нужен", "нужна", "требоваться"})
+
+
+def _content(item: list[str]) -> list[str]:
+    """An item without its question words and the preposition before them («к какому врачу» → «врачу»)."""
+    if not any(parse(w)[0] in _QUESTION for w in item if w[:1].isalpha()):
+        return item
+    words = [w for w in item if not (w[:1].isalpha() and parse(w)[0] in _QUESTION)]
+    while words and parse(words[0])[1] == "PREP":
+        words = words[1:]
+    # «к какому врачу нужна запись»: what follows the noun says what it is for, not which fact.
+    nouns = [i for i, w in enumerate(words) if parse(w)[1] == "NOUN"]
+    return words[: nouns[0] + 1] if nouns else words
+
+
 def _key(item: list[str], known_only: bool) -> str | None:
-    words = [w for w in item if w[:1].isalnum()]
+    words = [w for w in _content(item) if w[:1].isalnum()]
+    if not words:
+        return None
     item_lemmas = [parse(w)[0] for w in words]
     if vague(item_lemmas) or all(parse(w)[1] in ("ADVB", "PRCL", "CONJ", "PREP", "NPRO") for w in words):
         return None
@@ -80,7 +98,7 @@ def russian_asks(tokens: list[str], lemmas: list[str]) -> list[Ask]:
         for it in items:
             key = _key(it, lemmas[i] in _CHECK)
             if key and key not in named:
-                named[key] = " ".join(w.lower() for w in it if w[:1].isalnum())
+                named[key] = " ".join(w.lower() for w in _content(it) if w[:1].isalnum())
         if named:
             tail = tokens[i + 1 + end:]
             tail = tail if tail and tail[0].lower() in _PURPOSE else []

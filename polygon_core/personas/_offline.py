@@ -16,15 +16,17 @@ import re
 from collections.abc import Sequence
 
 from .._hashing import content_hash, stable_seed
+from ..callers import FACT_NAMES_RU, OBJECT_KINDS
 from ..files import prompt_hash
-from ..models import OUTCOMES, CallerType, Outcome, Persona, SpeakingTraits
+from ..models import OUTCOMES, CallerType, FactValue, Outcome, Persona, SpeakingTraits
 from ._dedupe import near_duplicates
+from ._objects import dose_for, lacks_prescription, object_value, typed_value
 from ._plan import task_plan
 from ._read_ru import with_preposition
 from ._reading import IDENTITY_FACTS, PromptReading, read_prompt
 from ._readingtypes import TaskSpec
 from ._types import GenerationResult, PlanCell
-from ._values import fact_value
+from ._values import child_birth_date, fact_value
 
 # Speaking traits per type: (verbosity, interruption tendency, base patience in caller turns).
 _TRAITS: dict[CallerType, tuple[int, float, int]] = {
@@ -101,11 +103,15 @@ def persona_for_cell(cell: PlanCell, reading: PromptReading, *, prompt_version: 
     rng = random.Random(stable_seed("offline-persona", prompt_version, seed, index, cell.label))
     task = task or _task_for(cell, reading, index)
     keys = list(task.facts) or ["name"]
-    truth = {k: fact_value(k, rng, reading.locale, reading.amounts) for k in keys}
+    truth = {k: _value(k, rng, reading, task) for k in keys}
+    if "dosage" in truth and "medicine" in truth:
+        truth["dosage"] = dose_for(truth["medicine"], rng, reading.language)
     unknown: list[str] = []
     if cell.difficulty >= 4 and len(keys) > 2:
         # A hard caller does not know one of the non-identity facts the agent will ask for.
-        extra = [k for k in keys if k not in IDENTITY_FACTS and k != "slot"]
+        # … but always knows what it calls about (which flight, which medicine).
+        extra = [k for k in keys if k not in IDENTITY_FACTS and k != "slot" and k not in OBJECT_KINDS
+                 and truth.get(k, False) is not False]  # a prescription it lacks is no unknown
         if extra:
             missing = extra[rng.randrange(len(extra))]
             truth.pop(missing)
@@ -120,10 +126,29 @@ def persona_for_cell(cell: PlanCell, reading: PromptReading, *, prompt_version: 
     return persona, task.name
 
 
+_CHILD = re.compile(r"ребён|ребен|дет|child|son\b|daughter|kid", re.IGNORECASE)
+
+
+def _value(key: str, rng: random.Random, reading: PromptReading, task: TaskSpec) -> FactValue:
+    """A fact's value: an object kind's from the prompt's vocabulary, an identifier typed as the
+    prompt types it ("6-character"), else one in the locale's formats (`fact_value`)."""
+    typed = next(((n, kind) for k, n, kind in reading.formats if k == key), None)
+    if typed:
+        return typed_value(typed[1], typed[0], rng)
+    if key == "prescription" and lacks_prescription(task.goals[0]):
+        return False  # asked for it, the caller says it has none
+    if key == "date_of_birth" and _CHILD.search(dict(reading.fact_names).get(key, "")):
+        return child_birth_date(rng, reading.locale)  # «дату рождения ребёнка»
+    value = object_value(key, rng, reading.language, task.goals[0], dict(reading.vocabulary))
+    return value if value is not None else fact_value(key, rng, reading.locale, reading.amounts)
+
+
 def _unknown_name(key: str, reading: PromptReading) -> str:
     """What a caller calls a fact it does not know: in Russian the prompt's own words («марку
     автомобиля»), which the caller says and recognises; else the key's words ("order number")."""
     names = dict(reading.fact_names)
+    if reading.language == "ru" and key in FACT_NAMES_RU and key in OBJECT_KINDS:
+        return FACT_NAMES_RU[key]  # «дозировку»: the prompt's words are a question («какая дозировка»)
     return names[key] if reading.language == "ru" and key in names else key.replace("_", " ")
 
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from ..models import OUTCOMES, Outcome
 from ._facts import CHANGE_VERBS, CHANGE_WORDS, IDENTITY, Ask, scope_matches, stem
 from ._language import detect_language, detect_locale
+from ._objects import formats, object_kinds, vocabulary, without
 from ._read_en import read_english
 from ._read_ru import read_russian
 from ._readingtypes import Parts, TaskSpec, slug
@@ -53,6 +54,8 @@ class PromptReading:
     refusal_tasks: tuple[TaskSpec, ...] = ()
     transferred: tuple[str, ...] = ()  # refusals the prompt hands over rather than refuses
     fact_names: tuple[tuple[str, str], ...] = ()  # (key, the prompt's words for it), where kept
+    vocabulary: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (object kind, the candidates the prompt names)
+    formats: tuple[tuple[str, int, str], ...] = ()  # (key, length, character | digit) the prompt types
 
 
 def _unique(items: list[str]) -> tuple[str, ...]:
@@ -98,12 +101,17 @@ def _scoped(ask: Ask, task: TaskSpec, tasks: tuple[TaskSpec, ...]) -> bool:
     return task in named if named else True
 
 
-def _with_facts(tasks: tuple[TaskSpec, ...], asks: list[Ask], everyone: tuple[TaskSpec, ...]) -> tuple[TaskSpec, ...]:
+def _with_facts(tasks: tuple[TaskSpec, ...], asks: list[Ask], everyone: tuple[TaskSpec, ...],
+                language: str) -> tuple[TaskSpec, ...]:
     out = []
     for task in tasks:
         keys = [k for ask in asks if _scoped(ask, task, everyone) for k in ask.keys]
         if not any(k in IDENTITY_FACTS for k in keys):
             keys.insert(0, "name")  # a caller can always say who they are
+        # What the call is about, whether or not the prompt says to ask for it (last, so the values
+        # drawn for the asked-for facts do not move).
+        keys += object_kinds(task.goals[0], language)
+        keys = without(keys, task.goals[0])  # "… without a prescription": no prescription number
         kind = "callback" if task.kind == "success" and _CALLBACK_GOAL.search(task.goals[0]) else task.kind
         out.append(TaskSpec(task.name, task.cues, task.goals, tuple(dict.fromkeys(keys)), task.refusal_goals, kind))
     return tuple(out)
@@ -137,7 +145,8 @@ def read_prompt(prompt: str, language: str | None = None) -> PromptReading:
     taken = {t.name for t in tasks}
     refusal_tasks = tuple(_refusal_task(goal, taken) for goal in refusals)
     everyone = tasks + refusal_tasks
-    tasks, refusal_tasks = _with_facts(tasks, parts.asks, everyone), _with_facts(refusal_tasks, parts.asks, everyone)
+    tasks = _with_facts(tasks, parts.asks, everyone, lang)
+    refusal_tasks = _with_facts(refusal_tasks, parts.asks, everyone, lang)
     facts = _unique(parts.facts)
     if not any(k in IDENTITY_FACTS for k in facts):
         facts = ("name", *facts)  # a caller can always say who they are
@@ -154,4 +163,5 @@ def read_prompt(prompt: str, language: str | None = None) -> PromptReading:
                          policies=_unique(parts.policies), amounts=tuple(dict.fromkeys(parts.amounts)),
                          refusal_tasks=refusal_tasks, transferred=_unique(parts.transferred),
                          fact_names=tuple({k: n for a in reversed(parts.asks) for k, n in zip(a.keys, a.names,
-                                                                                            strict=False)}.items()))
+                                                                                            strict=False)}.items()),
+                         vocabulary=vocabulary(prompt, lang), formats=formats(prompt, lang))

@@ -74,6 +74,13 @@ def _date(rng: random.Random, locale: str, *, year: bool) -> str:
     return text
 
 
+def child_birth_date(rng: random.Random, locale: str) -> str:
+    """A child's date of birth (a children's clinic asks for the child's, not the parent's)."""
+    text = _date(rng, locale, year=False)
+    year = rng.randint(2010, 2023)
+    return f"{text}, {year}" if locale == "en-US" else f"{text} {year}"
+
+
 def _phone(rng: random.Random, locale: str) -> str:
     if locale == "en-US":
         return f"(512) 555-01{rng.randint(0, 99):02d}"

@@ -57,6 +57,15 @@ EN: list[Row] = [
     ("new_name", "Dana Reyes", "What's the new name on the account?", "And the new name?", "The new name is Dana Reyes."),
     ("prescription", True, "Do you have a prescription?", "Has a doctor written you a prescription?",
      "Yes, I have a prescription."),
+    # what the call is about (issue 31): asked in a question
+    ("flight", "BL 956", "Which flight is it?", "What's the flight number?", "It's flight BL 956."),
+    ("new_date", "October 14", "What's the new date?", "When would you like to fly instead?",
+     "I'd like to move it to October 14."),
+    ("medicine", "ibuprofen", "Which medicine do you need?", "What medication is it?", "I need ibuprofen."),
+    ("dosage", "200 mg", "What dose?", "Which strength do you take?", "The dose is 200 mg."),
+    ("doctor", "dentist", "Which doctor would you like to see?", "Which specialist do you need?",
+     "I'd like to see the dentist."),
+    ("treatment", "a filling", "Which treatment do you need?", "What type of appointment is it?", "I need a filling."),
     # kinds known only by the prompt's words: all of them said, or the head noun when it is not "date"
     ("pickup_time", "2 pm", "What pickup time would you like?", "When is the pickup time?", "Pickup time: 2 pm."),
     ("number_of_nights", 2, "How many nights?", "For how many nights is the stay?", "Number of nights: 2."),
@@ -99,6 +108,12 @@ RU: list[Row] = [
     ("weight", "3 кг", "Какой вес посылки?", "Сколько весит посылка?", "Вес 3 кг."),
     ("new_name", "Смирнова", "Назовите новую фамилию.", "Какая новая фамилия?", "Новая фамилия Смирнова."),
     ("prescription", True, "У вас есть рецепт?", "Рецепт от врача есть?", "Да, рецепт есть."),
+    ("flight", "SU 1402", "Какой у вас рейс?", "Назовите номер рейса.", "Рейс SU 1402."),
+    ("new_date", "14 мая", "На какую дату перенести?", "Назовите новую дату.", "Хочу перенести на 14 мая."),
+    ("medicine", "Ибупрофен", "Какое именно лекарство?", "Как называется препарат?", "Мне нужен Ибупрофен."),
+    ("dosage", "200 мг", "Какая дозировка?", "Какую дозу вам нужно?", "Дозировка 200 мг."),
+    ("doctor", "педиатр", "К какому врачу записать?", "Какой специалист нужен?", "Нужен педиатр."),
+    ("treatment", "чистка", "Какая услуга вам нужна?", "На какую процедуру записать?", "Услуга: чистка."),
     # kinds known only by the prompt's words: keys are their lemmas transliterated
     ("tsvet_avtomobil", "синий", "Какого цвета ваш автомобиль?", "Назовите цвет автомобиля.", "Это синий."),
     ("nomer_polis_kasko", "4821", "Назовите номер полиса КАСКО.", "Какой номер полиса каско?", "Это 4821."),
@@ -135,6 +150,11 @@ def test_every_kind_with_cues_has_a_row_in_both_languages() -> None:
 
 
 BOTH = [
+    ("en", {"name": "Marcus Reyes", "flight": "BL 956", "new_date": "October 14"},
+     "Which flight would you like to change, and what's the new date?",
+     "It's flight BL 956. I'd like to move it to October 14."),
+    ("ru", {"medicine": "Ибупрофен", "dosage": "200 мг"}, "Какое лекарство и какая дозировка?",
+     "Мне нужен Ибупрофен. Дозировка 200 мг."),
     # the longer of two overlapping cues wins; separate cues each ask for their fact
     ("en", {"card_number": "6176 8234 4344 1108", "card_last4": "1108"},
      "What are the last four digits of your card number?", "The last four digits are 1108."),
@@ -178,3 +198,14 @@ def test_the_caller_says_it_does_not_know_a_fact_asked_in_other_words(language: 
                                                                       expected: str) -> None:
     name = "Иванова Мария Петровна" if language == "ru" else "Dana Whitfield"
     assert reply(language, {"name": name}, question, (item,)) == expected
+
+
+@pytest.mark.parametrize(("language", "question", "expected"), [
+    ("en", "Do you have a prescription?", "No, I don't have a prescription."),
+    ("en", "Can I take the prescription number?", "No, I don't have a prescription."),
+    ("ru", "Назовите номер рецепта.", "Нет, рецепта у меня нет."),
+    ("ru", "У вас есть рецепт?", "Нет, рецепта у меня нет."),
+])
+def test_a_caller_without_a_prescription_says_it_has_none(language: Language, question: str, expected: str) -> None:
+    # A refusal caller who wants a prescription medicine without one (issue 31) has `prescription: False`.
+    assert reply(language, {"name": "Dana Whitfield", "prescription": False}, question) == expected
