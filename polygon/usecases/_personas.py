@@ -35,6 +35,7 @@ class GenerationReport:
     dropped: list[str] = field(default_factory=list)
     marked_stale: list[str] = field(default_factory=list)
     generator: str = "offline"
+    warnings: list[str] = field(default_factory=list)  # facts the prompt asks for that no persona has
 
 
 def _library(settings: PolygonSettings | None = None) -> PersonaStore:
@@ -87,7 +88,7 @@ def store_generation(agent_path: str | Path, result: GenerationResult, *,
                             stored=[i for i in stored if not i.startswith("failed-")],
                             failed=[f"{f.cell.label}: {f.error}" for f in result.failures],
                             dropped=list(result.dropped), marked_stale=stale,
-                            generator=result.generator)
+                            generator=result.generator, warnings=list(result.warnings))
 
 
 def generate_personas(agent_path: str | Path, *, count: int = 12, seed: int = 0,

@@ -14,6 +14,7 @@ from typing import Any
 from ..files import prompt_hash
 from ..models import Persona, SpeakingTraits
 from ..providers import ChatMessage, ChatModel, ChatRequest
+from ._coverage import coverage_warnings
 from ._dedupe import near_duplicates
 from ._plan import generation_plan
 from ._reading import read_prompt
@@ -153,8 +154,9 @@ async def generate_with_model(model: ChatModel, prompt: str, *, count: int = 12,
     slots, failures = await generate_each(plan, make_one, attempts=attempts, concurrency=concurrency)
     made = [(p, c) for p, c in zip(slots, plan, strict=False) if p is not None]
     drop = set(near_duplicates([p for p, _ in made], threshold=duplicate_threshold))
-    return GenerationResult(personas=[p for i, (p, _) in enumerate(made) if i not in drop],
-                            cells=[c for i, (_, c) in enumerate(made) if i not in drop],
+    kept = [p for i, (p, _) in enumerate(made) if i not in drop]
+    return GenerationResult(personas=kept, cells=[c for i, (_, c) in enumerate(made) if i not in drop],
                             failures=failures,
                             dropped=[made[i][0].name or str(i) for i in sorted(drop)],
-                            generator=getattr(model, "name", "model"))
+                            generator=getattr(model, "name", "model"),
+                            warnings=coverage_warnings(prompt, reading, kept))

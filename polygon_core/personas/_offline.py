@@ -19,6 +19,7 @@ from .._hashing import content_hash, stable_seed
 from ..callers import FACT_NAMES_RU, OBJECT_KINDS
 from ..files import prompt_hash
 from ..models import OUTCOMES, CallerType, FactValue, Outcome, Persona, SpeakingTraits
+from ._coverage import coverage_warnings
 from ._dedupe import near_duplicates
 from ._objects import dose_for, lacks_prescription, object_value, typed_value
 from ._plan import task_plan
@@ -186,6 +187,7 @@ def generate_offline(prompt: str, *, count: int = 12, seed: int = 0,
         made.append(persona)
         made_cells.append(cell.model_copy(update={"task": task}))
     drop = set(near_duplicates(made, threshold=duplicate_threshold))
-    return GenerationResult(personas=[p for i, p in enumerate(made) if i not in drop],
-                            cells=[c for i, c in enumerate(made_cells) if i not in drop],
-                            dropped=[made[i].name or str(i) for i in sorted(drop)], generator="offline")
+    kept = [p for i, p in enumerate(made) if i not in drop]
+    return GenerationResult(personas=kept, cells=[c for i, c in enumerate(made_cells) if i not in drop],
+                            dropped=[made[i].name or str(i) for i in sorted(drop)], generator="offline",
+                            warnings=coverage_warnings(prompt, reading, kept))

@@ -58,3 +58,5 @@ class GenerationResult(DomainModel):
     failures: list[GenerationFailure] = Field(default_factory=list)
     dropped: list[str] = Field(default_factory=list, description="names of near-duplicates dropped")
     generator: str = "offline"
+    warnings: list[str] = Field(default_factory=list,
+                                description="facts the prompt asks for that no persona has (see `coverage_warnings`)")
