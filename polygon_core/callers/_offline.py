@@ -1,7 +1,9 @@
 """The offline caller: a deterministic, seeded policy per caller type, driven by ground truth.
 
 It answers the agent's questions from the persona's facts (matching each question to facts by cue
-words), and behaves as its type says: busy is curt and hangs up when its patience runs out;
+words; what the call is about, which flight or medicine, included), takes one of the options the agent
+offers when one fits its goal and says no when none does (`_options`), says it has none of what it
+lacks (a prescription), and behaves as its type says: busy is curt and hangs up when its patience runs out;
 distrustful asks the agent to prove who it is; confused misunderstands and asks for repetition;
 aggressive demands and threatens to hang up; talkative sidetracks; cooperative answers plainly.
 """
@@ -19,6 +21,7 @@ from ._asking import asked_for, asking
 from ._kinds import OBJECT_KINDS
 from ._locale import currency, persona_locale
 from ._matching import asked_kinds, kind_named_by, names_by_words, words
+from ._options import choose, offered
 from ._phrases import FACT_CUES, FACT_NAMES_RU, phrases_for
 
 __all__ = ["FACT_CUES", "OfflineCaller"]
@@ -64,6 +67,7 @@ class OfflineCaller:
         self.language = language or persona.traits.language or "en"
         self.words = phrases_for(self.language)
         self.state = _CallerState()
+        self._line = ""
 
     def _rng(self, turn: int) -> random.Random:
         return random.Random(stable_seed("caller", self.conversation_id, self.seed, turn))
@@ -103,6 +107,7 @@ class OfflineCaller:
         # or in progress waits for it (hanging up then is the simulator fault `premature_end`).
         if st.turns > self.persona.patience and not st.satisfied and not self._goal_in_reach(low):
             return CallerUtterance(text=w.give_up, end="hangup")
+        self._line = said  # the options a caller takes are said in the agent's own words, not lowercased
         reply = self._respond(low, rng)
         return self._realistic(reply, said, self._realism_rng(view.turn))
 
@@ -142,6 +147,8 @@ class OfflineCaller:
         ):
             st.confusions += 1
             return self._say(rng.choice(w.confusion))
+        if (options := offered(self._line, p.ground_truth)):
+            return self._say(self._decorate(self._choose(options), rng))
         if asked:
             return self._say(self._decorate(self._answer(asked), rng))
         if (unknown := self._asked_unknown(low)):
@@ -158,6 +165,21 @@ class OfflineCaller:
         if st.satisfied:
             return CallerUtterance(text=w.bye_thanks, end="hangup")
         return self._say(self._decorate(w.ask_goal.format(goal=p.goal), rng))
+
+    def _choose(self, options: list[str]) -> str:
+        """One of the options the agent offered, or no (with what would suit) when none fits."""
+        w, truth = self.words, self.persona.ground_truth
+        chosen, _preferred = choose(options, truth)
+        if chosen is not None:
+            if self.language == "en":
+                chosen = re.sub(r"^(?:on|at)\s+", "", chosen, flags=re.IGNORECASE)  # "At 9:15 works" → "9:15 works"
+            return w.pick.format(option=chosen, Option=chosen[:1].upper() + chosen[1:])
+        # … and says what would suit: its slot, or the date it wants to move to.
+        key = next((k for k in ("slot", "new_date") if k in truth), None)
+        if key is None:
+            return w.decline
+        value = _fmt(truth[key])
+        return f"{w.decline} {w.answers[key].format(v=value, V=value[:1].upper() + value[1:])}"
 
     def _confirm(self, low: str, rng: random.Random) -> CallerUtterance:
         st, p, w = self.state, self.persona, self.words

@@ -27,6 +27,8 @@ class Phrases:
     confusion: tuple[str, ...]
     answers: dict[str, str]
     answer_default: str
+    pick: str  # taking one of the options the agent offered
+    decline: str  # none of them fits
     lacking: dict[str, str]  # what a caller says of a fact it has not got (a False value: no prescription)
     lacking_default: str
     new_address: str
@@ -91,6 +93,8 @@ ENGLISH = Phrases(
              "prescription": "Yes, I have a prescription.", "new_name": "The new name is {v}.",
              "flight": "It's flight {v}.", "new_date": "I'd like to move it to {v}.", "medicine": "I need {v}.",
              "dosage": "The dose is {v}.", "doctor": "I'd like to see the {v}.", "treatment": "I need {v}."},
+    pick="{Option} works for me.",
+    decline="Sorry, none of those works for me.",
     lacking={"prescription": "No, I don't have a prescription."},
     lacking_default="No, I don't have that.",
     answer_default="{K}: {v}.",
@@ -156,6 +160,8 @@ RUSSIAN = Phrases(
              "prescription": "Да, рецепт есть.", "new_name": "Новая фамилия {v}.",
              "flight": "Рейс {v}.", "new_date": "Хочу перенести на {v}.", "medicine": "Мне нужен {v}.",
              "dosage": "Дозировка {v}.", "doctor": "Нужен {v}.", "treatment": "Услуга: {v}."},
+    pick="Мне подходит {option}.",
+    decline="Нет, мне это не подходит.",
     lacking={"prescription": "Нет, рецепта у меня нет."},
     lacking_default="Нет, этого у меня нет.",
     # A kind named in the prompt's own words: its key is transliterated, so the caller does not say it.
