@@ -64,6 +64,9 @@ _CALLER_SIDE = ((re.compile(r"^answer (?:any |all |simple )?questions? (about|on
 # "tell the owner to come in": an instruction to pass on, not something a caller asks for.
 _INSTRUCTION = re.compile(r"^(?:tell|give|explain)\s+(?:the\s+)?(?:owner|caller|customer|patient|guest|client|them|him|her)s?"
                           r"\s+(?:to|that|how)\b", re.IGNORECASE)
+# "the available flights", "two open slots": options an agent offers, which a caller picks from.
+_OPTIONS = re.compile(r"^(?:the\s+|some\s+|\d+\s+|two\s+|three\s+|a few\s+)?(?:available|free|open)\s+[a-z]+s\b",
+                      re.IGNORECASE)
 _PASSIVE = re.compile(r"\b([a-z][a-z ]{2,40}?)\s+can be\s+([a-z]+ed)\b", re.IGNORECASE)
 _CANNOT_BE = re.compile(r"^((?:the|a|an|your|our)\s+[a-z][a-z -]{2,40}?)\s+(?:(?:is|are)\b[^.;]*?\band\s+)?"
                         r"(?:cannot|can't|can not|may not)\s+be\s+([a-z]+ed)\b", re.IGNORECASE)
@@ -176,6 +179,8 @@ def _service_tasks(sentence: str) -> list[TaskSpec]:
             i += size + 1
             continue
         obj = _modifiers(tokens, i + size, _object_after(tokens, i + size))
+        if obj and obj.split()[0][:1].isdigit():
+            obj = ""  # "Refunds can take 7 to 10 business days": a quantity is no service's object
         if obj and obj.split()[0].lower() not in _PRONOUNS and not _INSTRUCTION.match(f"{verb} {obj}"):
             for o in [obj, *_conjunct(tokens, i + size, obj)]:
                 tasks += [_service_task(v, o) for v in [*pending, verb]]
@@ -261,6 +266,8 @@ def _offer_tasks(sentence: str) -> list[TaskSpec]:
         obj = _object_after(tokens, 0)
         if not obj or obj.split()[0].lower() in _PRONOUNS or _HANDOVER.search(obj) or "reason" in obj:
             continue
+        if _OPTIONS.search(obj):
+            continue  # "offer two available times": options the caller chooses from, not a goal
         goal = f"get {obj}" + (f" for {situation.group(1)}" if situation else "")
         tasks.append(TaskSpec(_task_name("get", obj), (), (goal,)))
     return tasks

@@ -22,6 +22,8 @@ from ._morph_ru import lemmas, morph, parse
 from ._readingtypes import Parts, TaskSpec, slug
 from ._tasks_ru import caller_verb, conjuncts, handovers, is_handover, make_task, situation_task
 
+# «предложи два свободных времени»: options the agent offers a caller to choose from, not a goal.
+OPTIONS_RU = re.compile(r"^(?:\d+|два|две|три|несколько|все|любые)?\s*(?:свободн|доступн)\w*\s+\w+", re.IGNORECASE)
 _SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
 # Lemmas that say a sentence lists what the agent does.
 _FRAME = frozenset({"помогать", "помочь", "мочь", "уметь", "задача", "принимать", "отвечать",
@@ -144,7 +146,7 @@ def _offer_tasks(tokens: list[str], lemmas: list[str]) -> list[TaskSpec]:
         if lemmas[i] in ("предлагать", "предложить") and _parse(tok)[1] == "VERB" and not (
                 i and lemmas[i - 1] in _NEGATION):
             obj = _object_after(tokens, i + 1)
-            if obj and not _HANDOVER_WORDS.search(" ".join(obj)):
+            if obj and not _HANDOVER_WORDS.search(" ".join(obj)) and not OPTIONS_RU.search(" ".join(obj)):
                 tasks.append(make_task("получить", obj))
     return tasks
 

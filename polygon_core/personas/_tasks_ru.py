@@ -125,9 +125,19 @@ def _one(verb: str, obj: list[str]) -> list[str]:
     return [*words, _inflected(obj[at], "sing", "accs"), *obj[at + 1:]]
 
 
+def _one_whom(obj: list[str]) -> list[str]:
+    """A caller calls about its own one: «записать детей на приём» → «записать ребёнка на приём»."""
+    if not obj:
+        return obj
+    whom = next((p for p in morph().parse(obj[0].lower()) if p.tag.POS == "NOUN" and p.normal_form in _WHOM
+                 and p.tag.number == "plur" and p.tag.case == "accs"), None)
+    one = whom.inflect({"sing", "accs"}) if whom is not None else None
+    return [one.word, *obj[1:]] if one is not None else obj
+
+
 def make_task(verb: str, obj: list[str], kind: str = "success") -> TaskSpec:
     """A task for the agent's verb and object, in the caller's words and aspect."""
-    obj = clean_object(obj)
+    obj = _one_whom(clean_object(obj))
     # «записать его на чистку», said of the caller: the caller «записаться на чистку».
     if obj and (parse(obj[0])[0] in _CLIENT or (obj[0].lower() in ("его", "её", "ее", "их") and len(obj) > 1)):
         obj, verb = obj[1:], _REFLEXIVE.get(caller_verb(verb), caller_verb(verb))
@@ -139,10 +149,31 @@ def make_task(verb: str, obj: list[str], kind: str = "success") -> TaskSpec:
                     kind=kind)
 
 
+# The cases each preposition governs, so a conjunct shares the preposition it agrees with.
+PREPOSITION_CASES: dict[str, frozenset[str]] = {
+    **dict.fromkeys(("на", "в", "во"), frozenset({"accs", "loct", "loc2"})),
+    **dict.fromkeys(("к", "ко"), frozenset({"datv"})), "по": frozenset({"datv", "loct", "accs"}),
+    **dict.fromkeys(("о", "об", "при"), frozenset({"loct"})),
+    **dict.fromkeys(("без", "для", "от", "до", "из", "у", "около", "после", "вместо"), frozenset({"gent"})),
+    **dict.fromkeys(("с", "со"), frozenset({"ablt", "gent"})), "за": frozenset({"accs", "ablt"}),
+    "над": frozenset({"ablt"}), "под": frozenset({"accs", "ablt"}), "через": frozenset({"accs"}),
+}
+
+
+def agrees(preposition: str, word: str) -> bool:
+    """Whether `word` can stand after `preposition` («к педиатру» yes, «на педиатру» no); a
+    preposition or word we know no cases of agrees."""
+    cases = PREPOSITION_CASES.get(preposition.lower())
+    forms = {str(p.tag.case) for p in morph().parse(word.lower()) if p.tag.POS in ("NOUN", "ADJF", "NUMR", "NPRO")}
+    return cases is None or not forms or bool(cases & forms)
+
+
 def conjuncts(tokens: list[str], start: int, first: list[str]) -> list[list[str]]:
     """Objects coordinated with `first` after `start`: «…, шиномонтаж и диагностику подвески»."""
-    # What the conjuncts share: the words of the first object up to its preposition («клиентов на»).
-    at = next((k for k, w in enumerate(first) if parse(w)[1] == "PREP"), None)
+    # What the conjuncts share: the words of the first object up to its preposition («клиентов на»),
+    # the last one the conjunct agrees with («на приём к педиатру, стоматологу» shares «на приём к»).
+    preps = [k for k, w in enumerate(first) if parse(w)[1] == "PREP"]
+    at = preps[0] if preps else None
     prep = first[: at + 1] if at is not None else [w for w in first[:1] if parse(w)[0] in _CLIENT]
     out: list[list[str]] = []
     i = start
@@ -154,6 +185,9 @@ def conjuncts(tokens: list[str], start: int, first: list[str]) -> list[list[str]
             j += 1
         if not words or parse(words[0])[1] not in ("NOUN", "ADJF", "PREP") or words[0].lower() in ("если", "когда"):
             break
+        agreeing = [k for k in preps if agrees(first[k], words[0])]
+        if parse(words[0])[1] != "PREP" and agreeing:
+            prep = first[: agreeing[-1] + 1]
         # «записать питомца на приём или на вакцинацию»: the direct object is shared too.
         out.append([w for w in prep if parse(w)[1] != "PREP"] + words if parse(words[0])[1] == "PREP" else prep + words)
         i = j

@@ -67,10 +67,10 @@ def _talk(persona: Persona, seed: int) -> Conversation:
 # «какое лекарство» for every task).
 EXPECTED = {
     "flight": [
-        ("change a flight", "It's flight BL 956.", "caller_hangup"),
-        ("check flight status", "It's flight BL 731.", "caller_hangup"),
-        ("check flight status", "It's flight BL 619.", "agent_end"),
-        ("change a flight", "It's flight BL 1270. It's been raining all week here, hasn't it?", "caller_hangup"),
+        ("change a flight", "It's flight BL 1727.", "caller_hangup"),
+        ("check flight status", "It's flight BL 1578. Hurry up or I'm hanging up.", "caller_hangup"),
+        ("check flight status", "It's flight BL 1414.", "agent_end"),
+        ("change a flight", "It's flight BL 1780. Sorry, the dog is barking, where was I?", "caller_hangup"),
     ],
     "medicine": [
         ("узнать наличие лекарства", "Мне нужен Метформин.", "caller_hangup"),

@@ -17,10 +17,10 @@ from tests.language.prompts_callers import AIRLINE_EN, CLINIC_RU, DENTAL_EN, PHA
 # (goal, ground truth) of the first four personas of a dozen, seed 0.
 FIRST_FOUR = {
     "airline": [
-        ("change a flight", {"name": "Marcus Reyes", "flight": "BL 956", "new_date": "October 14"}),
-        ("get an upgrade to business class", {"name": "Nina Osei"}),
-        ("ask about lost luggage", {"name": "Carla Mendes"}),
-        ("cancel a booking", {"reference": "HNZMB2", "name": "Harold Finch"}),
+        ("change a flight", {"name": "Lena Novak", "flight": "BL 1727", "new_date": "February 16"}),
+        ("get an upgrade to business class", {"name": "Carla Mendes"}),
+        ("ask about lost luggage", {"name": "Tyrone Mitchell"}),
+        ("cancel a booking", {"reference": "244FBM", "name": "Harold Finch"}),
     ],
     "dental": [
         ("book a check-up", {"name": "Gwen Pryce", "date_of_birth": "5 March 1976", "treatment": "a check-up"}),
@@ -44,14 +44,15 @@ FIRST_FOUR = {
     ],
     "clinic": [
         # The doctor is the one the goal names, from the prompt's own list; the date of birth a child's.
-        ("записать ребёнка к педиатру", {"doctor": "педиатр", "den": "16 августа", "name": "Смирнов Алексей Игоревич",
-                                         "date_of_birth": "12 января 2012"}),
-        ("попросить поставить диагнозы", {"doctor": "стоматолог", "den": "12 декабря",
-                                          "name": "Попов Дмитрий Сергеевич", "date_of_birth": "26 июля 2017"}),
-        ("поговорить с дежурным врачом: я хочу записать ребёнка к педиатру",
-         {"doctor": "педиатр", "den": "2 августа", "name": "Попов Дмитрий Сергеевич", "date_of_birth": "16 июля 2014"}),
-        ("записать ребёнка к стоматологу", {"doctor": "стоматолог", "den": "28 февраля",
-                                            "name": "Соколова Анна Андреевна", "date_of_birth": "26 марта 2010"}),
+        ("записать ребёнка на приём к педиатру", {"doctor": "педиатр", "den": "2 июля",
+                                                  "name": "Смирнов Алексей Игоревич", "date_of_birth": "19 августа 2021"}),
+        ("попросить поставить диагнозы", {"doctor": "педиатр", "den": "14 марта", "name": "Лебедев Игорь Николаевич",
+                                          "date_of_birth": "3 сентября 2019"}),
+        ("поговорить с дежурным врачом: я хочу записать ребёнка на приём к педиатру",
+         {"doctor": "педиатр", "den": "10 марта", "name": "Соколова Анна Андреевна", "date_of_birth": "23 мая 2012"}),
+        ("записать ребёнка на приём к стоматологу", {"doctor": "стоматолог", "den": "13 июля",
+                                                     "name": "Смирнов Алексей Игоревич",
+                                                     "date_of_birth": "22 февраля 2022"}),
     ],
 }
 PROMPTS = {"airline": AIRLINE_EN, "dental": DENTAL_EN, "pharmacy": PHARMACY_RU, "clinic": CLINIC_RU}
@@ -78,7 +79,7 @@ def test_a_6_character_reference_is_6_characters() -> None:
     assert read_prompt(AIRLINE_EN).formats == (("reference", 6, "character"),)
     refs = [p.ground_truth["reference"] for p in generate_offline(AIRLINE_EN, count=24).personas
             if "reference" in p.ground_truth]
-    assert refs == ["HNZMB2", "4DCSZD", "9NSCE2", "9HJFCG"]
+    assert refs == ["244FBM", "VUVT2V", "MW35A7", "994U46"]
     assert all(re.fullmatch(r"[A-Z0-9]{6}", str(r)) for r in refs)  # not `85-2246`
 
 
