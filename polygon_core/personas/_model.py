@@ -59,8 +59,11 @@ profile (type, intended outcome, difficulty), invent ONE realistic caller who ph
 - goal: what the caller wants, in the caller's words, starting with a verb ("get a refund for ...").
 - ground_truth: every fact the agent will ask for (use the snake_case keys name, phone,
   date_of_birth, address, postcode, account_id, order_number, insurance_id, email, amount,
-  charge_date, slot where they fit), with concrete values in the formats of the caller's country.
-  The caller knows these and nothing else.
+  charge_date, slot where they fit), with concrete values in the formats of the caller's country
+  and of the length the prompt gives ("6-character reference": six characters), and what the call
+  is about with its details in the prompt's own words (keys flight and new_date, medicine and dosage,
+  doctor, treatment where they fit: which flight, which medicine). The caller knows these and
+  nothing else.
 - unknown: things the agent may ask that this caller does not know.
 - hidden: ground_truth keys the caller gives only when asked directly.
 - verbosity 1-5, interruption 0-1, patience (caller turns before giving up) fitting the type.
