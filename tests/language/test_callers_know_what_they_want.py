@@ -110,3 +110,11 @@ def test_asked_which_the_caller_answers_and_no_call_loops(prompt: str, key: str)
         seen.append((persona.goal, answer, conv.end_reason.value if conv.end_reason else None))
     assert seen == EXPECTED[key]
     assert "loop" not in {end for _goal, _answer, end in seen}
+
+
+def test_a_refusal_caller_asked_for_its_prescription_number_says_it_has_none() -> None:
+    from .test_caller_answers_facts import reply
+
+    refusals = [p for p in generate_offline(PHARMACY_RU, count=12).personas if p.intended_outcome == "refusal"]
+    assert [p.goal for p in refusals] == ["забронировать рецептурные препараты без рецепта"] * 3
+    assert [reply("ru", p.ground_truth, "Назовите номер рецепта.") for p in refusals] == ["Нет, рецепта у меня нет."] * 3
