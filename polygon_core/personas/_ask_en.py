@@ -34,6 +34,9 @@ _SERVICE_FRAME = re.compile(r"\b(?:help|helps|calls? (?:you|us) to|can|may)\b[^.
                             r"\bhelps?(?:\s+[a-z]+)?)\s*$", re.IGNORECASE)
 _WHOM_WITH = re.compile(r"^(?:the\s+|a\s+|each\s+)?(?:caller|customer|patient|member|client|guest|user|account holder)s?"
                         r"\s+(?:with|using|by)\s+", re.IGNORECASE)
+# "… and when they would like to come in": the list's last item is when the caller wants it.
+_WHEN_WANTED = re.compile(r"\s+when\s+(?:they|the (?:caller|customer|patient|client|guest)s?)\s+(?:would like|want|wants|"
+                          r"prefer|prefers|can)\b", re.IGNORECASE)
 # A scope over "anything" is no scope at all.
 _EVERYTHING = frozenset({"anything", "everything", "something"})
 
@@ -86,6 +89,8 @@ def english_asks(sentence: str) -> list[Ask]:
             continue  # "callers call you to check the status …, or request a prospectus": a task, not an ask
         rest = _WHOM_WITH.sub("", sentence[m.end():])  # "verify the customer with their account number"
         keys = [k for k in (_key(i, m.group("check") is not None) for i in _items(rest)) if k]
+        if _WHEN_WANTED.match(rest[_LIST_END.search(rest).start():] if _LIST_END.search(rest) else ""):
+            keys.append("slot")  # "ask which treatment they need and when they would like to come in"
         if not keys:
             continue
         outer = re.sub(r"\([^)]*\)", " ", rest)

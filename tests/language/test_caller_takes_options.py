@@ -8,11 +8,17 @@ no preference takes the first. A value the caller knows among the options is tak
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
+from polygon_core.callers import OfflineCaller
 from polygon_core.callers._options import offered
-from polygon_core.models import FactValue, Language
+from polygon_core.conversation import AgentAction, AgentRequest, conversation_key, run_conversation
+from polygon_core.models import FactValue, Language, Scenario
+from polygon_core.personas import generate_offline
 
+from .prompts_callers import DENTAL_EN
 from .test_caller_answers_facts import reply
 
 OFFER = "I have Tuesday at 10am or Friday at 2pm. Which suits you?"
@@ -46,3 +52,47 @@ def test_the_caller_takes_the_option_that_fits_or_says_no(language: Language, tr
                                   "Назовите номер заказа или телефон."])
 def test_a_choice_of_facts_or_of_remedies_offers_no_options(line: str) -> None:
     assert offered(line, {"account_id": "4821", "postcode": "NE1 7RU", "phone": "+7 912 345-67-89"}) == []
+
+
+class OfferingAgent:
+    """Asks which treatment, offers two times, books the one taken, else offers two more, then closes."""
+
+    OFFERS = ("I have Tuesday at 10am or Friday at 2pm. Which suits you?",
+              "I also have Monday at 9am or Wednesday at 4pm. Would either work?")
+
+    def __init__(self) -> None:
+        self.step = 0
+
+    async def act(self, request: AgentRequest) -> AgentAction:
+        self.step += 1
+        heard = request.heard or ""
+        if request.heard is None:
+            return AgentAction(say="Maple Street Dental, this is Ava. How can I help?")
+        if self.step == 2:
+            return AgentAction(say="Which treatment do you need?")
+        if self.step in (3, 4) and "works for me" not in heard:
+            return AgentAction(say=self.OFFERS[self.step - 3])
+        if self.step <= 5 and "works for me" in heard:
+            return AgentAction(say="Done, you're booked. Is there anything else?")
+        return AgentAction(say="Goodbye!", end="end")
+
+
+def test_dental_callers_take_a_time_that_fits_or_say_none_does() -> None:
+    personas = [p for p in generate_offline(DENTAL_EN, count=12).personas if p.goal.startswith(("book", "reschedule"))]
+    seen = []
+    for seed, persona in enumerate(personas):
+        scenario = Scenario(id="options-en", language="en", persona=persona, max_turns=20)
+        caller = OfflineCaller(persona, conversation_id=conversation_key(scenario, seed), seed=seed)
+        conv = asyncio.run(run_conversation(scenario, OfferingAgent(), caller, {}, seed=seed,
+                                            agent_name="offering", agent_version="1"))
+        offers = [i for i, t in enumerate(conv.turns) if t.speaker == "agent" and t.text in OfferingAgent.OFFERS]
+        replies = [conv.turns[i + 1].text for i in offers if i + 1 < len(conv.turns)]
+        seen.append((persona.ground_truth["slot"], replies, conv.end_reason.value if conv.end_reason else None))
+    # (its slot, what it said to each offer, end): the confused caller asks what was meant first.
+    assert seen == [
+        ("tomorrow afternoon", ["Friday at 2pm works for me."], "caller_hangup"),
+        ("tomorrow morning", ["Sorry, I don't follow. What do you mean?", "Monday at 9am works for me."],
+         "caller_hangup"),
+        ("tomorrow morning", ["Tuesday at 10am works for me."], "caller_hangup"),
+        ("tomorrow morning", ["Tuesday at 10am works for me."], "caller_hangup"),
+    ]

@@ -23,10 +23,13 @@ FIRST_FOUR = {
         ("cancel a booking", {"reference": "244FBM", "name": "Harold Finch"}),
     ],
     "dental": [
-        ("book a check-up", {"name": "Gwen Pryce", "date_of_birth": "5 March 1976", "treatment": "a check-up"}),
-        ("get medical advice", {"name": "Aisha Khan", "treatment": "a hygiene appointment"}),
-        ("report that a patient is in severe pain", {"name": "Maureen Lake", "treatment": "a hygiene appointment"}),
-        ("reschedule an appointment", {"name": "Callum Reid", "treatment": "a check-up"}),
+        # "Ask which treatment they need and when they would like to come in": a treatment and a slot.
+        ("book a check-up", {"name": "Gwen Pryce", "date_of_birth": "5 March 1976", "treatment": "a check-up",
+                             "slot": "tomorrow afternoon"}),
+        ("get medical advice", {"name": "Aisha Khan", "treatment": "a hygiene appointment", "slot": "tomorrow morning"}),
+        ("report that a patient is in severe pain", {"name": "Maureen Lake", "treatment": "a hygiene appointment",
+                                                     "slot": "Monday morning"}),
+        ("reschedule an appointment", {"name": "Callum Reid", "treatment": "a check-up", "slot": "tomorrow morning"}),
     ],
     "pharmacy": [
         ("узнать наличие лекарства", {"medicine": "Метформин", "dosage": "850 мг", "name": "Иванова Мария Петровна",
