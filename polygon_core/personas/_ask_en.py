@@ -89,7 +89,8 @@ def english_asks(sentence: str) -> list[Ask]:
             continue  # "callers call you to check the status …, or request a prospectus": a task, not an ask
         rest = _WHOM_WITH.sub("", sentence[m.end():])  # "verify the customer with their account number"
         keys = [k for k in (_key(i, m.group("check") is not None) for i in _items(rest)) if k]
-        if _WHEN_WANTED.match(rest[_LIST_END.search(rest).start():] if _LIST_END.search(rest) else ""):
+        list_end = _LIST_END.search(rest)
+        if list_end and _WHEN_WANTED.match(rest[list_end.start():]):
             keys.append("slot")  # "ask which treatment they need and when they would like to come in"
         if not keys:
             continue
