@@ -46,9 +46,16 @@ _QUESTIONS_EN = {"name": "May I have your full name?", "phone": "What is your ph
                  "date_of_birth": "What is your date of birth?", "email": "What is your email address?",
                  "postcode": "What is your postcode?", "address": "What is your address?",
                  "insurance_id": "What is your insurance member ID?", "card_last4":
-                 "What are the last four digits of your card?", "slot": "What time would suit you?"}
+                 "What are the last four digits of your card?", "slot": "What time would suit you?",
+                 # What the call is about (the persona's task object): asked as a question.
+                 "flight": "Which flight is it?", "new_date": "Which date would you like instead?",
+                 "medicine": "Which medicine is it?", "dosage": "What dosage is it?",
+                 "doctor": "Which doctor would you like to see?", "treatment": "Which treatment do you need?"}
 _QUESTIONS_RU = {"name": "Как вас зовут?", "phone": "Назовите, пожалуйста, номер телефона.",
-                 "date_of_birth": "Назовите, пожалуйста, дату рождения."}
+                 "date_of_birth": "Назовите, пожалуйста, дату рождения.",
+                 "flight": "Какой у вас рейс?", "new_date": "На какую дату перенести?",
+                 "medicine": "Какое именно лекарство?", "dosage": "Какая дозировка?",
+                 "doctor": "К какому врачу вы хотите записаться?", "treatment": "Какая услуга вам нужна?"}
 _NAMES_RU = {"name": "фамилию", "phone": "номер телефона", "order_number": "номер заказа",
              "date_of_birth": "дату рождения", "address": "адрес", "slot": "удобное время"}
 
