@@ -32,6 +32,9 @@ class Segment(DomainModel):
     kind: SegmentKind = "speech"
     text: str = Field("", description="what the side said")
     heard: str | None = Field(None, description="what the other side heard (recogniser output)")
+    heard_from: Literal["agent", "polygon"] | None = Field(
+        None, description="on a call to a voice bot, whose transcript a caller segment's `heard` is: the "
+        "bot's own (`agent`, its `user` side message) or Polygon's recogniser (`polygon`); None elsewhere")
     turn: int | None = Field(None, description="the transcript turn this segment voices")
     interrupted: bool = Field(False, description="an agent segment cut short because the agent yielded")
 

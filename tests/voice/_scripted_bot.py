@@ -5,8 +5,8 @@ account up through Polygon's stub URL (its first reply) and answers with a canne
 voice, sent 40 ms a message twice as fast as real time, as Pipecat does. It hears the caller while
 it talks. Options make it slow (`delay_s` before each answer), silent, drop the socket after
 `drop_after` answers, yield (send `clear` and stop when the caller talks over it), say its own
-lines, send its own transcripts, or ignore short speech (`min_line_ms`); after `turns` answers it
-hangs up (close 1000) once its last line has played.
+lines, send its own transcripts (of its lines, and `heard`: what it says it heard of each caller line),
+or ignore short speech (`min_line_ms`); after `turns` answers it hangs up (close 1000) once its last line has played.
 """
 
 from __future__ import annotations
@@ -43,6 +43,7 @@ class BotOptions:
     yields: bool = False  # send `clear` and stop when the caller talks over it
     use_tools: bool = True  # look the account up before its first answer
     transcripts: bool = False  # send its own `agent` transcript before each line
+    heard: list[str] = field(default_factory=list)  # its `user` transcript of each caller line, sent on hearing it
     min_line_ms: int = 0  # shorter caller speech ("mm-hmm", "hello?") is not a line to answer
     cleared: list[float] = field(default_factory=list)  # when it sent `clear` (its loop's clock)
 
@@ -136,9 +137,13 @@ def handler(options: BotOptions) -> Any:
         lines = options.lines
         if not options.silent:
             await bot.say(lines[0])
-        answers = 0
+        answers = heard = 0
         while True:
             await bot.lines.get()
+            if heard < len(options.heard):
+                await bot.ws.send(json.dumps({"event": "polygon", "streamSid": bot.sid, "polygon": {
+                    "type": "transcript", "role": "user", "text": options.heard[heard]}}))
+                heard += 1
             if options.silent:
                 continue
             if answers == 0 and options.use_tools:

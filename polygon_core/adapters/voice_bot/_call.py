@@ -6,7 +6,8 @@ on absolute deadlines (`PacedSender`). The bot's audio plays at line speed from 
 bot yielded) and a `mark` is answered when the audio before it has played. The bot's speech is
 found with the VAD on its audio as it plays; a turn ends after `BOT_TURN_END_MS` of silence and
 is heard with Polygon's recogniser (or the bot's own `polygon` transcript of it, when it sends
-one). A tool call the bot makes on the stub server is handed to the engine as the turn's tool
+one). What the bot heard of a caller line is its own `user` transcript of it when it sends one in
+the line's window (`_bot_heard`), else Polygon's transcription of the line as sent. A tool call the bot makes on the stub server is handed to the engine as the turn's tool
 step; the engine runs the stub and the result goes back as the HTTP/MCP answer.
 
 The caller reacts to the bot's audio as it plays, with its type's habits (`CallerHabits`, as on the
@@ -65,9 +66,12 @@ from ..transports import PacedSender, Transport
 from ._channel import BotChannel, lay
 from ._turn_taking import SpokenTurn, TurnPlan, agent_segments, reaction_ms, turn_plan
 
-__all__ = ["BOT_TURN_END_MS", "SILENT_LIMIT_S", "BotCall", "BotFailure"]
+__all__ = ["BOT_TURN_END_MS", "HEARD_WAIT_MS", "SILENT_LIMIT_S", "BotCall", "BotFailure"]
 
 BOT_TURN_END_MS = 900  # the bot's turn has ended after this much silence on its channel
+# How long after a caller line's end Polygon waits for the bot's own `user` transcript of it, at most
+# (the wait ends sooner when the bot starts answering: it has heard the line by then).
+HEARD_WAIT_MS = 3000
 SILENT_LIMIT_S = 15.0  # a bot silent this long after the caller (or the dial, or its own speech) fails the call
 _POLL_S = 0.02
 _SILENCE = bytes([0xFF]) * 160  # one 20 ms frame of mu-law silence
@@ -111,6 +115,8 @@ class BotCall:
     _asked: list[_Pending] = field(init=False, default_factory=list)
     _caller_audio: list[tuple[float, Audio]] = field(init=False, default_factory=list)
     _said: list[str] = field(init=False, default_factory=list)  # the bot's own transcripts (role agent)
+    # The bot's transcripts of the caller (role user) since the caller's current line started: (arrival ms, text)
+    _user_said: list[tuple[float, str]] = field(init=False, default_factory=list)
     segments: list[Segment] = field(init=False, default_factory=list)  # the caller's; the bot's: timeline()
     events: list[LineEvent] = field(init=False, default_factory=list)
     _turn_from: float = field(init=False, default=0.0)
@@ -196,12 +202,20 @@ class BotCall:
                     self._clear()
                 elif isinstance(event, BotMark):
                     self._answer_mark(event.name)
-                elif isinstance(event, BotTranscript) and event.role == "agent":
-                    self._said.append(event.text)
+                elif isinstance(event, BotTranscript):
+                    self._transcript(event)
         except WireError as exc:
             self._fault = exc
             return
         self._fault = BotFailure("hung_up", "the bot closed the line")
+
+    def _transcript(self, event: BotTranscript) -> None:
+        """The bot's own transcript: of its speech (`agent`, the turn's text) or of the caller's (`user`,
+        what it heard of the caller's line, kept with its arrival time for `_bot_heard`)."""
+        if event.role == "agent":
+            self._said.append(event.text)
+        elif event.text.strip():
+            self._user_said.append((self._now_ms(), event.text.strip()))
 
     def _play(self, audio: Audio) -> None:
         """The bot's audio plays from when it arrives, after what is already queued."""
@@ -289,6 +303,10 @@ class BotCall:
         if turn not in self._nodded and self._due(plan.backchannel_at_ms):
             self._nodded.add(turn)
             self._aside("backchannel", plan.backchannel)
+        self._hello_if_quiet()
+
+    def _hello_if_quiet(self) -> None:
+        """"Hello?" once per wait when the bot has been silent `hello_after_ms`."""
         if not self._helloed and self._now_ms() - self._quiet_from() >= self._habits.hello_after_ms:
             self._helloed = True
             self._aside("hello", hello_line(self.language))
@@ -345,7 +363,9 @@ class BotCall:
 
     async def caller_spoke(self, turn: int, text: str) -> Delivery:
         """Stream the caller's line in real time (at once over the bot when it barges in, else after
-        its reaction pause); what the bot heard is Polygon's transcription of the audio as sent."""
+        its reaction pause); what the bot heard is its own `user` transcript of the line when it sends
+        one (`_bot_heard`), else Polygon's transcription of the audio as sent. The caller segment's
+        `heard_from` says which (`agent` or `polygon`)."""
         clean = await asyncio.to_thread(self.parts.caller_voice.synthesize, text, self._voice, self.language)
         line, events = await asyncio.to_thread(degrade, clean, self.conditions, conversation_id=self.conversation_id,
                                                turn=turn)
@@ -353,19 +373,32 @@ class BotCall:
         barging = self._barged_at is not None
         if not barging:
             await self._reaction_pause(turn)
+        self._user_said = []  # the bot's transcripts of earlier speech (an aside) are not this line's
         start, end = await self._send_line(line)
         if barging and self._bot.play_end > start:
             self.events.append(LineEvent(kind="barge_in", start_ms=int(start), end_ms=int(start), side="caller"))
         for event in events:
             self.events.append(event.model_copy(update={"start_ms": int(start) + event.start_ms,
                                                         "end_ms": int(start) + event.end_ms}))
-        heard = (await hearing).text.strip()
-        self.segments.append(Segment(side="caller", start_ms=int(start), end_ms=int(end), text=text, heard=heard,
-                                     turn=turn))
         self._turn_from, self._barged_at, self._caller_busy, self._helloed = end, None, False, False
         if barging:
             self._said = []  # the talked-over turn's own transcript, come late: not the next turn's
-        return Delivery(start_ms=int(start), end_ms=int(end), heard=heard)
+        own = await self._bot_heard(start, end)
+        polygon = (await hearing).text.strip()
+        self.segments.append(Segment(side="caller", start_ms=int(start), end_ms=int(end), text=text,
+                                     heard=own or polygon, heard_from="agent" if own else "polygon", turn=turn))
+        return Delivery(start_ms=int(start), end_ms=int(end), heard=own or polygon)
+
+    async def _bot_heard(self, start: float, end: float) -> str:
+        """The bot's own transcript of the caller's line from `start` to `end` ms ("" when it sent
+        none): its `user` transcripts that arrived from the line's first frame until the window
+        closes. The window closes when the bot starts answering (its next speech, or a tool call: it
+        has heard the line by then), `HEARD_WAIT_MS` after the line's end at the latest, or when the
+        line goes. Meanwhile the caller keeps its habits: "hello?" into a silence."""
+        while not (self.closed or self._pending or self._turn_frames()) and self._now_ms() - end < HEARD_WAIT_MS:
+            self._hello_if_quiet()
+            await asyncio.sleep(_POLL_S)
+        return " ".join(said for at, said in self._user_said if at >= start).strip()
 
     async def _reaction_pause(self, turn: int) -> None:
         """Wait until the bot's speech end + the caller's reaction (usually past already: the turn's
