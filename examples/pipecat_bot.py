@@ -16,7 +16,9 @@ then 20 ms `media` frames. One call per connection:
   `OPENAI_BASE_URL`; key from `--llm-api-key` or `OPENAI_API_KEY`);
 - tools from the tool-stub URL that `start` carries as `customParameters.tools_url` (see
   `fetch_tools`): each call POSTs its JSON arguments to `<tools_url>/<name>`;
-- speech from eSpeak NG through Polygon's speech adapter (`EspeakTTSService`).
+- speech from eSpeak NG through Polygon's speech adapter (`EspeakTTSService`);
+- what it heard: each final transcript of the caller goes back on the line as Polygon's `user`
+  transcript side message (`UserTranscripts`), so Polygon keeps the bot's own hearing of each line.
 
 The bot greets first with a fixed line (`--greeting`), like an agent answering the phone. Variants of the same bot (options):
 `--delay-ms 2500` waits that long before each answer; `--never-yield` keeps talking when the caller
@@ -43,7 +45,14 @@ from pipecat.adapters.llm.schemas.function_schema import FunctionSchema
 from pipecat.adapters.llm.schemas.tools_schema import ToolsSchema
 from pipecat.audio.vad.silero import SileroVADAnalyzer
 from pipecat.audio.vad.vad_analyzer import VADParams
-from pipecat.frames.frames import Frame, LLMContextFrame, TTSAudioRawFrame, TTSSpeakFrame
+from pipecat.frames.frames import (
+    Frame,
+    LLMContextFrame,
+    OutputTransportMessageUrgentFrame,
+    TranscriptionFrame,
+    TTSAudioRawFrame,
+    TTSSpeakFrame,
+)
 from pipecat.pipeline.pipeline import Pipeline
 from pipecat.pipeline.worker import PipelineParams, PipelineWorker
 from pipecat.processors.aggregators.llm_context import LLMContext
@@ -259,6 +268,34 @@ class AnswerDelay(FrameProcessor):
         await self.push_frame(frame, direction)
 
 
+# --- what the bot heard ---------------------------------------------------------------------------
+
+def user_transcript(stream_sid: str, text: str) -> dict[str, Any]:
+    """Polygon's side message for what the bot heard the caller say (docs/voice.md)."""
+    return {"event": "polygon", "streamSid": stream_sid,
+            "polygon": {"type": "transcript", "role": "user", "text": text}}
+
+
+class UserTranscripts(FrameProcessor):
+    """Sits after the STT: each final transcript of the caller goes out on the line at once (an
+    urgent transport message, which Pipecat's Twilio serializer sends as JSON) as Polygon's `user`
+    transcript side message, before the transcript itself goes on to the user aggregator. Polygon
+    then grades what this bot heard, not its own transcription of the caller's audio."""
+
+    def __init__(self, stream_sid: str) -> None:
+        """Messages carry the call's `stream_sid`."""
+        super().__init__()
+        self._stream_sid = stream_sid
+
+    async def process_frame(self, frame: Frame, direction: FrameDirection) -> None:
+        """Pass every frame on; a final transcript with words is told to Polygon first."""
+        await super().process_frame(frame, direction)
+        if isinstance(frame, TranscriptionFrame) and direction == FrameDirection.DOWNSTREAM and frame.text.strip():
+            message = user_transcript(self._stream_sid, frame.text.strip())
+            await self.push_frame(OutputTransportMessageUrgentFrame(message=message), direction)
+        await self.push_frame(frame, direction)
+
+
 # --- one call -----------------------------------------------------------------------------------
 
 def _turn_strategies(options: BotOptions) -> UserTurnStrategies:
@@ -316,7 +353,7 @@ async def run_call(websocket: WebSocket, options: BotOptions) -> None:
         # a segment (Pipecat's 0.2 s splits a sentence at a soft consonant, and each part is
         # transcribed on its own).
         vad = VADProcessor(vad_analyzer=SileroVADAnalyzer(params=VADParams(stop_secs=0.4)), audio_idle_timeout=0)
-        stages: list[FrameProcessor] = [transport.input(), vad, _stt(options), user]
+        stages: list[FrameProcessor] = [transport.input(), vad, _stt(options), UserTranscripts(call.stream_sid), user]
         stages += [AnswerDelay(options.delay_ms)] if options.delay_ms else []
         stages += [llm] + ([] if options.silent else [EspeakTTSService()])
         stages += [transport.output(), assistant]

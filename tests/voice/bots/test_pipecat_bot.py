@@ -84,9 +84,13 @@ async def test_the_bot_greets_hears_the_caller_calls_the_tool_stub_and_answers(
     tool_message = llm.behaviour.seen[1]["messages"][-1]
     assert (tool_message["role"], json.loads(tool_message["content"])) == ("tool", RESULT)
     # The answer after the tool result is spoken: non-empty media after the caller's turn, and only
-    # the events Pipecat's Twilio serializer sends (media, and clear when a caller turn starts).
+    # the events Pipecat's Twilio serializer sends (media, and clear when a caller turn starts) and
+    # the bot's `polygon` side message saying what it heard of the caller.
     assert all(len(r.audio) > 0 for r in line.media(end))
-    assert {r.event for r in line.received} <= {"media", "clear"}
+    assert {r.event for r in line.received} <= {"media", "clear", "polygon"}
+    told = [r.message["polygon"] for r in line.events("polygon")]
+    assert {(m["type"], m["role"]) for m in told} == {("transcript", "user")}
+    assert unpunctuated(" ".join(m["text"] for m in told)) == unpunctuated(SAID)
     assert line.closed_code is None
 
 

@@ -4,6 +4,7 @@ URL's document and the `start` message. No call is made."""
 from __future__ import annotations
 
 import importlib.util
+import json
 import sys
 from functools import cache
 from types import ModuleType
@@ -67,3 +68,11 @@ def test_a_start_message_without_a_stream_sid_or_with_another_codec_is_refused()
         "customParameters": {"tools_url": "http://127.0.0.1:1/tools"}}})
     assert (call.stream_sid, call.call_sid, call.custom_parameters) == ("MZ1", "CA1", {"tools_url": "http://127.0.0.1:1/tools"})
 
+
+
+def test_what_the_bot_heard_goes_out_as_polygons_user_transcript_message() -> None:
+    from polygon_core.voice import BotTranscript
+    from polygon_core.voice._twilio import parse_bot_message
+
+    message = example().user_transcript("MZ1", "I want to cancel my order.")
+    assert parse_bot_message(json.dumps(message), stream_sid="MZ1") == BotTranscript("user", "I want to cancel my order.")
