@@ -5,8 +5,9 @@ account up through Polygon's stub URL (its first reply) and answers with a canne
 voice, sent 40 ms a message twice as fast as real time, as Pipecat does. It hears the caller while
 it talks. Options make it slow (`delay_s` before each answer), silent, drop the socket after
 `drop_after` answers, yield (send `clear` and stop when the caller talks over it), say its own
-lines, send its own transcripts (of its lines, and `heard`: what it says it heard of each caller line),
-or ignore short speech (`min_line_ms`); after `turns` answers it hangs up (close 1000) once its last line has played.
+lines, send its own transcripts (of its lines, and `heard`: what it says it heard of each caller
+line, on hearing it or, with `heard_late`, after its answer), or ignore short speech (`min_line_ms`);
+after `turns` answers it hangs up (close 1000) once its last line has played.
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ class BotOptions:
     use_tools: bool = True  # look the account up before its first answer
     transcripts: bool = False  # send its own `agent` transcript before each line
     heard: list[str] = field(default_factory=list)  # its `user` transcript of each caller line, sent on hearing it
+    heard_late: bool = False  # send that transcript only once its answer has played, not on hearing the line
     min_line_ms: int = 0  # shorter caller speech ("mm-hmm", "hello?") is not a line to answer
     cleared: list[float] = field(default_factory=list)  # when it sent `clear` (its loop's clock)
 
@@ -107,6 +109,11 @@ class _Bot:
         self.options.cleared.append(self.now())
         await self.ws.send(json.dumps({"event": "clear", "streamSid": self.sid}))
 
+    async def tell_heard(self, text: str) -> None:
+        """Its own transcript of the caller's line (a `user` side message)."""
+        await self.ws.send(json.dumps({"event": "polygon", "streamSid": self.sid,
+                                       "polygon": {"type": "transcript", "role": "user", "text": text}}))
+
     async def say(self, text: str) -> None:
         if self.options.transcripts:
             await self.ws.send(json.dumps({"event": "polygon", "streamSid": self.sid,
@@ -140,10 +147,10 @@ def handler(options: BotOptions) -> Any:
         answers = heard = 0
         while True:
             await bot.lines.get()
-            if heard < len(options.heard):
-                await bot.ws.send(json.dumps({"event": "polygon", "streamSid": bot.sid, "polygon": {
-                    "type": "transcript", "role": "user", "text": options.heard[heard]}}))
-                heard += 1
+            told = options.heard[heard] if heard < len(options.heard) else None
+            heard += 1
+            if told is not None and not options.heard_late:
+                await bot.tell_heard(told)
             if options.silent:
                 continue
             if answers == 0 and options.use_tools:
@@ -162,6 +169,8 @@ def handler(options: BotOptions) -> Any:
                 await asyncio.sleep(bot.until - bot.now() + REPLY_GAP_S)
             await asyncio.sleep(options.delay_s)
             await bot.say(lines[min(answers, len(lines) - 1)])
+            if told is not None and options.heard_late:
+                await bot.tell_heard(told)
             if answers >= options.turns:
                 await asyncio.sleep(max(0.0, bot.until - bot.now()) + 1.5)
                 await bot.ws.close(1000)

@@ -61,3 +61,11 @@ def test_without_the_bots_transcript_what_it_heard_is_polygons_transcription() -
     assert (caller.text, caller.heard, caller.heard_from, caller.turn) == (LINE, LINE, "polygon", 1)
     assert conv.turns[1].heard == LINE
     assert (call.metrics()["word_error_rate"].value, call.metrics()["word_error_rate"].count) == (0.0, 4)
+
+
+def test_a_transcript_that_comes_after_the_bot_has_answered_is_not_the_lines() -> None:
+    conv, call = _call(BotOptions(turns=1, lines=["Hi. How can I help?", "I see."], heard=[MISHEARD],
+                                  heard_late=True))
+    (caller,) = call.timeline().side("caller")
+    assert (caller.heard, caller.heard_from) == (LINE, "polygon")  # the window closed when the bot answered
+    assert conv.turns[1].heard == LINE and conv.turns[2].text == "I see."
