@@ -406,6 +406,14 @@ def make_app(options: BotOptions) -> FastAPI:
     return app
 
 
+def warm_up() -> None:
+    """Synthesise one word before the first call. eSpeak NG's first synthesis in a process loads its
+    data (about 2 s on this 2-core machine, more under load), and Pipecat's TTS service ends a
+    context that yields no audio within `stop_frame_timeout_s` (3 s): the first call's greeting was
+    dropped unheard on a loaded machine, and the caller hung up on a silent bot."""
+    make_synthesizer("espeak", load_settings(), "en").synthesize("Hello.", VoiceProfile(), "en")
+
+
 def parse_args(argv: Sequence[str] | None = None) -> tuple[argparse.Namespace, BotOptions]:
     """The command line: where to listen, the model server, the variant."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
@@ -437,6 +445,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     args, options = parse_args(argv)
     logger.remove()
     logger.add(sys.stderr, level=args.log_level.upper())
+    warm_up()
     uvicorn.run(make_app(options), host=args.host, port=args.port, log_level="warning")
 
 
