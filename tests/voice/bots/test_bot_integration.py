@@ -2,16 +2,21 @@
 its command line, as a user would, and every part of a call to a deployed bot holds end to end.
 
 One module-wide bench: the fake model server (each scenario's one tool called with valid arguments),
-four bots (normal, slow `--delay-ms 2500`, dropping `--drop-after-s 1`, silent `--silent`) and three
-`polygon run --channel voice` commands, each in its own POLYGON_HOME: the normal and slow bots over
-the same three scenarios in one command (two runs, three calls in flight), then the dropping and the
-silent bot on one scenario each, both at once. The tests then read what the commands printed and stored, compare the two runs
-with `polygon compare`, and fetch a call's WAV from the web app (and play it in Chromium when it is
-installed).
+five bots (normal, slow `--delay-ms 2500`, dropping `--drop-after-s 1`, silent `--silent`, and
+never-yielding `--never-yield`) and four `polygon run --channel voice` commands, each in its own
+POLYGON_HOME: the normal and slow bots over the same three scenarios in one command (two runs, three
+calls in flight), then the dropping, the silent and the never-yielding bot on one scenario each, all
+three at once. The never-yielding bot greets with a long line (`TALK_OVER_GREETING`, about 21 s) and
+its scenario's caller is aggressive with a conversation id whose seeded plan talks over the bot's
+turn 0 (its greeting) 2.2 s in (`TALK_OVER`): the barge-in is certain, and the bot talks on. The
+tests then read what the commands printed and stored, compare the two runs with `polygon compare`,
+and fetch a call's WAV from the web app (and play it in Chromium when it is installed).
+
+The Pipecat bot tells Polygon what it heard of each caller line (its `user` transcript side
+message), so the normal bot's caller segments carry the bot's own hearing (`heard_from: agent`).
 
 Integration: its own invocation (`pytest -m integration tests/voice/bots`, which `.ci/run` runs),
-a few minutes of real-time calls that the default suite's budget cannot carry. The bot that never
-yields is left out until Polygon's caller can barge in.
+a few minutes of real-time calls that the default suite's budget cannot carry.
 """
 
 from __future__ import annotations
@@ -81,20 +86,42 @@ EXPECTED_ASSERTIONS = {"verify-account": {"verified": True, "looked_up": True},
                        "refund-charge": {"refunded": True, "one_refund": True}}
 
 
-def _scenario(sid: str) -> str:
-    goal, tool, assertions = SCENARIOS[sid]
-    return (f"id: {sid}\nmax_turns: 3\n" + PERSONA.format(name=sid.replace("-", "_"), goal=goal)
+# The never-yielding bot's call: an aggressive caller (temperament frustrated: barge-in chance 0.5 a
+# bot turn) whose conversation id (`talk-over-s0-c8bd884b`, from the scenario id, the persona and
+# seed 0) draws a barge-in 2,212 ms into the bot's turn 0 and none in its turns 2, 4 and 6
+# (`turn_plan`; `test_the_talk_over_callers_plan_barges_into_the_greeting` pins it). Turn 0 is the
+# bot's greeting, about 21 s of speech: the caller talks over it for certain, and it talks on for
+# seconds. No other turn is talked over: a barge-in near the natural end of a short answer would
+# count as a yield (the bot's speech ends within 2 s of the caller's start), whatever the bot does.
+# The bot's answer to the barging line is queued behind the rest of its greeting and streams on
+# without a pause, so Polygon reads it as the rest of turn 0 (docs/voice.md, `STREAM_GAP_MS`); the
+# caller then says "hello?" into the silence after it and the bot's answer to that is turn 2.
+TALK_OVER = "talk-over"
+TALK_OVER_PERSONA = PERSONA.replace("temperament: calm", "temperament: frustrated").replace("{name}", "loud_caller")
+# About 21 s of speech. The caller's barging line starts when it is ready, not at the decision's
+# instant: on a loaded 2-core machine it started 7.1 s into the greeting (Polygon's first Whisper
+# load and eSpeak synthesis in the call), and the greeting must still run on 2 s past it.
+TALK_OVER_GREETING = ("Northwind customer service. Before we begin, please note that this call may be recorded for "
+                      "quality and training purposes. Our privacy notice is available on our website, and you can "
+                      "ask for a copy at any time. Our opening hours have changed: we are now open from eight in "
+                      "the morning until eight in the evening, seven days a week. How can I help you today?")
+
+
+def _scenario(sid: str, persona: str = PERSONA) -> str:
+    goal, tool, assertions = SCENARIOS["verify-account" if sid == TALK_OVER else sid]
+    return (f"id: {sid}\nmax_turns: 3\n" + persona.format(name=sid.replace("-", "_"), goal=goal)
             + f"tools: [{tool}]\nassertions:\n  {assertions}\n")
 
 
-def write_suite(root: Path) -> Path:
-    """Three short scenarios on the demo suite's tool library, one seed each."""
-    suite = root / "suite"
+def write_suite(root: Path, name: str = "suite", scenarios: dict[str, str] | None = None) -> Path:
+    """Short scenarios (by default the three of `SCENARIOS`) on the demo suite's tool library, one seed
+    each."""
+    suite = root / name
     (suite / "scenarios").mkdir(parents=True)
     shutil.copy(demo_dir() / "suite" / "tools.yaml", suite / "tools.yaml")
     (suite / "suite.yaml").write_text("name: bot-integration\nrubric: v1\nseeds: [0]\n", encoding="utf-8")
-    for sid in SCENARIOS:
-        (suite / "scenarios" / f"{sid}.yaml").write_text(_scenario(sid), encoding="utf-8")
+    for sid, text in (scenarios or {sid: _scenario(sid) for sid in SCENARIOS}).items():
+        (suite / "scenarios" / f"{sid}.yaml").write_text(text, encoding="utf-8")
     return suite
 
 
@@ -118,6 +145,7 @@ class Bench:
     calls: Done       # the normal and the slow bot: two runs of three calls
     dropped: Done     # the bot that drops the line
     silent: Done      # the bot that never speaks
+    talked_over: Done  # the bot that never yields, talked over by the caller
     env: dict[str, str]
 
     def polygon(self, home: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -170,6 +198,7 @@ def bench(prefect_harness: None, tmp_path_factory: pytest.TempPathFactory) -> It
 
     root = tmp_path_factory.mktemp("bot-integration")
     suite = write_suite(root)
+    talk_over = write_suite(root, "suite-talk-over", {TALK_OVER: _scenario(TALK_OVER, TALK_OVER_PERSONA)})
     env = {k: v for k, v in os.environ.items()
            if not k.startswith("OPENAI_") and k not in ("POLYGON_DATABASE_URL", "POLYGON_ARTIFACTS_URL",
                                                         "POLYGON_API_TOKENS", "POLYGON_CONCURRENCY")}
@@ -179,28 +208,33 @@ def bench(prefect_harness: None, tmp_path_factory: pytest.TempPathFactory) -> It
         llm.behaviour.tool_call = True
         llm.behaviour.tool_arguments = ARGUMENTS
         bots = _start_bots(root, llm, {"normal": (), "slow": ("--delay-ms", str(SLOW_MS)),
-                                       "dropping": ("--drop-after-s", "1"), "silent": ("--silent",)})
+                                       "dropping": ("--drop-after-s", "1"), "silent": ("--silent",),
+                                       "never-yield": ("--never-yield", "--greeting", TALK_OVER_GREETING)})
         try:
             agents = {name: _agent(root, name, bot) for name, bot in bots.items()}
-            # The calls first, three in flight; then the two failing bots together. All at once, the
-            # bots' start of call (a Whisper model loaded per call, the greeting synthesised) took
-            # over 15 s on this 2-core machine, and Polygon hung up on a bot that had not spoken yet.
-            done = _run_all(root, suite, env, {"calls": [
+            # The calls first, three in flight; then the two failing bots and the never-yielding one
+            # together. All at once, the bots' start of call (a Whisper model loaded per call, the
+            # greeting synthesised) took over 15 s on this 2-core machine, and Polygon hung up on a
+            # bot that had not spoken yet.
+            done = _run_all(root, env, {"calls": [str(suite),
                 "--agent", str(agents["normal"]), "--agent", str(agents["slow"]), "--concurrency", str(CONCURRENCY),
                 "--run-id", "bots"]})
-            done |= _run_all(root, suite, env, {
-                "dropped": ["--agent", str(agents["dropping"]), "--scenario", "verify-account", "--run-id", "dropped"],
-                "silent": ["--agent", str(agents["silent"]), "--scenario", "verify-account", "--run-id", "silent"]})
-            yield Bench(root, suite, bots, done["calls"], done["dropped"], done["silent"], env)
+            done |= _run_all(root, env, {
+                "dropped": [str(suite), "--agent", str(agents["dropping"]), "--scenario", "verify-account",
+                            "--run-id", "dropped"],
+                "silent": [str(suite), "--agent", str(agents["silent"]), "--scenario", "verify-account",
+                           "--run-id", "silent"],
+                "talked_over": [str(talk_over), "--agent", str(agents["never-yield"]), "--run-id", "talked-over"]})
+            yield Bench(root, suite, bots, done["calls"], done["dropped"], done["silent"], done["talked_over"], env)
         finally:
             _stop(bots)
 
 
-def _run_all(root: Path, suite: Path, env: dict[str, str], jobs: dict[str, list[str]]) -> dict[str, Done]:
-    """`polygon run --channel voice` for every job at once, each in its own POLYGON_HOME; a command
-    still running past the deadline is killed (a hang guard)."""
+def _run_all(root: Path, env: dict[str, str], jobs: dict[str, list[str]]) -> dict[str, Done]:
+    """`polygon run SUITE --channel voice ...` for every job (its suite, then its options) at once, each
+    in its own POLYGON_HOME; a command still running past the deadline is killed (a hang guard)."""
     started = {name: subprocess.Popen(
-        [str(POLYGON), "run", str(suite), "--channel", "voice", "--conditions", CONDITIONS, "--json", *args],
+        [str(POLYGON), "run", args[0], "--channel", "voice", "--conditions", CONDITIONS, "--json", *args[1:]],
         env={**env, "POLYGON_HOME": str(root / name)}, cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         text=True) for name, args in jobs.items()}
     done = {}
@@ -238,6 +272,13 @@ def _conversations(home: Path, run_id: str, monkeypatch: pytest.MonkeyPatch) -> 
     stores = _stores(home, monkeypatch)
     return {conv.scenario_id: conv for conv in (usecases.load_conversation(stores, run_id, cid)
                                                  for cid in usecases.conversation_ids(stores, run_id))}
+
+
+def _timeline(home: Path, run_id: str, conversation_id: str, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """A stored call's timeline."""
+    from polygon import usecases
+
+    return usecases.call_timeline(_stores(home, monkeypatch), run_id, conversation_id)
 
 
 def _no_traceback(done: Done) -> None:
@@ -288,6 +329,19 @@ def test_each_calls_metrics_are_stored(bench: Bench, monkeypatch: pytest.MonkeyP
         assert metrics["response_latency"].value is not None and metrics["response_latency"].value > 0
         assert metrics["response_latency"].count >= 1 and metrics["response_rate"].value == 1.0
         assert metrics["time_to_first_audio"].value is not None
+
+
+def test_what_the_bot_heard_of_the_caller_is_its_own_transcript(bench: Bench, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The bot sends its `user` transcript of each caller line; Polygon keeps it as what the bot heard
+    (the caller segment's `heard`, and the transcript turn's), and says so (`heard_from: agent`)."""
+    kept = []
+    for conv in _conversations(bench.calls.home, "bots-1", monkeypatch).values():
+        turns = {t.index: t for t in conv.turns}
+        for segment in _timeline(bench.calls.home, "bots-1", conv.id, monkeypatch).side("caller"):
+            if segment.kind == "speech":
+                assert segment.heard_from in ("agent", "polygon") and segment.heard == turns[segment.turn].heard
+                kept += [segment] if segment.heard_from == "agent" else []
+    assert kept and all(s.heard for s in kept), bench.logs()
 
 
 def test_the_slow_bot_answers_past_its_delay(bench: Bench, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -394,3 +448,51 @@ def test_a_failing_bot_ends_its_call_agent_error_with_its_reason(
     assert [(r["scenario_id"], r["end_reason"], r["status"], r["reason"]) for r in shown["conversations"]] == [
         ("verify-account", "agent_error", "agent_failure", f"agent_error: {reason}")]
     assert shown["scorecard"]["agent_failures"] == 1
+
+
+# --- the bot that never yields: talked over, it talks on ---------------------------------------------
+
+def test_the_talk_over_callers_plan_barges_into_the_greeting(tmp_path: Path) -> None:
+    from polygon_core.adapters.voice_bot._turn_taking import turn_plan
+    from polygon_core.conversation import conversation_key
+    from polygon_core.files import load_suite
+    from polygon_core.voice import caller_habits
+
+    scenario = load_suite(write_suite(tmp_path, "talk-over", {TALK_OVER: _scenario(TALK_OVER, TALK_OVER_PERSONA)}
+                                      )).scenario(TALK_OVER)
+    cid = conversation_key(scenario, 0)
+    habits = caller_habits(scenario.persona.type)
+    assert (cid, scenario.persona.type, habits.barge_in_p) == ("talk-over-s0-c8bd884b", "aggressive", 0.5)
+    assert [turn_plan(habits, cid, turn, "en").barge_at_ms for turn in (0, 2, 4, 6)] == [2212, None, None, None]
+
+
+def test_the_never_yielding_bot_talks_on_over_the_caller_and_its_yield_rate_is_zero(
+        bench: Bench, monkeypatch: pytest.MonkeyPatch) -> None:
+    done = bench.talked_over
+    assert done.code == 0, (done.err, bench.logs())
+    _no_traceback(done)
+    (conv,) = _conversations(done.home, "talked-over", monkeypatch).values()
+    assert conv.voice is not None and conv.turns[0].interrupted, [(t.speaker, t.text) for t in conv.turns]
+    timeline = _timeline(done.home, "talked-over", conv.id, monkeypatch)
+    kinds = [e.kind for e in timeline.events]
+    assert "barge_in" in kinds and "yield" not in kinds, kinds  # talked over, it never sent `clear`
+    # Its greeting ran on more than the yield window past the caller's barge-in.
+    barge = next(e.start_ms for e in timeline.events if e.kind == "barge_in")
+    greeting = next(s for s in timeline.side("agent") if s.turn == 0)
+    assert greeting.start_ms < barge and greeting.end_ms - barge > 2000, (greeting, barge)
+    # R_Y is 0 over at least one barge-in, and I_A or L_Y shows it (docs/voice.md, the metrics):
+    # no yield, so no yield latency, or the bot starting over the caller.
+    metrics = conv.voice.metrics
+    assert metrics["yield_rate"].value == 0.0 and metrics["yield_rate"].count >= 1, metrics["yield_rate"]
+    latency, interrupting = metrics["yield_latency"], metrics["agent_interruption_rate"]
+    assert (interrupting.value or 0) > 0 or latency.value is None or latency.value > 2.0, (latency, interrupting)
+    assert (latency.value, latency.count) == (None, 0)
+    # The bot's own log says the same: its VAD heard the caller start while it spoke, it never
+    # interrupted itself (Pipecat logs "broadcasting interruption" when it does), and it stopped
+    # speaking only after that.
+    log = bench.bots["never-yield"].log.read_text(errors="replace").splitlines()
+    heard = next(i for i, line in enumerate(log) if "VADProcessor#0: User started speaking" in line)
+    started = next(i for i, line in enumerate(log) if "Bot started speaking" in line)
+    stopped = next(i for i, line in enumerate(log) if "Bot stopped speaking" in line)
+    assert started < heard < stopped, (started, heard, stopped)
+    assert not [line for line in log if "broadcasting interruption" in line]
