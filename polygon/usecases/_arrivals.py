@@ -31,7 +31,7 @@ from polygon_core.imports import (
     to_conversation,
 )
 from polygon_core.models import Conversation
-from polygon_core.redaction import RedactionSettings, Redactor, redact_conversation
+from polygon_core.redaction import RedactionSettings, Redactor, redact_conversation, redact_value
 
 from ._common import Stores
 from ._identifiers import identifier_redactor
@@ -118,13 +118,15 @@ def receive_call(stores: Stores, name: str, source: Source, record: Any, *,
         dated = received_at
         call = replace(call, started_at=received_at, metadata={**call.metadata, "started_at_from": "arrival"})
     redaction = source_redaction(stores, source)
-    stored_id = identifier_redactor(stores, redaction)(call.external_id)
+    ids = identifier_redactor(stores, redaction)
+    stored_id = ids(call.external_id)
     if ImportLedger(stores.repo.engine).known(name, [stored_id]):
         return Arrival(name, stored_id, None, False, "already imported")
+    redactor = Redactor(redaction)
     redacted = redact_conversation(to_conversation(call, source=name, agent_name=UNKNOWN_AGENT,
-                                                   agent_version=UNKNOWN_AGENT), Redactor(redaction))
+                                                   agent_version=UNKNOWN_AGENT), redactor, ids)
     key = f"arrivals/{slug(name)}/{content_hash(stored_id, 16)}.jsonl"
-    location = stores.artifacts.put_text(key, json.dumps(_polygon_record(call, redacted, stored_id)) + "\n")
+    location = stores.artifacts.put_text(key, json.dumps(_polygon_record(call, redacted, stored_id, redactor)) + "\n")
     fresh = CallObjectLedger(stores.repo.engine).record([CallObject(
         source=name, key=f"webhook:{stored_id}", etag=WEBHOOK_ETAG, via="webhook", location=location,
         fmt="polygon")])
@@ -141,12 +143,14 @@ def _parse_one(record: Any, platform: str) -> ImportedCall:
     return items[0]
 
 
-def _polygon_record(call: ImportedCall, redacted: Conversation, stored_id: str) -> dict[str, Any]:
+def _polygon_record(call: ImportedCall, redacted: Conversation, stored_id: str,
+                    redactor: Redactor) -> dict[str, Any]:
     """The redacted call in Polygon's import format (turn times kept: they are not personal)."""
     times = [t.at for t in call.turns]
     return {"id": stored_id, "started_at": call.started_at, "ended_at": call.ended_at,
             "end_reason": call.end_reason, "scenario": call.scenario, "language": call.language,
-            "metadata": dict(call.metadata),  # the platform's ids and end reason, nothing said
+            # the platform's ids and end reason; redacted all the same (a caller's number as an id)
+            "metadata": redact_value(dict(call.metadata), redactor),
             "turns": [{"speaker": t.speaker, "text": t.text, "at": times[i] if i < len(times) else None,
                        "tool_calls": [{"id": c.id, "name": c.name, "arguments": c.arguments,
                                        "result": c.result, "error": c.error} for c in t.tool_calls]}

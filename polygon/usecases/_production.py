@@ -249,9 +249,10 @@ def import_file(stores: Stores, location: str, fmt: str, *, source: str,
             # The id is the idempotency key and is stored: one holding personal data is redacted too.
             pending.append(replace(item, external_id=ids(item.external_id)))
             if len(pending) >= batch_size:
-                _store_batch(stores, ledger, pending, location, source, agent, redaction, batch, summary)
+                _store_batch(stores, ledger, pending, location, source, agent, redaction, ids, batch,
+                             summary)
                 pending = []
-        _store_batch(stores, ledger, pending, location, source, agent, redaction, batch, summary)
+        _store_batch(stores, ledger, pending, location, source, agent, redaction, ids, batch, summary)
     return summary
 
 
@@ -261,8 +262,8 @@ def _with_file(problem: ImportProblem, location: str, ids: IdentifierRedactor) -
 
 
 def _store_batch(stores: Stores, ledger: ImportLedger, calls: Sequence[ImportedCall], location: str,
-                 source: str, agent: AgentIdentity, redaction: RedactionSettings, batch: str,
-                 summary: ImportSummary) -> None:
+                 source: str, agent: AgentIdentity, redaction: RedactionSettings,
+                 ids: IdentifierRedactor, batch: str, summary: ImportSummary) -> None:
     if not calls:
         return
     known = ledger.known(source, [c.external_id for c in calls])
@@ -288,7 +289,8 @@ def _store_batch(stores: Stores, ledger: ImportLedger, calls: Sequence[ImportedC
         conversation = check_imported_tool_calls(
             to_conversation(call, source=source, agent_name=agent.name, agent_version=agent.version), agent.tools)
         # Redact first: nothing unredacted is written unless originals are explicitly kept.
-        redacted = redact_conversation(conversation, Redactor(redaction))
+        # Tool-call ids too: a CSV export's are made from the conversation id (`<id>-<turn>`).
+        redacted = redact_conversation(conversation, Redactor(redaction), ids)
         if redaction.keep_originals:
             originals.append(conversation.model_dump_json())
         rows.append(ImportedRecord(

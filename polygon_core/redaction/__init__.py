@@ -1,9 +1,11 @@
 """Redaction of personal data before anything is stored or sent to a model (pure).
 
 Card numbers (Luhn-checked), IBANs (mod-97-checked), passport numbers (after a cue word), street
-addresses, phone numbers (the `phonenumbers` library, several regions), e-mail addresses and custom
-patterns become typed placeholders (an identifier holding any of them becomes a keyed digest,
-`IdentifierRedactor`): ``[CARD]``, ``[IBAN]``, ``[PASSPORT]``, ``[ADDRESS]``,
+addresses (written and spoken, English and Russian), phone numbers (the `phonenumbers` library,
+several regions), e-mail addresses (internationalised too), numbers said digit by digit in words
+(`_spoken`), values under keys that name personal data (`_keys`) and custom patterns become typed
+placeholders (an identifier holding any of them, an external id or a tool call's, becomes a keyed
+digest, `IdentifierRedactor`): ``[CARD]``, ``[IBAN]``, ``[PASSPORT]``, ``[ADDRESS]``,
 ``[PHONE]``, ``[EMAIL]``, ``[LABEL]``. What is and is not found: docs/import-formats.md.
 """
 

@@ -14,6 +14,10 @@ for, so an IBAN's or a passport's digits are never read as a phone number.
 * Street address: a house number followed by up to three capitalised words and a street word
   (`221B Baker Street`, `10 Downing St`), or a Russian street word followed by its name and,
   optionally, the house, building and flat (`ул. Ленина, д. 5`, `проспект Мира 12, кв. 7`).
+  Spoken forms too: house and flat numbers in words ("forty two Elm Street apartment five",
+  «дом семь квартира три»), a street word in any case («на улице Тверская дом 7 квартира 3»), a
+  name in lower case when «дом» and a number follow, and an English address in lower case after
+  "live(s) at", "located at", "address is", "send/deliver/ship it to".
   Towns, postcodes and addresses in other shapes are not found.
 """
 
@@ -41,19 +45,57 @@ _STREET_WORDS_EN = (
     "Street|St|Road|Rd|Avenue|Ave|Lane|Ln|Drive|Dr|Boulevard|Blvd|Way|Close|Court|Ct|Place|Pl|"
     "Square|Sq|Terrace|Crescent|Highway|Hwy|Parkway|Pkwy|Gardens|Row|Mews|Hill"
 )
+# A house or flat number said in words: "forty two", "one hundred and five", "twenty-one".
+_EN_NUMBER_WORD = (
+    r"(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|"
+    r"fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|"
+    r"ninety|hundred|oh)"
+)
+_EN_NUMBER = (r"(?:\d{1,5}[A-Za-z]?|(?i:" + _EN_NUMBER_WORD + r")(?:(?:[\s-]+|\s+and\s+)(?i:"
+              + _EN_NUMBER_WORD + r")){0,3})")
+_EN_FLAT = (r"(?:,?\s+(?i:apartment|apt\.?|flat|unit|suite)\s*#?\s*(?:\d{1,5}[A-Za-z]?|(?i:"
+            + _EN_NUMBER_WORD + r")(?:[\s-]+(?i:" + _EN_NUMBER_WORD + r")){0,2}))?")
 _ADDRESS_EN = re.compile(
-    r"(?<![\w-])\d{1,5}[A-Za-z]?,?\s+(?:[A-Z][a-z'’-]+\s+){1,3}(?:" + _STREET_WORDS_EN + r")\b\.?"
+    r"(?<![\w-])" + _EN_NUMBER + r",?\s+(?:[A-Z][a-z'’-]+\s+){1,3}(?:" + _STREET_WORDS_EN + r")\b\.?"
+    + _EN_FLAT
 )
+# As a recogniser writes it, in lower case: only after words that say an address follows.
+_ADDRESS_EN_SPOKEN = re.compile(
+    r"(?i:\b(?:live|lives|living|located|address\s+is|deliver\s+it\s+to|send\s+it\s+to|ship\s+it\s+to)"
+    r"(?:\s+(?:at|on|to))?\s+)"
+    r"(?P<address>" + _EN_NUMBER + r",?\s+(?:[a-z'’-]+\s+){1,3}(?i:" + _STREET_WORDS_EN + r")\b\.?"
+    + _EN_FLAT + r")"
+)
+# Street words in the cases a sentence puts them in: «улица», «на улице», «по проспекту».
 _STREET_WORDS_RU = (
-    r"ул\.|улица|пр-т|пр\.|проспект|пер\.|переулок|ш\.|шоссе|наб\.|набережная|б-р|бульвар|"
-    r"пл\.|площадь|проезд|пр-д"
+    r"ул\.|улиц(?:а|е|у|ы|ей)|пр-т|пр\.|проспект(?:а|е|у|ом)?|пер\.|переул(?:ок|ка|ке|ку|ком)|ш\.|"
+    r"шоссе|наб\.|набережн(?:ая|ой|ую)|б-р|бульвар(?:а|е|у|ом)?|пл\.|площад(?:ь|и|ью)|"
+    r"проезд(?:а|е|у|ом)?|пр-д"
 )
+# A house or flat number said in words: «семь», «двадцать один», «сто пять» (any case).
+_RU_NUMBER_WORD = (
+    r"(?:ноль|нол[ья]|один|одн(?:а|ого|ом|ой)|дв(?:а|е|ух|ум)|тр(?:и|ех|ем)|четыр(?:е|ех|ем)|"
+    r"(?:пят|шест|сем|восем|девят|десят)(?:ь|и)|восьм(?:и)|"
+    r"(?:одинн|двен|трин|четырн|пятн|шестн|семн|восемн|девятн)адцат(?:ь|и)|"
+    r"(?:двадцат|тридцат)(?:ь|и)|сорок(?:а)?|(?:пятьдесят|шестьдесят|семьдесят|восемьдесят)|"
+    r"девяност(?:о|а)|сто|ста)"
+)
+_RU_NUMBER = (r"(?:\d+[А-Яа-я]?(?:/\d+)?|(?i:" + _RU_NUMBER_WORD + r")(?:\s+(?i:" + _RU_NUMBER_WORD
+              + r")){0,2})(?![\w])")
+_RU_PARTS = (r"(?:,?\s*(?i:корп\.|корпус[ае]?|к\.|стр\.|строени[еия]|кв\.|квартир(?:а|е|у|ой))\s*"
+             + _RU_NUMBER + r")*")
 _ADDRESS_RU = re.compile(
-    r"(?i:" + _STREET_WORDS_RU + r")\s*"
+    r"(?<![\w])(?i:" + _STREET_WORDS_RU + r")\s*"
     r"(?:[А-ЯЁ0-9][А-ЯЁа-яё0-9-]*)(?:\s+[А-ЯЁ][А-ЯЁа-яё-]*){0,2}"
-    r"(?:,?\s*(?:(?i:д\.|дом)\s*)?\d+[А-Яа-я]?(?:/\d+)?)?"
-    r"(?:,?\s*(?i:корп\.|корпус|к\.|стр\.|строение|кв\.|квартира)\s*\d+[А-Яа-я]?)*"
+    r"(?:,?\s*(?:(?i:д\.|дом[еа]?)\s*)?" + _RU_NUMBER + r")?" + _RU_PARTS
 )
+# Lower case, as a recogniser writes it: a street word, its name and then «дом» with a number.
+_ADDRESS_RU_SPOKEN = re.compile(
+    r"(?i)(?<![\w])(?:" + _STREET_WORDS_RU + r")\s*[а-яё0-9-]+(?:\s+[а-яё-]+){0,2}?"
+    r",?\s*(?:д\.|дом[еа]?)\s*" + _RU_NUMBER + _RU_PARTS
+)
+
+_ANY_STREET_WORD = re.compile(r"(?i)(?<!\w)(?:" + _STREET_WORDS_EN + "|" + _STREET_WORDS_RU + r")")
 
 
 def iban_valid(candidate: str) -> bool:
@@ -76,5 +118,22 @@ def passport_spans(text: str) -> list[Span]:
 
 
 def address_spans(text: str) -> list[Span]:
-    """Spans of street addresses (English house number + street word; Russian street word + name)."""
-    return [m.span() for pattern in (_ADDRESS_EN, _ADDRESS_RU) for m in pattern.finditer(text)]
+    """Spans of street addresses (English house number + street word; Russian street word + name;
+    their spoken forms, see the module docstring)."""
+    if _ANY_STREET_WORD.search(text) is None:  # most turns name no street: one search says so
+        return []
+    spans = [m.span() for pattern in (_ADDRESS_EN, _ADDRESS_RU, _ADDRESS_RU_SPOKEN)
+             for m in pattern.finditer(text)]
+    spans += [m.span("address") for m in _ADDRESS_EN_SPOKEN.finditer(text)]
+    return _merged(spans)
+
+
+def _merged(spans: list[Span]) -> list[Span]:
+    # Two patterns may find the same address with different ends: one span covering both.
+    out: list[Span] = []
+    for start, end in sorted(spans):
+        if out and start < out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], end))
+        else:
+            out.append((start, end))
+    return out

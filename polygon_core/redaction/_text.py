@@ -1,6 +1,7 @@
 """Redacting personal data in text: e-mails, IBANs, cards, passports, addresses, phones, custom.
 
-Order matters: e-mails first (they may hold digits), then IBANs (mod-97) and cards (Luhn), then
+Order matters: e-mails first (they may hold digits), then numbers said digit by digit in words
+(`_spoken`: "four one five five …", «девять один шесть …»), then IBANs (mod-97) and cards (Luhn), then
 passport numbers and street addresses (see `_patterns`), then phones, then the user's patterns, so
 the digits of an IBAN, a card or a passport are never read as a phone number. A digit run that
 looks like a card but fails the Luhn check is left alone, and no phone number is found inside it.
@@ -25,6 +26,7 @@ from pydantic import Field, field_validator
 
 from ..models import FileModel
 from ._patterns import address_spans, iban_spans, passport_spans
+from ._spoken import spoken_number_spans
 
 __all__ = ["DEFAULT_PHONE_REGIONS", "RedactionSettings", "Redactor", "luhn_valid"]
 
@@ -40,9 +42,13 @@ _CANDIDATE = re.compile(r"(?<![\w-])\+?\(?\d[\d\s().-]{5,22}\d(?![\w-])")
 # Dates written with dots, slashes or dashes pass as phone numbers in some regions' formats.
 _DATE = re.compile(r"\d{1,4}([./-])\d{1,2}\1\d{1,4}")
 
-_EMAIL = re.compile(r"(?<![\w.+-])[\w.+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b")
-# 13-19 digits, optionally grouped by single spaces or dashes, not touching other digits.
-_CARD_LIKE = re.compile(r"(?<![\d-])\d(?:[ -]?\d){12,18}(?![\d])")
+# Internationalised too: a local part and a domain in any script (`иван.петров@почта.рф`), the
+# top-level domain letters (`рф`, `中国`) or an A-label (`xn--p1ai`).
+_EMAIL = re.compile(r"(?<![\w.+-])[\w.+-]+@[^\W_](?:[\w-]*[^\W_])?(?:\.[^\W_](?:[\w-]*[^\W_])?)*"
+                    r"\.(?:[^\W\d_]{2,}|xn--[a-z0-9-]+)(?![\w-])")
+# 13-19 digits, optionally grouped by single spaces or dashes, not touching other digits; never
+# after a `+` (`+55 11 98765-4321`, `+8613800138000` are phone numbers with a country code).
+_CARD_LIKE = re.compile(r"(?<![\d+-])\d(?:[ -]?\d){12,18}(?![\d])")
 _LABEL = re.compile(r"^[A-Z][A-Z0-9_]*$")
 
 
@@ -70,6 +76,7 @@ class RedactionSettings(FileModel):
     ibans: bool = True
     passports: bool = True
     addresses: bool = True
+    spoken_numbers: bool = Field(True, description="seven or more digits said as words (en, ru)")
     patterns: dict[str, str] = Field(default_factory=dict,
                                      description="LABEL → regex; matches become [LABEL]")
     keep_originals: bool = Field(False, description="also store the unredacted transcript apart")
@@ -105,6 +112,8 @@ class Redactor:
         if s.emails and "@" in text:
             text, n = _EMAIL.subn(EMAIL, text)
             self.counts[EMAIL] += n
+        if s.spoken_numbers:
+            text = self._spoken(text)
         digits = sum(ch.isdigit() for ch in text)
         if digits >= 8 and s.ibans:
             text = self._spans(text, iban_spans(text), IBAN)
@@ -112,7 +121,7 @@ class Redactor:
             text = self._cards(text)
         if digits >= 5 and s.passports and ("passport" in text.lower() or "паспорт" in text.lower()):
             text = self._spans(text, passport_spans(text), PASSPORT)
-        if digits >= 1 and s.addresses:
+        if s.addresses:  # spoken addresses have no digit ("forty two Elm Street")
             text = self._spans(text, address_spans(text), ADDRESS)
         if digits >= 7 and s.phones:
             text = self._phones(text)
@@ -134,6 +143,21 @@ class Redactor:
             return text
         out.append(text[last:])
         return "".join(out)
+
+    def _spoken(self, text: str) -> str:
+        spans = spoken_number_spans(text)
+        if not spans:
+            return text
+        out, last = [], 0
+        for start, end, label in spans:
+            allowed = {"CARD": self.settings.cards, "PASSPORT": self.settings.passports,
+                       "PHONE": self.settings.phones}[label]
+            if not allowed:
+                continue
+            out.append(text[last:start] + f"[{label}]")
+            self.counts[f"[{label}]"] += 1
+            last = end
+        return "".join(out) + text[last:]
 
     def _cards(self, text: str) -> str:
         def swap(m: re.Match[str]) -> str:
@@ -162,7 +186,7 @@ class Redactor:
                 if self._accept(text, start, _matcher(candidate.group(), region), taken, found,
                                 separated=True):
                     break
-        return self._spans(text, found, PHONE)
+        return self._spans(text, [(_trunk_start(text, a), b) for a, b in found], PHONE)
 
     @staticmethod
     def _accept(text: str, offset: int, matches: list[phonenumbers.PhoneNumberMatch],
@@ -180,6 +204,17 @@ class Redactor:
             found.append((start, end))
             accepted = True
         return accepted
+
+
+# A trunk or country code said apart before a number another region's format matched: the `8` of
+# `8 (916) 765-43-21`, which also reads as the US number (916) 765-4321.
+_TRUNK = re.compile(r"(?<![\w+-])\+?\d{1,3}[ .]?$")
+
+
+def _trunk_start(text: str, start: int) -> int:
+    """Where a phone number starts, with a short code written just before it."""
+    found = _TRUNK.search(text, max(0, start - 5), start)
+    return found.start() if found is not None else start
 
 
 def _glued(text: str, start: int, end: int) -> bool:
