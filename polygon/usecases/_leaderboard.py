@@ -76,8 +76,16 @@ def stored_sweeps(stores: Stores) -> dict[str, dict[str, Any]]:
             for key in stores.artifacts.list(SWEEP_PREFIX) if key.endswith("/leaderboard.json")}
 
 
+def _folder_name(name: str) -> bool:
+    return bool(name.strip()) and name not in (".", "..") and not any(c in name for c in "/\\\x00")
+
+
 def stored_sweep(stores: Stores, name: str) -> dict[str, Any] | None:
-    """The stored report of the sweep `name`; None when there is none."""
+    """The stored report of the sweep `name`; None when there is none, and for a name no sweep is
+    stored under (a sweep is one folder under `sweeps/`, as `stored_sweeps` lists them): a
+    backslash, NUL, `/` or `..` in a name from a URL was the store's refused key, a 500."""
+    if not _folder_name(name):
+        return None
     try:
         return json.loads(stores.artifacts.get_text(sweep_key(name)))
     except ArtifactNotFoundError:

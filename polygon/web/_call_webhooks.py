@@ -28,7 +28,6 @@ records the objects it names for the same import.
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import threading
@@ -52,7 +51,7 @@ from polygon_core.imports import Source, SourcesFile, format_time, get_format
 from . import _webhooks
 from ._schema import Detail
 from ._webhook_models import WebhookConfig
-from ._webhooks import SIGNATURE_HEADER, _read_body, _Refused, verify_signature
+from ._webhooks import SIGNATURE_HEADER, _read_body, _Refused, decode_json, verify_signature
 
 __all__ = ["CALLS_ARRIVED", "call_webhook_router"]
 
@@ -152,7 +151,7 @@ def call_webhook_router(settings: PolygonSettings, config: WebhookConfig, *,
         if not verify(secret, body, headers, clock()):
             raise _Refused(401, f"missing, stale or invalid {configured.platform} signature")
         try:
-            records = fmt.webhook(_decode(body))
+            records = fmt.webhook(decode_json(body))
         except ValueError as exc:  # a report without the call's id (`message.call.id`)
             raise _Refused(422, f"invalid call: {exc}") from None
         if records is None:
@@ -175,7 +174,7 @@ def call_webhook_router(settings: PolygonSettings, config: WebhookConfig, *,
     def handle_objects(source: str, body: bytes) -> JSONResponse:
         stores, sources = held.get()
         configured = source_of(sources, source)
-        objects = _inside(_s3_objects(_decode(body)), configured.s3_prefix)
+        objects = _inside(_s3_objects(decode_json(body)), configured.s3_prefix)
         fresh = usecases.record_objects(stores, source, configured, objects, via="s3-event")
         if not fresh:
             return JSONResponse({"duplicate": True, "objects": 0}, status_code=200)
@@ -205,13 +204,6 @@ async def _json_body(request: Request, limit: int) -> bytes:
     if media != "application/json":
         raise _Refused(415, "content type must be application/json")
     return await _read_body(request, limit)
-
-
-def _decode(body: bytes) -> Any:
-    try:
-        return json.loads(body)
-    except ValueError:
-        raise _Refused(422, "body is not valid JSON") from None
 
 
 def _accept(stores: usecases.Stores, name: str, source: Source, records: list[Any], *,

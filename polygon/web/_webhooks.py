@@ -44,6 +44,7 @@ from starlette.concurrency import run_in_threadpool
 from polygon import usecases
 from polygon_core.events import PROMPT_COMMITTED, SWEEP_REQUESTED
 from polygon_core.files import FileErrors, PolygonFileError
+from polygon_core.imports import MAX_JSON_DEPTH, nested_deeper_than
 
 from ._schema import webhook_responses
 from ._webhook_deliveries import DeliveryStore, DeliveryStoreUnavailableError, MemoryDeliveryStore
@@ -140,10 +141,7 @@ def _delivery_id(request: Request) -> str:
 
 def _events(build: Builder, request: Request, body: bytes, delivery: str) -> list[dict[str, Any]]:
     """Check 5: the events a valid payload means (or 422 naming what is wrong)."""
-    try:
-        data = json.loads(body)
-    except ValueError:
-        raise _Refused(422, "body is not valid JSON") from None
+    data = decode_json(body)
     try:
         return build(request, data, delivery)
     except ValidationError as exc:
@@ -152,6 +150,24 @@ def _events(build: Builder, request: Request, body: bytes, delivery: str) -> lis
         raise _Refused(422, f"invalid payload: {fields}") from None
     except OutsideRootsError as exc:
         raise _Refused(422, f"invalid payload: {exc}") from None
+
+
+def decode_json(body: bytes) -> Any:
+    """The signed body as JSON, or 422: not JSON, or nested deeper than a payload ever is
+    (`MAX_JSON_DEPTH`, the import's limit for one record). The parser's RecursionError on a deep
+    body was a 500, and a body just under Python's limit would recurse again further on."""
+    try:
+        data = json.loads(body)
+    except RecursionError:
+        raise _Refused(422, _TOO_DEEP) from None
+    except ValueError:
+        raise _Refused(422, "body is not valid JSON") from None
+    if nested_deeper_than(data, MAX_JSON_DEPTH):
+        raise _Refused(422, _TOO_DEEP)
+    return data
+
+
+_TOO_DEEP = f"body is nested more than {MAX_JSON_DEPTH} levels deep"
 
 
 class EventNotDeliveredError(RuntimeError):

@@ -37,6 +37,7 @@ from ._registry import (
 )
 from ._signing import TOLERANCE_SECONDS, signed_recently
 from ._sources import Source, SourcesFile, load_sources
+from ._streams import MAX_JSON_DEPTH, nested_deeper_than
 from ._tool_checks import check_imported_tool_calls
 from ._types import (
     ImportedCall,
@@ -52,6 +53,7 @@ from ._types import (
 __all__ = [
     "DEFAULT_FORMAT",
     "FORMATS",
+    "MAX_JSON_DEPTH",
     "NOT_APPLICABLE_CHECKS",
     "NOT_APPLICABLE_CRITERIA",
     "NOT_APPLICABLE_PROBES",
@@ -82,6 +84,7 @@ __all__ = [
     "load_sources",
     "looks_like",
     "mark_probes_not_applicable",
+    "nested_deeper_than",
     "not_applicable_assertions",
     "parse_speaker_map",
     "parse_values",

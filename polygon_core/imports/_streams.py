@@ -13,7 +13,7 @@ from typing import Any, TextIO
 
 from ._lines import Line, escaped_byte, numbered_lines, text_chunks
 
-__all__ = ["MAX_JSON_DEPTH", "JsonValue", "iter_json_array", "iter_json_values", "iter_jsonl"]
+__all__ = ["MAX_JSON_DEPTH", "JsonValue", "iter_json_array", "iter_json_values", "iter_jsonl", "nested_deeper_than"]
 
 MAX_JSON_DEPTH = 64
 """Deepest nesting of objects and arrays in one record (a conversation needs about six)."""
@@ -60,8 +60,9 @@ def _too_deep() -> str:
     return f"nested more than {MAX_JSON_DEPTH} levels deep (the limit for one record)"
 
 
-def _depth_exceeds(value: Any, limit: int) -> bool:
-    # Iterative, so checking a deep value cannot itself recurse too far.
+def nested_deeper_than(value: Any, limit: int) -> bool:
+    """Whether `value` (decoded JSON) nests objects and arrays more than `limit` levels deep.
+    Iterative, so checking a deep value cannot itself recurse too far."""
     stack: list[tuple[Any, int]] = [(value, 1)]
     while stack:
         current, depth = stack.pop()
@@ -78,7 +79,7 @@ def _depth_exceeds(value: Any, limit: int) -> bool:
 
 
 def _checked(line: int, value: Any) -> JsonValue:
-    if _depth_exceeds(value, MAX_JSON_DEPTH):
+    if nested_deeper_than(value, MAX_JSON_DEPTH):
         return JsonValue(line, error=_too_deep())
     return JsonValue(line, value)
 
