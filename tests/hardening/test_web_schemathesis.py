@@ -4,6 +4,8 @@ Every operation of `/openapi.json`, with tokens configured (admin and read-only 
 and without (a loopback client), over a database holding two real demo runs: no response is a
 server error (5xx), and every response conforms to the schema (documented status code, content
 type and body). Examples per operation are bounded so the whole file takes well under a minute.
+Hostile path values and signed deep bodies, which few random examples never reach, are sent to
+every operation and webhook too (issue #32 item 7: each was a 500).
 """
 
 from __future__ import annotations
@@ -143,3 +145,46 @@ def test_real_runs_with_generated_parameters(schemas: dict[str, Any], home: Path
         case.call_and_validate(headers=headers, checks=CHECKS)
 
     check()
+
+
+#: Path values the generator rarely draws with few examples, each once a 500 somewhere (issue #32
+#: item 7: a backslash or NUL became the artifact store's refused key): every path parameter of
+#: every operation gets each of them, so none comes back.
+HOSTILE = ["a\\b", "a\x00b", "..", "%", "a/b", "C:x", "x" * 300, "é\u202e"]
+
+
+@pytest.mark.parametrize("mode", ["admin token", "no tokens configured, loopback"])
+@pytest.mark.parametrize("operation", [o for o in _operations() if "{" in o])
+def test_hostile_path_parameters(schemas: dict[str, Any], mode: str, operation: str) -> None:
+    method, path = operation.split(" ", 1)
+    which, headers = MODES[mode]
+    api_operation = schemas[which][path][method]
+    names = [p.name for p in api_operation.path_parameters]
+    for value in HOSTILE:
+        case = api_operation.Case(path_parameters=dict.fromkeys(names, value))
+        case.call_and_validate(headers=headers, checks=CHECKS)
+
+
+def test_a_signed_deep_body_on_every_webhook_is_422(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Signatures are never generated, so the fuzzing above stops every webhook at 401: each webhook
+    the schema documents gets a correctly signed body nested 100,000 levels deep (a 500 before)."""
+    from fastapi.testclient import TestClient
+
+    from polygon.web import sign
+
+    sources = tmp_path / "sources.yaml"
+    sources.write_text("sources:\n  vline:\n    platform: vapi\n    secret_env: ST_VAPI_SECRET\n", encoding="utf-8")
+    monkeypatch.setenv("ST_VAPI_SECRET", "st-vapi")
+    client = TestClient(create_app(load_settings(
+        home=tmp_path / ".polygon", webhook_secret="st-secret", webhook_max_body_bytes=1_000_000,
+        webhook_roots=[tmp_path], sources=str(sources))))
+    deep = b"[" * 100_000 + b"]" * 100_000
+    hooks = [o.split(" ", 1)[1] for o in _operations() if o.startswith("POST /webhooks/")]
+    assert hooks == ["/webhooks/prompt-commit", "/webhooks/sweep", "/webhooks/calls/{source}",
+                     "/webhooks/calls/{source}/s3"]
+    for hook in hooks:
+        response = client.post(hook.replace("{source}", "vline"), content=deep, headers={
+            "Content-Type": "application/json", "X-Hub-Signature-256": sign("st-secret", deep),
+            "X-Polygon-Delivery": hook, "X-Vapi-Signature": "st-vapi"})
+        assert (hook, response.status_code, response.json()) == (
+            hook, 422, {"detail": "body is nested more than 64 levels deep"})
