@@ -1,15 +1,19 @@
 """The pages of the web app: small HTML shells that the bundled script fills from the JSON API.
 
 Nothing is loaded from outside the package (no CDN): `static/app.js` and `static/app.css` ship with
-Polygon and are served from `/static/`. A page opened with `?token=…` stores the token in an
+Polygon and are served from `/static/`, linked by versioned names (`?v=<hash>`) cached for a year,
+with ETags and gzip. A page opened with `?token=…` stores the token in an
 HttpOnly cookie and redirects to the same page without it, so the script's API calls carry it.
 """
 
 from __future__ import annotations
 
+import gzip
+import hashlib
 import html
 import json
 import logging
+from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 from typing import Any
@@ -29,7 +33,7 @@ from ._api_compare import router as compare_router
 from ._api_stored import router as stored_router
 from ._auth import COOKIE, access_notice, authorize, match_token
 
-__all__ = ["PAGES", "install_web", "router"]
+__all__ = ["IMMUTABLE", "PAGES", "install_web", "router", "static_url"]
 
 log = logging.getLogger("polygon.web")
 router = APIRouter(include_in_schema=False)
@@ -63,10 +67,10 @@ def install_web(app: FastAPI, settings: PolygonSettings) -> None:
 def _shell(page: str, title: str, args: dict[str, Any] | None = None, status: int = 200) -> HTMLResponse:
     nav = "".join(f'<a href="/{name}"{" class=current" if name == page else ""}>{html.escape(label)}</a>'
                   for name, label in PAGES.items())
-    scripts = "\n".join(f'<script src="/static/{name}"></script>' for name in SCRIPTS)
+    scripts = "\n".join(f'<script src="{static_url(name)}"></script>' for name in SCRIPTS)
     body = f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Polygon · {html.escape(title)}</title><link rel="stylesheet" href="/static/app.css"></head>
+<title>Polygon · {html.escape(title)}</title><link rel="stylesheet" href="{static_url('app.css')}"></head>
 <body data-page="{page}" data-args="{html.escape(json.dumps(args or {}))}">
 <header><a class="brand" href="/runs">Polygon</a><nav>{nav}</nav></header>
 <main id="main"><p class="muted">Loading…</p></main>
@@ -77,7 +81,7 @@ def _shell(page: str, title: str, args: dict[str, Any] | None = None, status: in
 
 def _login(request: Request, message: str, status: int) -> HTMLResponse:
     body = f"""<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Polygon · access</title>
-<link rel="stylesheet" href="/static/app.css"></head><body><main>
+<link rel="stylesheet" href="{static_url('app.css')}"></head><body><main>
 <h1>Polygon</h1><p class="refused">{html.escape(message)}</p>
 <form method="get" action="{html.escape(request.url.path)}"><label>API token
 <input type="password" name="token" autocomplete="off"></label> <button>Open</button></form>
@@ -110,16 +114,75 @@ def _render(request: Request, page: str, title: str, args: dict[str, Any] | None
 
 @router.get("/static/{name:path}")
 def static(name: str, request: Request) -> Response:
-    """The bundled scripts, stylesheet and charting library (nothing else is served from the package)."""
+    """The bundled scripts, stylesheet and charting library (nothing else is served from the package).
+
+    Pages link each file as `/static/<name>?v=<its hash>` (`static_url`): that name never changes
+    content, so it is cached for a year; any other request revalidates (`no-cache`). Every answer
+    carries the ETag (a matching If-None-Match is a 304, no body) and is gzipped when the browser
+    accepts it: each click downloaded 898,700 bytes of JS and CSS again before."""
     if name not in STATIC_TYPES:
         raise HTTPException(404, "no such file")
-    return Response(_static_text(name), media_type=STATIC_TYPES[name], headers={"Cache-Control": "no-cache"})
+    item = _static_file(name)
+    versioned = request.query_params.get("v") == item.version
+    headers = {"ETag": item.etag, "Vary": "Accept-Encoding",
+               "Cache-Control": IMMUTABLE if versioned else "no-cache"}
+    if _matches(request.headers.get("if-none-match"), item.etag):
+        return Response(status_code=304, headers=headers)
+    if _accepts_gzip(request.headers.get("accept-encoding")):
+        return Response(item.gzipped, media_type=STATIC_TYPES[name], headers={**headers, "Content-Encoding": "gzip"})
+    return Response(item.body, media_type=STATIC_TYPES[name], headers=headers)
+
+
+#: How long a versioned static name is kept: a year, never revalidated (its content cannot change).
+IMMUTABLE = "public, max-age=31536000, immutable"
+
+
+@dataclass(frozen=True)
+class StaticFile:
+    """One bundled file, its version (a hash of its bytes), validator and gzipped form."""
+
+    body: bytes
+    version: str
+    gzipped: bytes
+
+    @property
+    def etag(self) -> str:
+        # Weak: the plain and gzipped bytes are one representation as far as revalidation goes.
+        return f'W/"{self.version}"'
 
 
 @lru_cache(maxsize=len(STATIC_TYPES))
-def _static_text(name: str) -> str:
-    # The files are part of the installed package: read each once (Vega is half a megabyte).
-    return resources.files("polygon.web").joinpath("static", *name.split("/")).read_text(encoding="utf-8")
+def _static_file(name: str) -> StaticFile:
+    # The files are part of the installed package: read and compress each once (Vega is half a
+    # megabyte). mtime=0 keeps the gzipped bytes the same on every start.
+    body = resources.files("polygon.web").joinpath("static", *name.split("/")).read_bytes()
+    return StaticFile(body, hashlib.sha256(body).hexdigest()[:16], gzip.compress(body, compresslevel=9, mtime=0))
+
+
+def static_url(name: str) -> str:
+    """Where a page links the bundled file `name`: its path with the version of its content."""
+    return f"/static/{name}?v={_static_file(name).version}"
+
+
+def _matches(if_none_match: str | None, etag: str) -> bool:
+    """Whether an If-None-Match header names `etag` (weak comparison, as RFC 9110 has for it)."""
+    if not if_none_match:
+        return False
+    tags = [t.strip().removeprefix("W/") for t in if_none_match.split(",")]
+    return "*" in tags or etag.removeprefix("W/") in tags
+
+
+def _accepts_gzip(accept_encoding: str | None) -> bool:
+    """Whether Accept-Encoding allows gzip (named, or `*`, with a q-value above 0)."""
+    for part in (accept_encoding or "").lower().split(","):
+        coding, *params = (p.strip() for p in part.split(";"))
+        if coding in ("gzip", "*"):
+            q = next((p.removeprefix("q=") for p in params if p.startswith("q=")), "1")
+            try:
+                return float(q) > 0
+            except ValueError:
+                return False
+    return False
 
 
 @router.get("/")

@@ -319,7 +319,7 @@ def test_page_token_becomes_a_cookie(demo: Demo) -> None:
 def test_pages_and_static_files_reference_nothing_outside(client: TestClient, demo: Demo) -> None:
     for path in ("/runs", f"/runs/{demo.v1}", "/compare", "/trends", "/probes", "/analyses", "/sweeps", "/personas"):
         page = client.get(path)
-        assert page.status_code == 200 and '<script src="/static/app.js">' in page.text
+        assert page.status_code == 200 and '<script src="/static/app.js?v=' in page.text
         assert "http://" not in page.text and "https://" not in page.text
     for name in ("app.js", "charts.js", "call.js", "app.css"):
         text = client.get(f"/static/{name}").text
