@@ -95,6 +95,10 @@ class PolygonSettings(BaseSettings):
         description="folders every path in a webhook must resolve inside (JSON list or os.pathsep-"
         "separated); empty = the server's working directory",
     )
+    http_agent_timeout: float = Field(30.0, gt=0, description="seconds an HTTP agent has for one whole "
+                                      "reply (request sent to last byte read)")
+    http_agent_max_body_bytes: int = Field(1_048_576, ge=1, description="largest HTTP agent reply body read; "
+                                           "a longer one ends the conversation agent_error")
     webhook_replay_days: float = Field(7.0, gt=0, description="days a webhook delivery id is remembered")
     sources: Path | None = Field(
         None, description="the sources file: each production source's platform, webhook secret's "

@@ -35,4 +35,4 @@ def test_an_endpoint_that_never_answers_says_how_long_it_waited() -> None:
         listening.listen(1)
         url = f"http://127.0.0.1:{listening.getsockname()[1]}/agent"
         assert _fail(HttpAgent(url, timeout_s=0.2)) == (
-            f"agent endpoint {url} did not answer within 0.2 s (ReadTimeout)")
+            f"agent endpoint {url} did not answer within 0.2 s (the whole reply; POLYGON_HTTP_AGENT_TIMEOUT)")

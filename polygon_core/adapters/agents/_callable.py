@@ -98,7 +98,8 @@ def agent_factory(config: AgentConfig, *, model_name: str | None = None, setting
     """A factory making one fresh Agent per conversation.
 
     A Python agent's module is looked for in `folders` first (see `load_attr`). Model-backed agents use `model_name` (default: the config's `model`), `settings` (keys, limits,
-    cache) and an optional usage `meter`.
+    cache) and an optional usage `meter`; an HTTP agent takes its reply timeout and body cap from
+    `settings` (`http_agent_timeout`, `http_agent_max_body_bytes`; the defaults without them).
     """
     if config.kind == "callable":
         target = load_attr(config.callable or "", folders)
@@ -111,7 +112,9 @@ def agent_factory(config: AgentConfig, *, model_name: str | None = None, setting
         from ._http import HttpAgent
 
         endpoint = config.endpoint or ""
-        return lambda: HttpAgent(endpoint)
+        bounds = {} if settings is None else {"timeout_s": settings.http_agent_timeout,
+                                              "max_body_bytes": settings.http_agent_max_body_bytes}
+        return lambda: HttpAgent(endpoint, **bounds)
     from ._model import model_agent_factory
 
     return model_agent_factory(config, model_name=model_name, settings=settings, meter=meter)
