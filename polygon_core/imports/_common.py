@@ -9,7 +9,7 @@ from typing import Any, TextIO
 
 from .._hashing import content_hash
 from ._registry import looks_like
-from ._streams import JsonValue, iter_json_values
+from ._streams import JsonValue, iter_json_values, loads_checked
 from ._types import ImportedCall, ImportProblem, ParseItem, SpeakerError
 
 __all__ = ["BadRecord", "arguments", "format_time", "iso_time", "parse_values", "stable_id"]
@@ -50,29 +50,35 @@ def format_time(moment: datetime) -> str:
 
 
 def arguments(raw: Any) -> dict[str, Any]:
-    """Tool-call arguments: a mapping, or a JSON object in a string (the OpenAI wire form)."""
+    """Tool-call arguments: a mapping, or a JSON object in a string (the OpenAI wire form).
+
+    BadRecord when the string is JSON holding what a record may not (see `_streams`)."""
     if raw is None or raw == "":
         return {}
     if isinstance(raw, dict):
         return raw
     if isinstance(raw, str):
         try:
-            value = json.loads(raw)
+            value = loads_checked(raw)
         except json.JSONDecodeError:
             return {"_raw": raw}  # kept as said: a malformed call is itself worth grading
+        except ValueError as exc:  # valid JSON that cannot be kept (a huge integer, a lone surrogate)
+            raise BadRecord(f"tool arguments: {exc}") from None
         return value if isinstance(value, dict) else {"_value": value}
     return {"_value": raw}
 
 
 def result_value(raw: Any) -> Any:
-    """A tool result: JSON text is decoded, anything else kept as is."""
+    """A tool result: JSON text is decoded (BadRecord as in `arguments`), anything else kept as is."""
     if isinstance(raw, str):
         text = raw.strip()
         if text[:1] in ("{", "["):
             try:
-                return json.loads(text)
+                return loads_checked(text)
             except json.JSONDecodeError:
                 return raw
+            except ValueError as exc:
+                raise BadRecord(f"tool result: {exc}") from None
     return raw
 
 

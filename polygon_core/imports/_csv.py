@@ -25,7 +25,7 @@ from ..models import Speaker
 from ._builder import TurnBuilder
 from ._common import BadRecord, arguments, iso_time, result_value
 from ._format import import_format
-from ._lines import Line, numbered_lines
+from ._lines import MAX_TURNS, Line, numbered_lines
 from ._types import AGENT, CALLER, ImportedCall, ImportProblem, ParseItem, SpeakerMap
 
 __all__ = ["REQUIRED_COLUMNS", "parse_csv"]
@@ -48,6 +48,7 @@ class _Group:
     def fail(self, line: int, reason: str) -> None:
         if self.problem is None:  # the first problem is the one reported
             self.problem = ImportProblem(line, reason, self.ident)
+        self.rows.clear()  # a rejected conversation's rows are not kept (nor are its later ones)
 
 
 def _turn_number(text: str) -> int:
@@ -72,8 +73,12 @@ def _finish(group: _Group, speakers: SpeakerMap) -> ParseItem:
         if name:
             if side != AGENT:
                 return ImportProblem(line, "a tool call on a caller row", group.ident)
-            built.call((row.get("tool_call_id") or "").strip() or f"{group.ident}-{number}", name,
-                       arguments(row.get("tool_arguments")), result=result_value(row.get("tool_result") or None))
+            try:
+                args, result = arguments(row.get("tool_arguments")), result_value(row.get("tool_result") or None)
+            except BadRecord as exc:  # JSON that cannot be kept: a huge integer, a lone surrogate
+                return ImportProblem(line, str(exc), group.ident)
+            built.call((row.get("tool_call_id") or "").strip() or f"{group.ident}-{number}", name, args,
+                       result=result)
         built.say(side, row.get("text") or "", at)
     turns = built.turns()
     try:
@@ -237,7 +242,10 @@ def parse_csv(stream: TextIO, speaker_map: Mapping[str, Speaker] | None = None, 
         if not (row.get("speaker") or "").strip():
             group.fail(line, "missing speaker")
             continue
-        group.rows.append((number, line, row))
+        if group.problem is None and len(group.rows) >= MAX_TURNS:
+            group.fail(line, f"more than {MAX_TURNS:,} rows in one conversation (the limit)")
+        if group.problem is None:  # a rejected conversation's rows are only read past
+            group.rows.append((number, line, row))
     if group is not None:
         yield _finish(group, speakers)
 

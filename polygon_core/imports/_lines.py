@@ -23,6 +23,7 @@ from typing import BinaryIO, NamedTuple, TextIO
 
 __all__ = [
     "MAX_LINE_BYTES",
+    "MAX_TURNS",
     "Line",
     "binary_of",
     "escaped_byte",
@@ -32,6 +33,10 @@ __all__ = [
 
 MAX_LINE_BYTES = 16 * 1024 * 1024
 """Longest line read (16 MiB): one JSON Lines conversation or one CSV row."""
+
+MAX_TURNS = 10_000
+"""Most turns one imported conversation may have (CSV: rows); a longer one is rejected at its first
+line. A real call has tens to hundreds; without a cap, one 500,000-row CSV conversation held 1.37 GB."""
 
 _BOM = b"\xef\xbb\xbf"
 _UTF8_NAMES = {"utf-8", "utf8", "utf-8-sig", "utf_8", "utf_8_sig"}

@@ -8,12 +8,14 @@ same way when its module is imported, or through the ``polygon.import_formats`` 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import TextIO
 
 from ..models import EndReason, Speaker
 from ._format import REGISTRY, ImportFormat
+from ._lines import MAX_TURNS
 from ._types import ImportedCall, ImportProblem, ParseItem
 
 __all__ = ["DEFAULT_FORMAT", "FORMATS", "format_for", "get_format", "guess_format", "is_lines_file",
@@ -21,6 +23,7 @@ __all__ = ["DEFAULT_FORMAT", "FORMATS", "format_for", "get_format", "guess_forma
 
 DEFAULT_FORMAT = "polygon"
 _END_REASONS = {e.value for e in EndReason}
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class _Descriptions(Mapping[str, str]):
@@ -100,6 +103,13 @@ def read_calls(stream: TextIO, fmt: str, *, speaker_map: Mapping[str, Speaker] |
 
 
 def _check(call: ImportedCall) -> ParseItem:
+    if len(call.turns) > MAX_TURNS:
+        return ImportProblem(call.line, f"{len(call.turns):,} turns in one conversation; the limit is "
+                                        f"{MAX_TURNS:,}", call.external_id)
+    surrogate = next((i for i, t in enumerate(call.turns) if _SURROGATE.search(t.text)), None)
+    if surrogate is not None:  # a parser that reads text itself (a plain text stream, a plugin)
+        return ImportProblem(call.line, f"turns.{surrogate}.text: a lone surrogate (not a Unicode "
+                                        "character; cannot be stored as UTF-8)", call.external_id)
     if not any(t.text.strip() or t.tool_calls for t in call.turns):
         return ImportProblem(call.line, "empty conversation: no turns with text or tool calls",
                              call.external_id)

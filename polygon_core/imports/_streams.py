@@ -3,24 +3,65 @@
 Memory stays bounded by the largest single value, never by the file: a JSON array is decoded
 element by element from a sliding buffer. A value nested deeper than `MAX_JSON_DEPTH` is rejected
 (one line in JSON Lines; in an array, the element and everything after it), never a RecursionError.
+
+Two things valid JSON can hold that Python cannot take further reject the one record that holds
+them (an array element alone: the element is decoded whole, so reading goes on after it): an
+integer longer than Python's digit limit for converting text (4,300 digits; `int()` raises
+ValueError, which used to end the whole file), and a lone surrogate (`"\\ud800"`), which decodes to
+a `str` that cannot be written as UTF-8 (storing it raised, losing its whole batch).
 """
 
 from __future__ import annotations
 
 import json
+import re
+import sys
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TextIO
 
 from ._lines import Line, escaped_byte, numbered_lines, text_chunks
 
-__all__ = ["MAX_JSON_DEPTH", "JsonValue", "iter_json_array", "iter_json_values", "iter_jsonl", "nested_deeper_than"]
+__all__ = ["MAX_JSON_DEPTH", "JsonValue", "iter_json_array", "iter_json_values", "iter_jsonl",
+           "loads_checked", "nested_deeper_than"]
 
 MAX_JSON_DEPTH = 64
 """Deepest nesting of objects and arrays in one record (a conversation needs about six)."""
 
 _CHUNK = 1 << 16
-_DECODER = json.JSONDecoder()
 _WS = " \t\r\n"
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+class _LongInt:
+    """Stands in for an integer too long to convert, so decoding goes on to the element's end."""
+
+    __slots__ = ("digits",)
+
+    def __init__(self, digits: int) -> None:
+        self.digits = digits
+
+
+def _parse_int(text: str) -> int | _LongInt:
+    limit = sys.get_int_max_str_digits()
+    digits = len(text.lstrip("-"))
+    return _LongInt(digits) if limit and digits > limit else int(text)
+
+
+_DECODER = json.JSONDecoder(parse_int=_parse_int)
+
+
+def _loads(text: str) -> Any:
+    return _DECODER.decode(text)
+
+
+def loads_checked(text: str) -> Any:
+    """`json.loads` for text inside a record (tool arguments, results): JSONDecodeError when it is
+    not JSON, ValueError naming the problem when it holds what `_checked` rejects."""
+    value = _loads(text)
+    problem = _problem(value, MAX_JSON_DEPTH)
+    if problem is not None:
+        raise ValueError(problem)
+    return value
 
 
 class JsonValue:
@@ -45,7 +86,7 @@ def iter_jsonl(lines: Iterable[str | Line]) -> Iterator[JsonValue]:
         if not text:
             continue
         try:
-            value = json.loads(text)
+            value = _loads(text)
         except json.JSONDecodeError as exc:
             yield JsonValue(line.number, error=f"not valid JSON ({exc.msg}: column {exc.colno}); "
                                                "truncated line?")
@@ -78,9 +119,63 @@ def nested_deeper_than(value: Any, limit: int) -> bool:
     return False
 
 
+class _Node:
+    """A value met while walking a record, with the way to it (rebuilt only for a message)."""
+
+    __slots__ = ("depth", "key", "parent", "value")
+
+    def __init__(self, value: Any, depth: int, parent: _Node | None, key: str | int | None) -> None:
+        self.value, self.depth, self.parent, self.key = value, depth, parent, key
+
+    def path(self) -> str:
+        keys: list[str] = []
+        node: _Node | None = self
+        while node is not None and node.key is not None:
+            keys.append(str(node.key))
+            node = node.parent
+        return ".".join(reversed(keys)) or "the record"
+
+
+def _problem(value: Any, limit: int) -> str | None:
+    """Why a decoded record cannot be taken (too deep, an over-long integer, a lone surrogate), or None.
+
+    Iterative, so checking a deep value cannot itself recurse too far."""
+    stack = [_Node(value, 1, None, None)]
+    while stack:
+        node = stack.pop()
+        current = node.value
+        if isinstance(current, str):
+            if _SURROGATE.search(current):
+                return _surrogate(current, node.path())
+            continue
+        if isinstance(current, _LongInt):
+            return (f"{node.path()}: an integer of {current.digits:,} digits (the limit is "
+                    f"{sys.get_int_max_str_digits():,})")
+        if isinstance(current, dict):
+            for key in current:
+                if _SURROGATE.search(key):
+                    return _surrogate(key, f"a key in {node.path()}")
+            children: Iterable[tuple[str | int, Any]] = current.items()
+        elif isinstance(current, list):
+            children = enumerate(current)
+        else:
+            continue
+        if node.depth > limit:
+            return _too_deep()
+        stack.extend(_Node(child, node.depth + 1, node, key) for key, child in children)
+    return None
+
+
+def _surrogate(text: str, where: str) -> str:
+    match = _SURROGATE.search(text)
+    code = ord(match.group()) if match else 0
+    return f"{where}: a lone surrogate \\u{code:04x} (not a Unicode character; cannot be stored as UTF-8)"
+
+
 def _checked(line: int, value: Any) -> JsonValue:
-    if nested_deeper_than(value, MAX_JSON_DEPTH):
-        return JsonValue(line, error=_too_deep())
+    problem = _problem(value, MAX_JSON_DEPTH)
+    if problem is not None:
+        return JsonValue(line, error=problem)
     return JsonValue(line, value)
 
 
