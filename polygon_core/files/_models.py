@@ -2,15 +2,27 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 from pydantic import Field, field_validator
 
 from ..models import AgentConfig, Channel, FileModel, LineConditions, Scenario, ToolDef
 from ..scoring import DEFAULT_RUBRIC_VERSION, KNOWN_VERSIONS
 from ._versions import ToolsArg, VersionPart, agent_version, prompt_hash
+
+_H = TypeVar("_H", bound=Hashable)
+
+
+def repeated(values: Iterable[_H]) -> list[_H]:
+    """The values that occur more than once, each once, in order of first occurrence.
+
+    One pass with a Counter (linear): `[v for v in values if values.count(v) > 1]` is quadratic, and
+    a suite.yaml of 19,000 seeds took 45 s to validate."""
+    return [value for value, times in Counter(values).items() if times > 1]
 
 
 class SuiteConfig(FileModel):
@@ -56,9 +68,9 @@ class SuiteConfig(FileModel):
     @classmethod
     def _distinct_seeds(cls, value: list[int]) -> list[int]:
         # A repeated seed would run the same conversation twice and count it twice in every rate.
-        repeated = sorted({s for s in value if value.count(s) > 1})
-        if repeated:
-            raise ValueError(f"seeds are listed more than once: {', '.join(map(str, repeated))}")
+        twice = sorted(repeated(value))
+        if twice:
+            raise ValueError(f"seeds are listed more than once: {', '.join(map(str, twice))}")
         return value
 
 
