@@ -58,6 +58,9 @@ def sweep(spec: Annotated[Path, typer.Argument(help="sweep spec YAML")],
     if scenario:
         loaded = sweep_adapter.load_sweep(_narrowed_spec(spec, loaded.suite_path, scenario))
     sweep_adapter.planned_conversations(loaded)
+    # What `run` checks before it starts (validate's checks, then a `callable` imported for real):
+    # a bad agent is one line here, not a task failure's traceback in the middle of the first point.
+    sweep_adapter.check_run_inputs(loaded.suite_path, [loaded.agent_path])
     quiet_prefect()
     from polygon.flows import run_sweep
 
