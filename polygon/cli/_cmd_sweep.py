@@ -17,7 +17,8 @@ from ._running import select_scenarios
 
 def _narrowed_spec(spec: Path, suite: Path, patterns: list[str]) -> Path:
     """A copy of the spec whose `scenarios` are the suite's ids matching `patterns`, written under
-    $POLYGON_HOME/sweeps/<name>/specs/ with its paths made absolute (it no longer sits beside them).
+    $POLYGON_HOME/sweeps/<name>/specs/ with its agent and suite made absolute (it no longer sits
+    beside them) and its prompt files copied beside it.
 
     The points' profiles hash the chosen scenarios, so a narrowed sweep never reuses a point run
     of another selection.
@@ -32,16 +33,29 @@ def _narrowed_spec(spec: Path, suite: Path, patterns: list[str]) -> Path:
     base = spec.resolve().parent
     doc["agent"], doc["suite"] = str((base / doc["agent"]).resolve()), str((base / doc["suite"]).resolve())
     doc["scenarios"] = chosen
+    folder = load_settings().home.expanduser() / "sweeps" / str(doc["name"]) / "specs"
+    folder.mkdir(parents=True, exist_ok=True)
     for key in ("prompt_file", "prompt", "prompt_variant"):  # prompt files are named relative to the spec
         body = (doc.get("parameters") or {}).get(key)
         values = body if isinstance(body, list) else body.get("values") if isinstance(body, dict) else None
         if values:
-            values[:] = [str((base / v).resolve()) for v in values]
+            values[:] = [_prompt_copy(base / v, folder) for v in values]
     text = yaml.safe_dump(doc, sort_keys=False)
-    out = load_settings().home.expanduser() / "sweeps" / str(doc["name"]) / "specs" / f"{content_hash(text, 10)}.yaml"
-    out.parent.mkdir(parents=True, exist_ok=True)
+    out = folder / f"{content_hash(text, 10)}.yaml"
     out.write_text(text, encoding="utf-8")
     return out
+
+
+def _prompt_copy(source: Path, folder: Path) -> str:
+    """A copy of a (checked) prompt file under `folder`, named by its content, as the narrowed spec
+    names it: a sweep's prompt files must lie inside its spec's folder (docs/sweeps.md)."""
+    from polygon_core import content_hash
+
+    text = source.read_text(encoding="utf-8")
+    name = f"prompts/{content_hash(text, 10)}-{source.name}"
+    (folder / "prompts").mkdir(exist_ok=True)
+    (folder / name).write_text(text, encoding="utf-8")
+    return name
 
 
 @friendly

@@ -18,7 +18,15 @@ import yaml
 
 from polygon_core import content_hash
 from polygon_core.compare import ResultRow
-from polygon_core.files import agent_version, load_agent, load_suite, read_yaml, validate_document
+from polygon_core.files import (
+    FileErrors,
+    agent_version,
+    load_agent,
+    load_suite,
+    read_yaml,
+    sweep_path_errors,
+    validate_document,
+)
 from polygon_core.models import AgentConfig
 from polygon_core.sweeps import SweepPoint, SweepSpec
 
@@ -41,6 +49,9 @@ def load_sweep(path: Path | str) -> LoadedSweep:
     path = Path(path).resolve()
     doc = read_yaml(path)
     spec = validate_document(doc, SweepSpec)
+    outside = sweep_path_errors(doc, path)  # a prompt file is copied into each point and sent to a model
+    if outside:
+        raise FileErrors(outside)
     base = path.parent
     return LoadedSweep(spec=spec, path=path, agent_path=(base / spec.agent).resolve(),
                        suite_path=(base / spec.suite).resolve())

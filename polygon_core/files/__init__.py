@@ -23,7 +23,7 @@ from ..documents import (
     validate_document,
 )
 from ._agent_checks import agent_folders, agent_import_path, find_spec_quietly, not_found_message
-from ._check import validate_paths
+from ._check import sweep_path_errors, validate_paths
 from ._detect import FILE_KINDS, FileKind, detect_kind
 from ._loaders import load_agent, load_scenario, load_suite_config, load_tool_library
 from ._models import LoadedAgent, Suite, SuiteConfig
@@ -79,6 +79,7 @@ __all__ = [
     "read_yaml",
     "sorted_parts",
     "source_sha",
+    "sweep_path_errors",
     "validate_document",
     "validate_paths",
     "validation_warnings",

@@ -2,7 +2,9 @@
 
 * `prompt_file` must resolve inside the agent file's folder (symbolic links followed):
   `../../../../etc/passwd` and absolute paths are refused, so an agent file can only ever
-  show a model the text that sits beside it.
+  show a model the text that sits beside it. `outside_problem` is the same rule for the other
+  files a Polygon file names: a suite's `probes` (inside the suite folder) and a sweep's
+  `prompt_file` values (inside the spec's folder).
 * `callable: package.module:Attr` must name a module that can be found on the import path and,
   for a Python source module, an attribute it defines at the top level. The check executes no
   code: modules are located with the import system's finders and read with `ast`, never
@@ -29,6 +31,22 @@ from ..documents import MAX_FILE_BYTES
 # Finders that may run code to answer (none in the standard library do); skipped, so the check
 # stays free of side effects. `_SixMetaPathImporter` and the like only alias other modules.
 _IMPORTING_FINDERS = frozenset({"_SixMetaPathImporter"})
+
+
+def outside_problem(folder: Path, name: str, what: str, owner: str) -> str | None:
+    """Why the file `name` (relative to `folder`, where `owner` sits) is refused, or None.
+
+    Absolute paths and paths that resolve outside `folder` (`../`, or a symbolic link out of it)
+    are refused: a file a Polygon file names is read, and sometimes sent to a model, so it must be
+    one that sits beside the file that names it. `what` names the file (`probe file`)."""
+    allowed = f"a path relative to the {owner}, inside its folder"
+    if Path(name).is_absolute():
+        return f"{what} {name!r} is an absolute path; use {allowed}"
+    try:
+        (folder / name).resolve().relative_to(folder.resolve())
+    except ValueError:
+        return f"{what} {name!r} is outside the {owner}'s folder ({folder}); use {allowed}"
+    return None
 
 
 def prompt_file_problem(agent_file: Path, prompt_file: str) -> tuple[Path, str | None]:

@@ -10,6 +10,8 @@ from pathlib import Path
 from ..documents import PolygonFileError, YamlDocument, dedupe, read_yaml, require_mapping, validate_document
 from ..probes import load_probes
 from ..sweeps import SweepSpec
+from ..sweeps._spec import ALIASES
+from ._agent_checks import outside_problem
 from ._assertion_check import assertion_errors
 from ._detect import KIND_HINT, SUITE_CONFIG_NAMES, TOOLS_NAMES, YAML_SUFFIXES, detect_kind
 from ._loaders import (
@@ -146,12 +148,32 @@ def _folder_inside_suite(path: Path) -> list[PolygonFileError] | None:
     return errors
 
 
+def sweep_path_errors(doc: YamlDocument, path: Path) -> list[PolygonFileError]:
+    """The sweep spec's `prompt_file` values (also written `prompt`, `prompt_variant`) that are
+    absolute or resolve outside the spec's folder, one error each at its line."""
+    parameters = doc.data.get("parameters") if isinstance(doc.data, dict) else None
+    if not isinstance(parameters, dict):
+        return []
+    errors = []
+    for written, body in parameters.items():
+        if ALIASES.get(written, written) != "prompt_file":
+            continue
+        where: tuple[str, ...] = (written,) if isinstance(body, list) else (written, "values")
+        values = body if isinstance(body, list) else body.get("values") if isinstance(body, dict) else None
+        for i, value in enumerate(values if isinstance(values, list) else []):
+            problem = outside_problem(path.parent, str(value), "prompt file", "sweep spec")
+            if problem is not None:
+                errors.append(doc.error(("parameters", *where, i), problem))
+    return errors
+
+
 def _sweep_errors(
     doc: YamlDocument, path: Path, check_model: ModelCheck | None
 ) -> list[PolygonFileError]:
     spec, errors = attempt(partial(validate_document, doc, SweepSpec))
     if spec is None:
         return errors
+    errors += sweep_path_errors(doc, path)
     agent, suite = path.parent / spec.agent, path.parent / spec.suite
     if not agent.is_file():
         errors.append(doc.error(("agent",), f"no agent config at {agent}"))

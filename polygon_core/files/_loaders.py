@@ -25,7 +25,7 @@ from ..documents import (
 )
 from ..models import AgentConfig, Scenario, ToolDef, ToolLibrary
 from ..stubs import pattern_problems
-from ._agent_checks import agent_folders, callable_problem, prompt_file_problem
+from ._agent_checks import agent_folders, callable_problem, outside_problem, prompt_file_problem
 from ._models import LoadedAgent, SuiteConfig
 from ._tool_checks import stub_errors
 
@@ -264,11 +264,15 @@ def load_agent(path: Path | str, *, check_model: ModelCheck | None = None,
 
 @raises_file_errors
 def load_suite_config(path: Path | str) -> SuiteConfig:
-    """Load a suite's `suite.yaml`; a `probes` file must exist beside it. Raises FileErrors."""
+    """Load a suite's `suite.yaml`; a `probes` file must exist inside the suite folder. Raises FileErrors."""
     path = Path(path)
     doc = read_yaml(path)
     require_mapping(doc, "suite settings")
     config = validate_document(doc, SuiteConfig)
+    outside = None if config.probes is None else outside_problem(path.parent, config.probes, "probe file",
+                                                                 "suite")
+    if outside is not None:
+        raise FileErrors([doc.error(("probes",), outside)])
     if config.probes is not None and not (path.parent / config.probes).is_file():
         raise FileErrors(
             [doc.error(("probes",), f"probe file not found: {path.parent / config.probes}")]

@@ -47,3 +47,21 @@ def test_the_sweep_runs_only_the_chosen_scenarios(polygon_home: Path, tmp_path: 
     (narrowed,) = (polygon_home / "sweeps" / "narrow" / "specs").glob("*.yaml")
     doc = yaml.safe_load(narrowed.read_text(encoding="utf-8"))
     assert doc["scenarios"] == ["address-change"] and doc["suite"] == str((demo_dir() / "suite").resolve())
+
+
+def test_a_narrowed_spec_keeps_its_prompt_files_inside_its_own_folder(polygon_home: Path, tmp_path: Path) -> None:
+    # A sweep's prompt files must lie inside its spec's folder; the narrowed copy lives elsewhere,
+    # so it carries copies of them beside it (named by content) rather than absolute paths.
+    from polygon import usecases
+    from polygon.cli._cmd_sweep import _narrowed_spec
+
+    spec = _spec(tmp_path)
+    (tmp_path / "v2.txt").write_text("Be brief.", encoding="utf-8")
+    doc = yaml.safe_load(spec.read_text(encoding="utf-8"))
+    doc["parameters"] = {"prompt_file": ["v2.txt"]}
+    spec.write_text(yaml.safe_dump(doc), encoding="utf-8")
+    loaded = usecases.load_sweep(spec)
+    narrowed = usecases.load_sweep(_narrowed_spec(spec, loaded.suite_path, ["address-*"]))
+    (name,) = narrowed.spec.parameters["prompt_file"].values or []
+    assert (narrowed.path.parent / str(name)).read_text(encoding="utf-8") == "Be brief."
+    assert narrowed.spec.scenarios == ["address-change"]

@@ -107,3 +107,73 @@ def test_the_search_stops_at_the_nearest_suite(tmp_path: Path, monkeypatch: pyte
                         encoding="utf-8")
     monkeypatch.chdir(tmp_path)
     assert validate_paths([Path("outer/inner/x.yaml")]) == []  # no library: tool names unchecked
+
+
+# Issue 32, item 8: the other files a Polygon file names are contained the same way.
+
+SUITE_ALLOWED = "use a path relative to the suite, inside its folder"
+SWEEP_ALLOWED = "use a path relative to the sweep spec, inside its folder"
+
+
+def _suite_with_probes(tmp_path: Path, probes: str) -> Path:
+    root = tmp_path / "suite"
+    shutil.copytree(demo_dir() / "suite", root)
+    config = root / "suite.yaml"
+    config.write_text(config.read_text(encoding="utf-8") + f"probes: {probes}\n", encoding="utf-8")
+    return root
+
+
+@pytest.mark.parametrize(("probes", "reason"), [
+    ("../outside.yaml", "is outside the suite's folder ({root})"),
+    ("{tmp}/outside.yaml", "is an absolute path"),
+])
+def test_a_suites_probe_file_outside_the_suite_is_refused(tmp_path: Path, probes: str, reason: str) -> None:
+    (tmp_path / "outside.yaml").write_text("probes: []\n", encoding="utf-8")
+    probes = probes.format(tmp=tmp_path)
+    root = _suite_with_probes(tmp_path, probes)
+    errors = [str(e) for e in validate_paths([root])]
+    line = len((root / "suite.yaml").read_text(encoding="utf-8").splitlines())
+    assert errors == [f"{root / 'suite.yaml'}:{line}: probes: probe file {probes!r} "
+                      f"{reason.format(root=root)}; {SUITE_ALLOWED}"]
+
+
+def test_a_probe_file_inside_the_suite_is_still_read(tmp_path: Path) -> None:
+    root = _suite_with_probes(tmp_path, "probes/mine.yaml")
+    (root / "probes").mkdir()
+    (root / "probes" / "mine.yaml").write_text("probes: []\n", encoding="utf-8")
+    assert validate_paths([root]) == []
+
+
+def _sweep(tmp_path: Path, prompt_files: list[str], key: str = "prompt_file") -> Path:
+    shutil.copytree(demo_dir() / "suite", tmp_path / "suite")
+    shutil.copytree(demo_dir() / "agents", tmp_path / "agents")
+    (tmp_path / "sweeps").mkdir()
+    (tmp_path / "sweeps" / "p.txt").write_text("Be kind.", encoding="utf-8")
+    spec = tmp_path / "sweeps" / "s.yaml"
+    listed = "".join(f"    - {p}\n" for p in prompt_files)
+    spec.write_text(f"name: s\nagent: ../agents/agent_v1.yaml\nsuite: ../suite\nparameters:\n  {key}:\n{listed}",
+                    encoding="utf-8")
+    return spec
+
+
+@pytest.mark.parametrize("key", ["prompt_file", "prompt"])
+def test_a_sweeps_prompt_files_outside_its_folder_are_refused(tmp_path: Path, key: str) -> None:
+    from polygon import usecases
+
+    spec = _sweep(tmp_path, ["p.txt", "../../../../etc/passwd", "/etc/passwd"], key)
+    expected = [
+        f"{spec}:7: parameters.{key}[1]: prompt file '../../../../etc/passwd' is outside the sweep spec's "
+        f"folder ({spec.parent}); {SWEEP_ALLOWED}",
+        f"{spec}:8: parameters.{key}[2]: prompt file '/etc/passwd' is an absolute path; {SWEEP_ALLOWED}"]
+    assert [str(e) for e in validate_paths([spec])] == expected
+    with pytest.raises(FileErrors) as caught:  # `polygon sweep` loads it the same way
+        usecases.load_sweep(spec)
+    assert [str(e) for e in caught.value.errors] == expected
+
+
+def test_a_sweeps_prompt_file_beside_it_is_accepted(tmp_path: Path) -> None:
+    from polygon import usecases
+
+    spec = _sweep(tmp_path, ["p.txt"])
+    assert validate_paths([spec]) == []
+    assert usecases.load_sweep(spec).spec.parameters["prompt_file"].values == ["p.txt"]
