@@ -105,12 +105,18 @@ def _install_schema(app: FastAPI) -> None:
 
 
 def build_server(settings: PolygonSettings, host: str, port: int) -> uvicorn.Server:
-    """The uvicorn server `polygon serve` runs: the app, with secrets redacted from every log.
+    """The uvicorn server `polygon serve` runs: the app, with secrets redacted from every log, and
+    deadlines on reading a request (`POLYGON_SERVE_HEADER_TIMEOUT`, `POLYGON_SERVE_BODY_TIMEOUT`).
 
     uvicorn configures its loggers when its Config is made, so the redaction goes in after that.
     """
     import uvicorn
 
-    config = uvicorn.Config(create_app(settings), host=host, port=port, log_level="info")
+    from ._deadlines import deadline_protocol
+
+    # A request must arrive in time (uvicorn itself only times out idle kept-alive connections).
+    protocol = deadline_protocol(settings.serve_header_timeout, settings.serve_body_timeout)
+    config = uvicorn.Config(create_app(settings), host=host, port=port, log_level="info", http=protocol,
+                            timeout_keep_alive=5)
     install_log_redaction(settings)
     return uvicorn.Server(config)

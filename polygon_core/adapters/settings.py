@@ -99,6 +99,11 @@ class PolygonSettings(BaseSettings):
                                       "reply (request sent to last byte read)")
     http_agent_max_body_bytes: int = Field(1_048_576, ge=1, description="largest HTTP agent reply body read; "
                                            "a longer one ends the conversation agent_error")
+    serve_header_timeout: float = Field(10.0, gt=0, description="`polygon serve`: seconds a client has to send "
+                                        "a request's headers (from connecting, or its first byte on a kept-alive "
+                                        "connection); later, the connection is closed")
+    serve_body_timeout: float = Field(30.0, gt=0, description="`polygon serve`: seconds a client has to send a "
+                                      "request's body once its headers are in")
     webhook_replay_days: float = Field(7.0, gt=0, description="days a webhook delivery id is remembered")
     sources: Path | None = Field(
         None, description="the sources file: each production source's platform, webhook secret's "
