@@ -9,8 +9,7 @@ from pathlib import Path
 
 from ..documents import PolygonFileError, YamlDocument, dedupe, read_yaml, require_mapping, validate_document
 from ..probes import load_probes
-from ..sweeps import SweepSpec
-from ..sweeps._spec import ALIASES
+from ..sweeps import ALIASES, SweepSpec
 from ._agent_checks import outside_problem
 from ._assertion_check import assertion_errors
 from ._detect import KIND_HINT, SUITE_CONFIG_NAMES, TOOLS_NAMES, YAML_SUFFIXES, detect_kind

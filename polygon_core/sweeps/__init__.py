@@ -5,6 +5,7 @@ from ._leaderboard import PointResult, early_stop, rank, summarise_point
 from ._points import SameConfiguration, SweepPoint, distinct_points, expand_points
 from ._spec import (
     AGENT_PARAMETERS,
+    ALIASES,
     MAX_SWEEP_POINTS,
     PARAMETERS,
     WORLD_PARAMETERS,
@@ -15,6 +16,7 @@ from ._spec import (
 
 __all__ = [
     "AGENT_PARAMETERS",
+    "ALIASES",
     "MAX_SWEEP_POINTS",
     "PARAMETERS",
     "WORLD_PARAMETERS",
