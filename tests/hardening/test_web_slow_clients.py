@@ -103,3 +103,25 @@ def test_a_prompt_request_is_still_answered(port: int) -> None:
 def test_the_defaults_are_documented_values() -> None:
     settings = load_settings()
     assert (settings.serve_header_timeout, settings.serve_body_timeout) == (10.0, 30.0)
+
+
+def _read_response(sock: socket.socket) -> bytes:
+    """One whole response (headers and a Content-Length body) from a kept-alive connection."""
+    sock.settimeout(10)
+    data = b""
+    while b"\r\n\r\n" not in data:
+        data += sock.recv(4096)
+    head, _, body = data.partition(b"\r\n\r\n")
+    length = next(int(line.split(b":", 1)[1]) for line in head.split(b"\r\n")
+                  if line.lower().startswith(b"content-length:"))
+    while len(body) < length:
+        body += sock.recv(4096)
+    return head
+
+
+def test_the_next_request_on_a_kept_alive_connection_has_its_own_deadline(port: int) -> None:
+    with _connect(port) as sock:
+        sock.sendall(b"GET /api/health HTTP/1.1\r\nHost: x\r\n\r\n")
+        assert _read_response(sock).startswith(b"HTTP/1.1 ")
+        sock.sendall(b"GET /api/health HTTP/1.1\r\nHost: x\r\n")  # the next request, never finished
+        assert _closed_by_server(sock, drip=b"X-Slow: " + b"a" * 1000)
