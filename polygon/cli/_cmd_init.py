@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
+from rich.markup import escape
 
 from ._base import console, err, friendly
 from ._cmd_run import polygon_command
@@ -45,9 +46,9 @@ def init(folder: Annotated[Path, typer.Argument(help="folder to write into (crea
     for path in report.written:
         console.print(f"  {_shown(path)}", highlight=False, soft_wrap=True)
     for error in report.errors:  # never expected: the files were just written to pass
-        err.print(f"[red]error:[/] {error}", highlight=False, soft_wrap=True)
+        err.print(f"[red]error:[/] {escape(str(error))}", markup=True, highlight=False, soft_wrap=True)
     for warning in report.warnings:
-        err.print(f"[yellow]warning:[/] {warning}", highlight=False, soft_wrap=True)
+        err.print(f"[yellow]warning:[/] {escape(str(warning))}", markup=True, highlight=False, soft_wrap=True)
     if report.errors or report.run_id is None:
         raise typer.Exit(2)
     console.print("validated: the suite and the agent file are valid", highlight=False)

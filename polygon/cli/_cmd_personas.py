@@ -30,7 +30,7 @@ def generate(agent: Annotated[Path, typer.Option("--agent", "-a", help="agent YA
     if report.marked_stale:
         console.print(f"marked {len(report.marked_stale)} stale: {', '.join(report.marked_stale)}")
     for warning in report.warnings:
-        err.print(f"[yellow]warning:[/] {warning}", highlight=False, soft_wrap=True)
+        err.print(f"[yellow]warning:[/] {escape(str(warning))}", markup=True, highlight=False, soft_wrap=True)
     for failure in report.failed:
         err.print(f"[red]failed:[/] {escape(str(failure))}", markup=True, highlight=False, soft_wrap=True)
     if report.failed:
