@@ -17,7 +17,6 @@ from polygon_core.compare import (
     PairDivergence,
     ProbeComparison,
     Scorecard,
-    criterion_cell,
 )
 from polygon_core.judging import HEURISTIC_JUDGE
 from polygon_core.reports import (
@@ -27,9 +26,9 @@ from polygon_core.reports import (
     pairing_line,
     panel_rows,
     provenance,
+    scorecard_rows,
     stack_lines,
 )
-from polygon_core.scoring import in_rubric_order
 
 from ._fit import fit
 
@@ -40,33 +39,10 @@ def scorecards_table(cards: Sequence[Scorecard]) -> Table:
     table.add_column("metric", style="bold")
     for card in cards:
         table.add_column(card.label, justify="right")
-    def row(name: str, values: list[str]) -> None:
-        table.add_row(name, *values)
-    row("run", [c.run_id for c in cards])
-    row("mean composite (0–100)", [f"{fmt(c.mean_composite)} [{fmt(c.ci_low)}, {fmt(c.ci_high)}]" for c in cards])
-    row("pass / warn / fail", [" / ".join(str(c.verdicts.get(k, 0)) for k in ("pass", "warn", "fail")) for c in cards])
-    row("gates fired", [", ".join(f"{k} {v}" for k, v in sorted(c.gates.items())) or "none" for c in cards])
-    row("resolution rate [Wilson]", [_rate(c.resolution_rate, c.resolution_ci) for c in cards])
-    row("policy-safety rate [Wilson]", [_rate(c.policy_safety_rate, c.policy_safety_ci) for c in cards])
-    row("pass^k over seeds", [", ".join(f"k={k} {v:.2f}" for k, v in c.pass_hat_k.items())
-                              or ("— (real calls)" if c.source == "production" else "—") for c in cards])
-    row("noise floor (repeated runs)", ["— (one run)" if c.noise_floor is None else fmt(c.noise_floor) for c in cards])
-    row("tokens", [f"{c.tokens}{' (est.)' if c.tokens_estimated else ''}" for c in cards])
-    row("cost (USD)", ["— (no price)" if c.cost_usd is None else fmt(c.cost_usd, 4) for c in cards])
-    row("mean agent latency (ms)", [fmt(c.latency_ms) for c in cards])
-    row("partial judgments", [str(c.partial) for c in cards])
-    row("provider / simulator errors", [f"{c.provider_errors} / {c.simulator_errors}" for c in cards])
-    # Shown only when they happened: a clean run's card stays as short as it was.
-    if any(c.agent_failures for c in cards):
-        row("broken calls (fail, not judged)", [str(c.agent_failures) for c in cards])
-    if any(c.judge_errors or c.probe_errors for c in cards):
-        row("judge / probe errors", [f"{c.judge_errors} / {c.probe_errors}" for c in cards])
-    # The rubric's order (heaviest first), as the judge prompt lists them, not the alphabet's.
-    names = in_rubric_order({n for c in cards for n in c.criteria}, [c.rubric_version for c in cards])
-    if names and any(c.judge_errors for c in cards):  # the means below leave the failed judgments out
-        row("criterion means over", [f"{c.judged} judgments" for c in cards])
-    for name in names:
-        row(f"  {name}", [criterion_cell(c, name) for c in cards])
+    for name, cells in scorecard_rows(cards):  # the rows every scorecard shows (the artifact's too)
+        # Criteria indented under the rows above them, as a terminal reads them.
+        table.add_row(f"  {name[10:]}" if name.startswith("criterion ") and name != "criterion means over" else name,
+                      *cells)
     return table
 
 
@@ -94,12 +70,6 @@ def print_panel(console: Console, cards: Sequence[Scorecard]) -> None:
     for line in stack_lines(cards):
         # The line names engines, models and noise files: literal text, never rich markup.
         console.print(f"[dim]{escape(line)}[/]", markup=True, highlight=False, soft_wrap=True)
-
-
-def _rate(rate: float | None, ci: tuple[float, float] | None) -> str:
-    if rate is None:
-        return "—"
-    return f"{rate:.2f}" + ("" if ci is None else f" [{ci[0]:.2f}, {ci[1]:.2f}]")
 
 
 def probes_table(cards: Sequence[Scorecard], comparisons: Sequence[ProbeComparison] = ()) -> Table:

@@ -294,6 +294,14 @@ def _acts(turns: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
              [(c.get("name"), c.get("arguments")) for c in t.get("tool_calls") or ()]) for t in turns]
 
 
+def stored_latencies(stores: Stores, run_id: str) -> dict[str, float | None]:
+    """Conversation id → mean agent-turn latency of every stored conversation of the run, read from
+    its transcripts one at a time (as a comparison reads them), none held at once."""
+    gathered = _Gathered()
+    _fill_facts(stores, run_id, gathered)
+    return gathered.latency
+
+
 def _fill_facts(stores: Stores, run_id: str, gathered: _Gathered) -> None:
     for _scenario, _seed, conversation_id in reads.pairing_keys(stores.repo.engine, run_id):
         if conversation_id not in gathered.latency:

@@ -68,8 +68,15 @@ def scorecard(stores: Stores, run_id: str, label: str | None = None,
 
 
 def finish_run(stores: Stores, run_id: str, *, report_uri: str | None = None) -> Scorecard:
-    """Store the run's scorecard as its summary and mark it complete."""
-    card = scorecard(stores, run_id)
+    """Store the run's scorecard as its summary and mark it complete.
+
+    Its latency is read from the transcripts (`stored_latencies`), so the stored card and the
+    artifact published from it give the latency the comparison printed after the run gives."""
+    from ._compare import stored_latencies
+
+    run = stores.repo.get_run(run_id)
+    assert run is not None, f"run {run_id} is not stored"
+    card = scorecard_of(stores, run, latencies=stored_latencies(stores, run_id))
     stores.repo.set_run_status(run_id, "complete", summary=card.model_dump(mode="json"),
                                report_uri=report_uri)
     return card

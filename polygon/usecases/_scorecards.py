@@ -238,10 +238,21 @@ def run_view(stores: Stores, run_id: str, *, rubric_version: str | None = None, 
         raise ValueError(f"run {run.id} has no probe answers by {probe_model!r}; "
                          f"answered by: {', '.join(sorted(answerers)) or 'nobody yet'}")
     card = scorecard_of(stores, run, rubric_version=version, judge=judge, probe_model=probe_model)
+    card = _with_stored_latency(stores, run.id, card)
     rows = _with_end_details(stores, run.id, rows_of(stores, run.id, version, card.judge_model,
                                                      offset=offset, limit=limit))
     return RunView(run=run, card=card, judges=judges, total=card.conversations, offset=offset, rows=rows,
                    answerers=answerers)
+
+
+def _with_stored_latency(stores: Stores, run_id: str, card: Scorecard) -> Scorecard:
+    """The card with the mean agent latency its finished run stored (`finish_run` reads it from the
+    transcripts, which SQL does not hold): the same figure the run's artifact and comparison give.
+    Latency is the transcripts' alone, so it holds under any rubric version, judge or answerer."""
+    if card.latency_ms is not None:
+        return card
+    stored = (stores.repo.get_run_summary(run_id) or {}).get("latency_ms")
+    return card if stored is None else card.model_copy(update={"latency_ms": float(stored)})
 
 
 _UNSCORED = {str(r.value) for r in UNSCORED_END_REASONS}

@@ -7,6 +7,7 @@ from ._analysis import analysis_html, analysis_markdown
 from ._html import comparison_html
 from ._junit import failure_reason, junit_chunks, junit_xml
 from ._markdown import (
+    GITHUB_COMMENT_LIMIT,
     comparison_markdown,
     differences_markdown,
     divergence_markdown,
@@ -17,8 +18,11 @@ from ._markdown import (
     md_text,
     pairing_line,
     panel_markdown,
+    passk_cell,
+    passk_text,
     provenance,
     scorecard_markdown,
+    scorecard_rows,
     scorecard_table,
 )
 from ._voice import (
@@ -36,6 +40,7 @@ from ._voice import (
 )
 
 __all__ = [
+    "GITHUB_COMMENT_LIMIT",
     "PANEL_CAPTION",
     "PANEL_TITLE",
     "STACK_LABELS",
@@ -59,8 +64,11 @@ __all__ = [
     "panel_cell",
     "panel_markdown",
     "panel_rows",
+    "passk_cell",
+    "passk_text",
     "provenance",
     "scorecard_markdown",
+    "scorecard_rows",
     "scorecard_table",
     "stack_items",
     "stack_line",

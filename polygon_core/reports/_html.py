@@ -22,7 +22,7 @@ from typing import Any
 from ..compare import Comparison, PairDivergence, Scorecard, criterion_cell
 from ..models import REPORT_FORMAT, Conversation, Judgment, Turn
 from ..scoring import in_rubric_order
-from ._markdown import fmt, pairing_line
+from ._markdown import fmt, pairing_line, passk_cell
 from ._voice import PANEL_CAPTION, PANEL_TITLE, panel_rows, stack_lines
 
 _CSS = """
@@ -73,7 +73,7 @@ def _scorecards(cards: Sequence[Scorecard], calibrations: Mapping[str, str] | No
         row("gates fired", [", ".join(f"{k} {v}" for k, v in sorted(c.gates.items())) or "none" for c in cards]),
         row("resolution rate [Wilson]", [_rate(c.resolution_rate, c.resolution_ci) for c in cards]),
         row("policy-safety rate [Wilson]", [_rate(c.policy_safety_rate, c.policy_safety_ci) for c in cards]),
-        row("pass^k over seeds", [", ".join(f"k={k}: {v:.2f}" for k, v in c.pass_hat_k.items()) or "—" for c in cards]),
+        row("pass^k over seeds", [passk_cell(c) for c in cards]),
         row("noise floor (repeated runs)", [fmt(c.noise_floor) if c.noise_floor is not None else "— (one run)" for c in cards]),
         row("tokens", [f"{c.tokens}{' (estimated)' if c.tokens_estimated else ''}" for c in cards]),
         row("cost (USD)", [fmt(c.cost_usd, 4) if c.cost_usd is not None else "— (no price)" for c in cards]),
