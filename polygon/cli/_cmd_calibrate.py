@@ -185,9 +185,14 @@ def calibrate(
         return
     if repeats < 1:
         raise ValueError(f"--repeats must be at least 1, got {repeats}")
-    with err.status("calibrating: judging what is not judged yet, then bootstrapping"):
+    from ._progress import Tally, follow
+
+    # Judging what is not judged yet, then bootstrapping each row (49 s on the sample): each step's
+    # progress on stderr (a bar on a terminal, plain lines in a CI log); stdout keeps --json clean.
+    tally = Tally("calibrate: judged", "conversations")
+    with follow(err, tally):
         outcome = calibrate_run(stores, labels, run, judge_model=judge, rubric_version=rubric,
-                                repeats=repeats, seed=seed, resamples=resamples, dataset=dataset)
+                                repeats=repeats, seed=seed, resamples=resamples, dataset=dataset, progress=tally)
     c = outcome.calibration
     failed = outcome.judged.failed if outcome.judged else []
     if json_out:

@@ -59,8 +59,15 @@ def compare(
         err.print(f"[red]error:[/] {escape(unfinished)}", markup=True, highlight=False, soft_wrap=True)
         raise typer.Exit(1)
     kinds = [*(["JUnit"] if junit else []), *(["HTML"] if html else [])]
-    comp = usecases.compare_runs(stores, run_ids, baseline=baseline, transcripts=needs_transcripts(outputs, *kinds),
-                                 rubric_version=rubric, judge=judge)
+    from ._progress import Tally, follow
+
+    # Reading every pair's transcripts is the long part (2,000 pairs: about 16 s): its progress on
+    # stderr, a bar on a terminal, plain lines in a CI log; stdout (--json) stays the report alone.
+    tally = Tally("compare:", "pairs")
+    with follow(err, tally):
+        comp = usecases.compare_runs(stores, run_ids, baseline=baseline,
+                                     transcripts=needs_transcripts(outputs, *kinds), rubric_version=rubric,
+                                     judge=judge, progress=tally)
     # --junit and --html name their format whatever the file is called; -o goes by extension.
     written = [*(write_outputs(stores, comp, [junit], kind="JUnit") if junit else []),
                *(write_outputs(stores, comp, [html], kind="HTML") if html else []),

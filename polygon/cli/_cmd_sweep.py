@@ -10,7 +10,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from ._base import JSON_HELP, console, foreground_flows, friendly, quiet_prefect
+from ._base import JSON_HELP, console, err, foreground_flows, friendly, quiet_prefect
 from ._fit import fit
 from ._running import select_scenarios
 
@@ -78,7 +78,12 @@ def sweep(spec: Annotated[Path, typer.Argument(help="sweep spec YAML")],
     quiet_prefect()
     from polygon.flows import run_sweep
 
-    with foreground_flows():
+    from . import _progress
+
+    # Points run one after another (33 s for the demo's): the conversations stored so far, on
+    # stderr (a bar on a terminal, plain lines in a CI log), so --json on stdout stays one object.
+    total, stored = sweep_adapter.sweep_progress(sweep_adapter.open_stores(), str(loaded.path))
+    with _progress.watch(err, total, stored, enabled=True, label="sweep:"), foreground_flows():
         report = run_sweep(spec_path=str(loaded.path))
     if json_out:
         print(json.dumps(report, indent=2, default=str))

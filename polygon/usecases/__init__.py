@@ -219,7 +219,14 @@ if TYPE_CHECKING:
         run_with_conversation,
         stored_summary,
     )
-    from ._sweep_steps import budget_point, plan_sweep, point_run, point_summary, sweep_early_stop
+    from ._sweep_steps import (
+        budget_point,
+        plan_sweep,
+        point_run,
+        point_summary,
+        sweep_early_stop,
+        sweep_progress,
+    )
     from ._sweeps import (
         LoadedSweep,
         base_values,
@@ -452,6 +459,7 @@ __all__ = [
     "sweep_early_stop",
     "sweep_key",
     "sweep_leaderboard",
+    "sweep_progress",
     "top_matrix",
     "transcript_key",
     "unfinished_runs",
@@ -514,7 +522,8 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "conversation_page", "conversation_probe_answers", "conversation_record", "conversation_records", "find_run",
         "judgment_page", "list_runs", "rubric_versions", "run_summaries", "run_usage", "run_with_conversation",
         "stored_summary"),
-    "_sweep_steps": ("budget_point", "plan_sweep", "point_run", "point_summary", "sweep_early_stop"),
+    "_sweep_steps": ("budget_point", "plan_sweep", "point_run", "point_summary", "sweep_early_stop",
+                     "sweep_progress"),
     "_sweeps": ("LoadedSweep", "base_values", "load_sweep", "materialise_point", "planned_conversations", "point_cost",
         "point_measurements", "point_profile", "top_matrix"),
     "_trends": ("TREND_METRICS", "metric_trends"),

@@ -6,7 +6,7 @@ these; the statistics themselves are pure (`polygon_core.calibration`). See docs
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -219,7 +219,8 @@ def _judged(stores: Stores, run_id: str, version: str, judge: str) -> dict[str, 
 
 
 def judge_labelled(stores: Stores, labels_path: str | Path, run_id: str, *, judge_model: str | None = None,
-                   rubric_version: str | None = None, repeats: int = 1) -> tuple[str, RescoreResult | None]:
+                   rubric_version: str | None = None, repeats: int = 1,
+                   progress: Callable[[int, int], None] | None = None) -> tuple[str, RescoreResult | None]:
     """Have the judge (by default the run's scorecard judge) judge the labelled conversations it has
     no judgment of, or failed on, with `repeats` repeats. Returns the judge's stored name and what
     judging did (None when nothing was left to judge); failures stay `judge_error` (`failed`)."""
@@ -230,12 +231,13 @@ def judge_labelled(stores: Stores, labels_path: str | Path, run_id: str, *, judg
     if not todo:
         return judge, None
     return judge, ensure_judged(stores, rated.run.id, judge_model=judge, rubric_version=rated.rubric_version,
-                                repeats=repeats, only=todo)
+                                repeats=repeats, only=todo, progress=progress)
 
 
 def store_calibration(stores: Stores, labels_path: str | Path, run_id: str, *, judge_model: str,
                       rubric_version: str | None = None, seed: int = DEFAULT_SEED,
-                      resamples: int = DEFAULT_RESAMPLES, dataset: str | None = None) -> Calibration:
+                      resamples: int = DEFAULT_RESAMPLES, dataset: str | None = None,
+                      progress: Callable[[int, int], None] | None = None) -> Calibration:
     """Compare the judge's stored judgments with the labels and store the calibration record
     (judging nothing: see `judge_labelled`). Conversations without a usable judgment are left out
     of each row and counted by reason. The record carries the labels' fingerprint (`dataset` names
@@ -249,7 +251,7 @@ def store_calibration(stores: Stores, labels_path: str | Path, run_id: str, *, j
                        judge_model=judge, rubric_version=version,
                        judge_prompt_hash=judge_prompt_hash(judge, get_rubric(version)), run_id=rated.run.id,
                        labels_hash=rated.labels_hash, seed=seed, resamples=resamples, labels=rated.fingerprint,
-                       import_sources=_import_sources(stores, rated))
+                       import_sources=_import_sources(stores, rated), progress=progress)
     return CalibrationStore(stores.repo.engine).save(result)
 
 
@@ -263,14 +265,22 @@ def _import_sources(stores: Stores, rated: RatedRun) -> list[str]:
 
 def calibrate_run(stores: Stores, labels_path: str | Path, run_id: str, *, judge_model: str | None = None,
                   rubric_version: str | None = None, repeats: int = 1, seed: int = DEFAULT_SEED,
-                  resamples: int = DEFAULT_RESAMPLES, dataset: str | None = None) -> CalibrationOutcome:
-    """`judge_labelled`, then `store_calibration`: what `polygon calibrate` does."""
+                  resamples: int = DEFAULT_RESAMPLES, dataset: str | None = None,
+                  progress: Callable[[int, int, str, str], None] | None = None) -> CalibrationOutcome:
+    """`judge_labelled`, then `store_calibration`: what `polygon calibrate` does. `progress(done,
+    total, step, noun)` is told each conversation judged ("calibrate: judged", "conversations") and
+    each row bootstrapped ("calibrate: bootstrapped", "rows")."""
+    def step(label: str, noun: str) -> Callable[[int, int], None] | None:
+        return None if progress is None else (lambda done, total: progress(done, total, label, noun))
+
     if resamples < 1:
         raise ValueError(f"--resamples must be at least 1, got {resamples}")
     judge, judged = judge_labelled(stores, labels_path, run_id, judge_model=judge_model,
-                                   rubric_version=rubric_version, repeats=repeats)
+                                   rubric_version=rubric_version, repeats=repeats,
+                                   progress=step("calibrate: judged", "conversations"))
     calibration = store_calibration(stores, labels_path, run_id, judge_model=judge,
-                                    rubric_version=rubric_version, seed=seed, resamples=resamples, dataset=dataset)
+                                    rubric_version=rubric_version, seed=seed, resamples=resamples, dataset=dataset,
+                                    progress=step("calibrate: bootstrapped", "rows"))
     return CalibrationOutcome(calibration=calibration, judged=judged)
 
 

@@ -11,7 +11,7 @@ failing conversations first (every one of a run no larger than that).
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -47,7 +47,7 @@ class ComparisonError(ComparisonRefused):
 
 def compare_runs(stores: Stores, run_ids: Sequence[str], baseline: str | None = None,
                  *, seed: int = 0, transcripts: bool = False, rubric_version: str | None = None,
-                 judge: str | None = None) -> Comparison:
+                 judge: str | None = None, progress: Callable[[int, int], None] | None = None) -> Comparison:
     """Compare stored runs under one rubric version: `rubric_version` (the judgments stored under
     it, e.g. by `polygon rescore`), else the runs' shared own version (mixing them is an error).
 
@@ -57,7 +57,8 @@ def compare_runs(stores: Stores, run_ids: Sequence[str], baseline: str | None = 
     Transcripts are streamed and only what the comparison and its reports read is kept;
     `transcripts=True` also keeps the transcripts and judgments of up to `EMBEDDED_TRANSCRIPTS`
     conversations per run (for reports that show them): those of divergent pairs and failing
-    conversations first, every one of a run no larger than that.
+    conversations first, every one of a run no larger than that. `progress(done, total)` is told
+    each (scenario, seed) pair read, over every candidate (a front end's progress line).
     """
     runs = _runs(stores, run_ids)
     version = _version(stores, runs, rubric_version, judge)
@@ -69,7 +70,9 @@ def compare_runs(stores: Stores, run_ids: Sequence[str], baseline: str | None = 
             raise ComparisonError(f"baseline {baseline!r} is not one of the compared runs: {', '.join(run_ids)}")
         base_run = found
     gathered = {run.id: _Gathered() for run in runs}
-    divergences = {labels[run.id]: list(_divergences(stores, base_run, run, gathered))
+    pairs = {run.id: list(_pairs(stores, base_run, run)) for run in runs if run.id != base_run.id}
+    counted = _counted(pairs, progress)
+    divergences = {labels[run.id]: [counted(d) for d in _divergences(stores, base_run, run, pairs[run.id], gathered)]
                    for run in runs if run.id != base_run.id}
     for run in runs:  # conversations no pair covered (a single run, unpaired seeds)
         _fill_facts(stores, run.id, gathered[run.id])
@@ -274,8 +277,23 @@ def _pairs(stores: Stores, base: Run, cand: Run) -> Iterator[tuple[str, str]]:
             yield conversation_id, match
 
 
-def _divergences(stores: Stores, base: Run, cand: Run, gathered: dict[str, _Gathered]) -> Iterator[PairDivergence]:
-    for a_id, b_id in _pairs(stores, base, cand):
+def _counted(pairs: Mapping[str, Sequence[tuple[str, str]]],
+             progress: Callable[[int, int], None] | None) -> Callable[[PairDivergence], PairDivergence]:
+    """A pass-through that tells `progress` how many of all the pairs have been read."""
+    total, done = sum(len(p) for p in pairs.values()), [0]
+
+    def count(d: PairDivergence) -> PairDivergence:
+        done[0] += 1
+        if progress is not None:
+            progress(done[0], total)
+        return d
+
+    return count
+
+
+def _divergences(stores: Stores, base: Run, cand: Run, pairs: Sequence[tuple[str, str]],
+                 gathered: dict[str, _Gathered]) -> Iterator[PairDivergence]:
+    for a_id, b_id in pairs:
         a = from_json(stores.artifacts.get_text(transcript_key(base.id, a_id)))
         b = from_json(stores.artifacts.get_text(transcript_key(cand.id, b_id)))
         gathered[base.id].add(a_id, a)

@@ -6,7 +6,7 @@ and a probe error are stored and reported the same way wherever they happen.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -256,7 +256,8 @@ def _already_judged(stores: Stores, run_id: str, version: str, label: str) -> se
 
 def rescore_run(stores: Stores, run_id: str, *, rubric_version: str, judge_model: str = "offline",
                 repeats: int = 1, suite_path: str | None = None, agent_path: str | None = None,
-                model: Any = None, only: set[str] | None = None) -> RescoreResult:
+                model: Any = None, only: set[str] | None = None,
+                progress: Callable[[int, int], None] | None = None) -> RescoreResult:
     """Judge every stored conversation of a run under `rubric_version`, adding judgments.
 
     Never rewrites a stored judgment: a conversation that already has one under this rubric
@@ -268,7 +269,7 @@ def rescore_run(stores: Stores, run_id: str, *, rubric_version: str, judge_model
     "offline" is the heuristic judge, `fitted:<name>@<hash>` a fitted one; another name is a model
     judge through `make_chat_model` (or `model`, a ChatModel, in tests). The suite and agent come
     from the run's manifest unless given; a production run needs neither. `only` limits the pass
-    to those conversation ids.
+    to those conversation ids. `progress(done, total)` is told each conversation the pass takes.
     """
     if repeats < 1:
         raise ValueError(f"--repeats must be at least 1, got {repeats}")
@@ -282,25 +283,29 @@ def rescore_run(stores: Stores, run_id: str, *, rubric_version: str, judge_model
                            skipped=[r.conversation_id for r in stores.repo.list_conversations(run.id)
                                     if r.conversation_id in done
                                     and (only is None or r.conversation_id in only)])
-    for item in scorable(stores, run, suite, agent, skip=done, only=only):
+    stored = [r.conversation_id for r in stores.repo.list_conversations(run.id)]
+    total = sum(1 for c in stored if c not in done and (only is None or c in only))
+    for taken, item in enumerate(scorable(stores, run, suite, agent, skip=done, only=only), start=1):
         if isinstance(item, str):
             result.unscored.append(item)
-            continue
-        conv, checks, scenario = item
-        _record(result, _judge_stored(stores, run, conv, checks, scenario, spec, agent,
-                                      f"rescore-{spec.rubric.version}"))
+        else:
+            conv, checks, scenario = item
+            _record(result, _judge_stored(stores, run, conv, checks, scenario, spec, agent,
+                                          f"rescore-{spec.rubric.version}"))
+        if progress is not None:
+            progress(taken, max(total, taken))
     return result
 
 
 def ensure_judged(stores: Stores, run_id: str, *, judge_model: str, rubric_version: str, repeats: int = 1,
-                  only: set[str] | None = None) -> RescoreResult:
+                  only: set[str] | None = None, progress: Callable[[int, int], None] | None = None) -> RescoreResult:
     """Judge what judge `judge_model` has not yet judged (or failed on) in a run; keep the rest.
 
     What calibration calls before it compares a judge with people: the same pass as `rescore_run`,
     for synthetic and production runs alike.
     """
     return rescore_run(stores, run_id, rubric_version=rubric_version, judge_model=judge_model,
-                       repeats=repeats, only=only)
+                       repeats=repeats, only=only, progress=progress)
 
 
 def probe_run(stores: Stores, run_id: str, *, probes_path: str | None = None,

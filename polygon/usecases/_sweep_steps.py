@@ -3,6 +3,7 @@ summarise a point, stop early. (Ranking and storing the leaderboard is `_leaderb
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from polygon_core import content_hash
@@ -20,6 +21,7 @@ from polygon_core.sweeps import (
 from ._common import Stores
 from ._runs import new_run
 from ._sweeps import (
+    LoadedSweep,
     base_values,
     load_sweep,
     materialise_point,
@@ -29,7 +31,7 @@ from ._sweeps import (
     point_profile,
 )
 
-__all__ = ["budget_point", "plan_sweep", "point_run", "point_summary", "sweep_early_stop"]
+__all__ = ["budget_point", "plan_sweep", "point_run", "point_summary", "sweep_early_stop", "sweep_progress"]
 
 
 def plan_sweep(spec_path: str) -> dict[str, Any]:
@@ -64,7 +66,7 @@ def point_run(stores: Stores, spec_path: str, point: SweepPoint) -> dict[str, An
     agent_file, suite_dir, profile = materialise_point(sweep, point, stores.settings.home.resolve())
     # The run is the point's profile judged on the spec's seeds under its rubric: other seeds or
     # another rubric in an edited spec are another run, never a resumed one mixing both.
-    run_id = f"sweep-{sweep.spec.name}-{profile}-{content_hash([list(sweep.spec.seeds), sweep.spec.rubric], 4)}"
+    run_id = _point_run_id(sweep, profile)
     existing = stores.repo.get_run(run_id, exact=True)
     # A point's run is labelled with the sweep's name, so it is never taken for a plain suite run
     # (for example as the previous version in a re-evaluation).
@@ -73,6 +75,26 @@ def point_run(stores: Stores, spec_path: str, point: SweepPoint) -> dict[str, An
                               ).model_copy(update={"suite": sweep.spec.name})
     return {"agent_path": str(agent_file), "suite_path": str(suite_dir), "profile": profile,
             "run": run, "complete": bool(existing and existing.status == "complete")}
+
+
+def _point_run_id(sweep: LoadedSweep, profile: str) -> str:
+    return f"sweep-{sweep.spec.name}-{profile}-{content_hash([list(sweep.spec.seeds), sweep.spec.rubric], 4)}"
+
+
+def sweep_progress(stores: Stores, spec_path: str) -> tuple[int, Callable[[], int]]:
+    """How many conversations the sweep's distinct points plan, and a count of those stored so far
+    in their runs (a point that reuses a finished run counts at once): what `polygon sweep` shows
+    as it goes. The count reads the database; call it from any thread."""
+    sweep = load_sweep(spec_path)
+    plan = plan_sweep(spec_path)
+    ids = [_point_run_id(sweep, point_profile(sweep, p)) for p in plan["points"]]
+    per_point, _turns = planned_conversations(sweep)
+
+    def stored() -> int:
+        return sum(len(stores.repo.list_conversations(run_id)) for run_id in ids
+                   if stores.repo.get_run(run_id, exact=True) is not None)
+
+    return per_point * len(ids), stored
 
 
 def point_summary(stores: Stores, run_id: str, profile: str, label: str,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from pydantic import Field
 
@@ -144,17 +144,23 @@ def _row(key: str, ratings: Ratings, judgments: Mapping[str, Judgment | None], *
 def calibrate(ratings: Ratings, judgments: Mapping[str, Judgment | None], *, keys: Sequence[str],
               judge_model: str, rubric_version: str, judge_prompt_hash: str, run_id: str,
               labels_hash: str, seed: int = DEFAULT_SEED, resamples: int = DEFAULT_RESAMPLES,
-              labels: LabelsFingerprint | None = None, import_sources: Sequence[str] = ()) -> Calibration:
+              labels: LabelsFingerprint | None = None, import_sources: Sequence[str] = (),
+              progress: Callable[[int, int], None] | None = None) -> Calibration:
     """Compare one judge's judgments with people's ratings, row by row (`keys`, in order).
 
     `ratings` holds the people's scores by conversation, key and rater; `judgments` the judge's
     judgment of each conversation (None or absent: not judged). Every row resamples with its own
     `numpy.random.default_rng(seed)`, so a row's interval does not depend on the other rows.
     `labels` and `import_sources` (of the rated calls, when imported) are recorded with the rated
-    conversations' ids: what the calibration covered.
+    conversations' ids: what the calibration covered. `progress(done, total)` is told each row
+    bootstrapped (the long part: `resamples` per row).
     """
     raters = {r for by_key in ratings.values() for scores in by_key.values() for r in scores}
-    rows = [_row(key, ratings, judgments, seed=seed, resamples=resamples) for key in keys]
+    rows = []
+    for key in keys:
+        rows.append(_row(key, ratings, judgments, seed=seed, resamples=resamples))
+        if progress is not None:
+            progress(len(rows), len(keys))
     return Calibration(judge_model=judge_model, rubric_version=rubric_version,
                        judge_prompt_hash=judge_prompt_hash, run_id=run_id, labels_hash=labels_hash,
                        seed=seed, resamples=resamples, conversations=len(ratings), raters=len(raters),

@@ -170,6 +170,10 @@ def test_unjudged_conversations_are_judged_first(graded: str) -> None:
     assert len(stores.repo.judgments(graded, "v2")) == 40
     out = json.loads(result.stdout)
     assert (out["rubric_version"], next(r for r in out["rows"] if r["criterion"] == OVERALL)["n"]) == ("v2", 40)
+    # Each step's progress on stderr, ending on its exact count (issue #32, item 12); stdout is the JSON.
+    finals = [line.split(" (")[0] for line in result.stderr.splitlines() if line.startswith("calibrate: ")]
+    assert "calibrate: judged 40/40 conversations" in finals
+    assert finals[-1] == f"calibrate: bootstrapped {len(out['rows'])}/{len(out['rows'])} rows"
     shown = runner.invoke(app, ["show", graded, "--rubric", "v3"])
     assert "judge offline-heuristic, rubric v3: not calibrated" in " ".join(shown.stdout.split())
 
@@ -287,7 +291,8 @@ def test_a_failing_judge_is_left_out_and_exits_1(graded: str, monkeypatch: pytes
     out = json.loads(result.stdout)
     assert out["judge_model"] == judge and len(out["judge_failed"]) == 40
     assert [(r["n"], r["left_out"]) for r in out["rows"]] == [(0, {"judge_error": 40})] * 4
-    assert result.stderr.splitlines() == [
+    # Beside the progress lines (issue #32, item 12), one error line.
+    assert [line for line in result.stderr.splitlines() if not line.startswith("calibrate: ")] == [
         f"error: judge {judge} failed on 40 of 40 labelled conversations: 401 Unauthorized from openai:qwen at "
         f"{server.openai_url}: check OPENAI_API_KEY (left out of the calibration)"]
 

@@ -142,7 +142,9 @@ def test_compare_after_a_judge_failure_prints_one_error_line(files: tuple[Path, 
     for extra in ((), ("--json",)):
         code, out, err = _invoke("compare", good, failed, *extra)
         assert code == 1
-        lines = [ln for ln in err.splitlines() if ln.strip()]
+        # Beside the progress lines (issue #32, item 12), one error line.
+        assert err.splitlines()[0].startswith("compare: 1/1 pairs (100%)"), err
+        lines = [ln for ln in err.splitlines() if ln.strip() and not ln.startswith("compare: ")]
         assert len(lines) == 1, err
         assert lines[0].startswith(f"error: judge {judge} failed on 1 of 1 conversations: 401"), lines[0]
         if extra:
