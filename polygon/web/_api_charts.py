@@ -49,9 +49,11 @@ def facets(run_id: str, ctx: Ctx, rubric_version: str | None = None) -> dict[str
 @router.get("/trends", **documented(Trends))
 def trends(ctx: Ctx, agent: str | None = None, suite: str | None = None, source: str | None = None,
            rubric_version: str | None = None, metric: str = "mean_composite", limit: Limit = 200) -> dict[str, Any]:
-    """A metric and every probe over the runs of one agent and suite (the newest run's unless
-    named), oldest first: one series per rubric version, source and judge (per wording and source
-    for a probe), never a line across them; each judge's calibration beside it."""
+    """A metric and every probe over the runs of one suite (the newest run's that is not a sweep
+    point's, unless named; of one agent when `agent` is given), oldest first, each point with its
+    run's `created_at`: one series per agent version, rubric version, source and judge (per wording
+    and source for a probe), never a line across them, a production line named by its import
+    source; each judge's calibration beside it."""
     stores = ctx.stores()
     try:
         out = metric_trends(stores, agent=agent, suite=suite, source=source, rubric_version=rubric_version,

@@ -253,8 +253,13 @@ class TrendPoint(BaseModel):
 
 
 class MetricSeries(BaseModel):
-    """Runs whose numbers are comparable: one rubric version, source and judge."""
+    """Runs whose numbers are comparable, of one agent: one agent version, rubric version, source
+    and judge."""
 
+    agent: str
+    agent_version: str
+    label: str = Field(description="the line's name: agent@version, or for production calls the source "
+                                   "they came from")
     rubric_version: str
     source: str
     judge_model: str
@@ -264,9 +269,11 @@ class MetricSeries(BaseModel):
 
 
 class ProbeSeries(BaseModel):
-    """A probe's conformance over runs of one wording and source."""
+    """A probe's conformance over runs of one agent version (`label`, as `MetricSeries`'), wording
+    and source."""
 
     probe_id: str
+    label: str
     wording_hash: str
     source: str
     polarity: str | None
@@ -274,17 +281,19 @@ class ProbeSeries(BaseModel):
 
 
 class TrendChoice(BaseModel):
-    """An agent and suite that has runs, with the sources and rubric versions they were made under."""
+    """A suite that has runs, with their agents and the sources and rubric versions they were made
+    under; `sweep` when every run of it is a sweep point's."""
 
-    agent: str
     suite: str
     runs: int
+    agents: list[str]
     sources: list[str]
     rubric_versions: list[str]
+    sweep: bool
 
 
 class Trends(BaseModel):
-    """A metric and every probe over runs of one agent and suite (`metric_trends`)."""
+    """A metric and every probe over runs of one suite, a line per agent (`metric_trends`)."""
 
     agent: str | None
     suite: str | None

@@ -162,6 +162,8 @@ def test_web_api(calibrated: Calibrated) -> None:
     assert client.get("/api/calibrations", params={"judge_model": "openai:gpt-4o"}).json()["total"] == 0
     cmp = client.get("/api/compare", params={"runs": [calibrated.v1, calibrated.v2]}).json()
     assert sorted(c["line"] for c in cmp["calibrations"].values()) == sorted([line, ELSEWHERE])
-    # A trend line of both runs holds the calibrated run: the judge was calibrated on its calls.
+    # A trend line per agent version (issue #32, item 13): v1's line holds the calibrated run (the
+    # judge was calibrated on its calls), v2's names the data it was calibrated on instead.
     trends = client.get("/api/trends").json()
-    assert [s["calibration"]["line"] for s in trends["series"]] == [line]
+    assert [([p["run_id"] for p in s["points"]], s["calibration"]["line"]) for s in trends["series"]] == [
+        ([calibrated.v1], line), ([calibrated.v2], ELSEWHERE)]

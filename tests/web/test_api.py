@@ -251,14 +251,17 @@ def test_trends_of_one_agent_and_suite_split_by_source(client: TestClient, demo:
     mine = {"agent": v1["agent_name"], "suite": v1["suite"]}
     trend = client.get("/api/trends", params=mine).json()
     assert (trend["agent"], trend["runs"]) == ("northwind-billing", 2)
-    (series,) = trend["series"]
-    assert (series["rubric_version"], series["source"], series["judge_model"]) == ("v1", "synthetic", "offline-heuristic")
-    assert series["points"][0]["run_id"] == demo.v1 and series["points"][0]["value"] == v1["mean_composite"]
-    assert series["calibration"]["calibrated"] is False
+    # The two agent versions are two lines (issue #32, item 13), each named agent@version.
+    first, second = trend["series"]
+    assert (first["rubric_version"], first["source"], first["judge_model"]) == ("v1", "synthetic", "offline-heuristic")
+    assert first["points"][0]["run_id"] == demo.v1 and first["points"][0]["value"] == v1["mean_composite"]
+    assert first["label"] == f"northwind-billing@{v1['agent_version']}"
+    assert [p["run_id"] for p in second["points"]] == [demo.v2]
+    assert first["calibration"]["calibrated"] is False
     assert client.get("/api/trends", params={**mine, "source": "production"}).json()["series"] == []
     assert client.get("/api/trends", params={"metric": "nope"}).status_code == 422
     safety = client.get("/api/trends", params={**mine, "metric": "criterion:safety_compliance"}).json()
-    assert [p["value"] for p in safety["series"][0]["points"]] == [5.0, 3.0]
+    assert [p["value"] for s in safety["series"] for p in s["points"]] == [5.0, 3.0]
 
 
 def test_divergences_paged_from_the_cached_comparison(client: TestClient, demo: Demo) -> None:

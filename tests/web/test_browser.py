@@ -241,12 +241,19 @@ def test_trends_page_keeps_series_apart_and_filters(page, base_url: str, demo: D
     prod = stores.repo.save_run(v1.model_copy(update={"id": "run-production-1", "source": "production"}))
     stores.repo.set_run_status(prod.id, "complete", summary=stores.repo.get_run_summary(demo.v1))
     trend = api(base_url, "/api/trends")
-    assert (trend["agent"], trend["suite"]) == (v1.agent_name, v1.suite)
-    assert sorted((s["source"], len(s["points"])) for s in trend["series"]) == [("production", 1), ("synthetic", 2)]
+    assert trend["suite"] == v1.suite
+    # A line per agent version and source (issue #32, item 13): v1, v2, and v1's production calls.
+    assert sorted((s["label"], s["source"], len(s["points"])) for s in trend["series"]) == sorted(
+        [(f"{v1.agent_name}@{v1.agent_version}", "synthetic", 1),
+         (f"calls from production ({v1.agent_name}@{v1.agent_version})", "production", 1),
+         (next(s["label"] for s in trend["series"] if s["points"][0]["run_id"] == demo.v2), "synthetic", 1)])
     shoot(page, f"{base_url}/trends", "trends")
     drawn = chart_points(page, "trend-metric")
     assert sorted((p["series"].split(" · ")[1], p["run"], p["value"]) for p in drawn) == sorted(
         (s["source"], p["run_id"], p["value"]) for s in trend["series"] for p in s["points"])
+    # Time on the x axis: each point drawn at its run's created_at, each line named by its agent.
+    assert sorted((p["run"], p["at"], p["series"].split(" · ")[0]) for p in drawn) == sorted(
+        (p["run_id"], p["created_at"], s["label"]) for s in trend["series"] for p in s["points"])
     assert page.locator("section.probe-trend").count() == len({p["probe_id"] for p in trend["probes"]}) >= 3
 
     page.select_option('[data-filter="source"] select', "production")
@@ -261,6 +268,23 @@ def test_trends_page_keeps_series_apart_and_filters(page, base_url: str, demo: D
     settle(page)
     assert sorted(p["value"] for p in chart_points(page, "trend-metric")) == sorted(
         p["value"] for s in safety["series"] for p in s["points"])
+
+    # The page opens on the suite last chosen, though another suite has a newer run.
+    v2 = stores.repo.get_run(demo.v2)
+    assert v2 is not None
+    other = stores.repo.save_run(v2.model_copy(update={"id": "run-other-suite", "suite": "other-suite",
+                                                        "created_at": None}))
+    stores.repo.set_run_status(other.id, "complete", summary=stores.repo.get_run_summary(demo.v2))
+    page.evaluate("() => localStorage.removeItem('polygon.trends.suite')")
+    page.goto(f"{base_url}/trends")
+    settle(page)
+    assert page.locator('[data-filter="suite"] select').input_value() == "other-suite"  # the newest, unchosen
+    page.select_option('[data-filter="suite"] select', v1.suite)
+    page.wait_for_function("() => document.querySelector('[data-chart=\"trend-metric\"]')?.dataset.drawn")
+    page.goto(f"{base_url}/trends")
+    settle(page)
+    assert page.locator('[data-filter="suite"] select').input_value() == v1.suite
+    assert page.evaluate("() => localStorage.getItem('polygon.trends.suite')") == v1.suite
 
 
 def test_sweep_page_draws_a_curve_per_parameter(page, base_url: str, demo: Demo) -> None:  # type: ignore[no-untyped-def]

@@ -469,12 +469,23 @@ async function pageCompare() {
 
 const METRIC_NAMES = { mean_composite: "mean composite", resolution_rate: "resolution rate", policy_safety_rate: "policy safety rate" };
 
+// The suite last chosen on the trends page, kept in the browser: the page opens on it next time.
+const TRENDS_SUITE = "polygon.trends.suite";
+
+function rememberedSuite() {
+  try { return localStorage.getItem(TRENDS_SUITE) || ""; } catch (e) { return ""; }
+}
+
+function rememberSuite(suite) {
+  try { if (suite) localStorage.setItem(TRENDS_SUITE, suite); else localStorage.removeItem(TRENDS_SUITE); } catch (e) { /* storage off */ }
+}
+
 async function pageTrends() {
-  const state = { agent: ARGS.agent || "", suite: ARGS.suite || "", source: "", rubric_version: "", metric: "mean_composite" };
+  const state = { agent: ARGS.agent || "", suite: ARGS.suite || rememberedSuite(), source: "", rubric_version: "", metric: "mean_composite" };
   const out = h("div", { id: "trends" });
   const form = h("form", { class: "filters", onsubmit: (e) => e.preventDefault() });
-  render(h("h1", {}, "Trends"), h("p", { class: "muted" }, "One agent and suite, run after run (oldest left), each value with its 95% interval. "
-    + "A line joins only runs judged under the same rubric version, from the same source, by the same judge; a probe's line only runs with the same wording."), form, out);
+  render(h("h1", {}, "Trends"), h("p", { class: "muted" }, "One suite over time (oldest left), a line per agent, each value with its 95% interval. "
+    + "A line joins only runs of one agent version judged under the same rubric version, from the same source, by the same judge; a probe's line only runs with the same wording."), form, out);
   let latest = 0; // a filter changed again before the answer came: only the newest answer is shown
   async function load() {
     const mine = ++latest;
@@ -482,30 +493,36 @@ async function pageTrends() {
     let data;
     try { data = await api("/api/trends?" + qs); } catch (e) { out.replaceChildren(h("p", { class: "refused" }, e.message)); return; }
     if (mine !== latest) return;
-    state.agent = data.agent || ""; state.suite = data.suite || "";
-    const choice = data.choices.find((c) => c.agent === data.agent && c.suite === data.suite) || { sources: [], rubric_versions: [] };
+    if (state.suite && !data.choices.some((c) => c.suite === state.suite)) { // a remembered suite no longer stored
+      rememberSuite(""); state.suite = ""; return load();
+    }
+    state.suite = data.suite || "";
+    const choice = data.choices.find((c) => c.suite === data.suite) || { sources: [], rubric_versions: [], agents: [] };
     const sel = (name, label, options) => h("label", { "data-filter": name }, label, h("select", { onchange: (e) => {
-      if (name === "pair") { [state.agent, state.suite] = JSON.parse(e.target.value); state.source = ""; state.rubric_version = ""; } else state[name] = e.target.value;
-      load(); } }, options.map(([v, l]) => h("option", { value: v, selected: v === (name === "pair" ? JSON.stringify([data.agent, data.suite]) : state[name]) }, l))));
+      state[name] = e.target.value;
+      if (name === "suite") { rememberSuite(state.suite); state.agent = ""; state.source = ""; state.rubric_version = ""; }
+      load(); } }, options.map(([v, l]) => h("option", { value: v, selected: v === state[name] }, l))));
     form.replaceChildren(
-      sel("pair", "agent · suite", data.choices.map((c) => [JSON.stringify([c.agent, c.suite]), `${c.agent} · ${c.suite} (${c.runs} runs)`])),
+      sel("suite", "suite", data.choices.map((c) => [c.suite, `${c.suite} (${c.runs} runs${c.sweep ? ", a sweep" : ""})`])),
+      sel("agent", "agent", [["", "every agent"], ...choice.agents.map((x) => [x, x])]),
       sel("source", "source", [["", "any"], ...choice.sources.map((x) => [x, x])]),
       sel("rubric_version", "rubric", [["", "any"], ...choice.rubric_versions.map((x) => [x, x])]),
       sel("metric", "metric", data.metrics.map((m) => [m, METRIC_NAMES[m] || m])));
-    if (!data.series.length && !data.probes.length) { out.replaceChildren(h("div", { class: "empty", id: "no-trends" }, "No finished runs of this agent and suite yet.")); return; }
-    const key = (s) => `rubric ${s.rubric_version} · ${s.source} · ${s.judge_model}`;
+    if (!data.series.length && !data.probes.length) { out.replaceChildren(h("div", { class: "empty", id: "no-trends" }, "No finished runs of this suite yet.")); return; }
+    const key = (s) => `${s.label} · ${s.source} · rubric ${s.rubric_version} · ${s.judge_model}`;
     const rate = data.metric !== "mean_composite" && !data.metric.startsWith("criterion:");
+    const agents = new Set(data.series.map((s) => s.label)).size;
     fill(out,
       h("h2", {}, METRIC_NAMES[data.metric] || data.metric),
       PolygonCharts.trend("trend-metric", data.series.map((s) => ({ key: key(s), points: s.points })), METRIC_NAMES[data.metric] || data.metric,
-        rate ? [0, 1] : null, `${data.runs} runs of ${data.agent} on ${data.suite}`),
+        rate ? [0, 1] : null, `${data.runs} runs on ${data.suite}, ${agents} line(s)`),
       h("ul", { class: "calibrations small" }, data.series.map((s) => h("li", {}, `${key(s)}: `, s.calibration.line))),
       h("h2", {}, "Probe conformance"),
       data.probes.length ? [...new Set(data.probes.map((p) => p.probe_id))].map((pid) => {
         const mine = data.probes.filter((p) => p.probe_id === pid);
         return h("section", { class: "probe-trend", "data-probe": pid }, h("h3", {}, `${pid} `, h("span", { class: "muted small" }, mine[0].polarity || "")),
-          PolygonCharts.trend("trend-probe-" + pid, mine.map((p) => ({ key: `wording ${p.wording_hash} · ${p.source}`, points: p.points })), "conformance", [0, 1],
-            mine.length > 1 ? "the wording (or source) changed: each gets its own line" : "Wilson 95% intervals"));
+          PolygonCharts.trend("trend-probe-" + pid, mine.map((p) => ({ key: `${p.label} · wording ${p.wording_hash} · ${p.source}`, points: p.points })), "conformance", [0, 1],
+            "Wilson 95% intervals; a line per agent, and another when the wording (or source) changed"));
       }) : h("p", { class: "muted" }, "No probe answers."));
   }
   await load();

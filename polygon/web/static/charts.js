@@ -114,19 +114,19 @@ const PolygonCharts = (() => {
 
   // A metric (or a probe's conformance) over runs, oldest left; one line per comparable series.
   // `series`: [{key, points: [{run_id, created_at, agent_version, value, low, high}]}].
+  // A value over time: x is each run's created_at (a run made a week later sits a week right), one
+  // coloured line per series (an agent version, or a production source).
   function trend(name, series, yTitle, domain, caption) {
-    const order = [...new Map(series.flatMap((s) => s.points).sort((a, b) => String(a.created_at).localeCompare(String(b.created_at)))
-      .map((p) => [p.run_id, p])).keys()];
-    const points = series.flatMap((s) => s.points.map((p) => ({ series: s.key, run: p.run_id, at: order.indexOf(p.run_id) + 1, version: p.agent_version,
-      created_at: p.created_at, value: p.value, low: p.low, high: p.high, n: p.n })));
-    const x = { field: "at", type: "quantitative", title: "run (oldest first)", axis: { tickMinStep: 1, format: "d" } };
+    const points = series.flatMap((s) => s.points.map((p) => ({ series: s.key, run: p.run_id, at: p.created_at, version: p.agent_version,
+      value: p.value, low: p.low, high: p.high, n: p.n })));
+    const x = { field: "at", type: "temporal", title: "run created (UTC)" };
     const y = { type: "quantitative", scale: domain ? { domain } : { zero: false } };
     return draw(name, {
       height: 180,
       layer: [
         { mark: { type: "rule", strokeWidth: 2, opacity: 0.6 }, encoding: { x, y: Object.assign({ field: "low", title: yTitle }, y), y2: { field: "high" }, color: { field: "series", type: "nominal", title: null } } },
         { mark: { type: "line", point: { filled: true, size: 45 } }, encoding: { x, y: Object.assign({ field: "value" }, y), color: { field: "series", type: "nominal" }, detail: { field: "series" },
-          tooltip: [{ field: "run" }, { field: "version", title: "agent version" }, { field: "created_at" }, { field: "value", format: ".2f" }, { field: "low", format: ".2f" }, { field: "high", format: ".2f" }, { field: "n" }] } },
+          tooltip: [{ field: "series", title: "line" }, { field: "run" }, { field: "version", title: "agent version" }, { field: "at", type: "temporal", title: "created", format: "%Y-%m-%d %H:%M" }, { field: "value", format: ".2f" }, { field: "low", format: ".2f" }, { field: "high", format: ".2f" }, { field: "n" }] } },
       ],
     }, points, caption);
   }
