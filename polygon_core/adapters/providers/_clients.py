@@ -103,18 +103,28 @@ async def shared_loop_clients() -> AsyncIterator[None]:
 RESENDS = 3
 
 
-async def _resending_unsent(make: Callable[[], Awaitable[T]]) -> T:
+_CLOSING: set[str] = set()
+"""Servers (by base URL) seen closing a pooled connection under a request: this process's memory."""
+
+
+async def _resending_unsent(make: Callable[[], Awaitable[T]], server: str = "") -> T:
     """`make()`, made again (up to RESENDS times) while its request never reached the server: it
     went onto a pooled connection the server had closed (see `never_sent`). Not an attempt and not
     a retry, so a server that closes connections after its replies does not look flaky, and a
-    request with one attempt does not fail on it."""
-    from ._errors import never_sent
+    request with one attempt does not fail on it.
+
+    Once `server` has been seen doing that, a connection it drops before any byte of a reply
+    (`dropped_unanswered`) is the same race caught a moment later (the request was written just
+    before the close arrived) and is sent again too; on a server never seen closing, it is an attempt."""
+    from ._errors import dropped_unanswered, never_sent
 
     for _ in range(RESENDS):
         try:
             return await make()
         except Exception as exc:
-            if not never_sent(exc):
+            if never_sent(exc):
+                _CLOSING.add(server)
+            elif not (server in _CLOSING and dropped_unanswered(exc)):
                 raise
     return await make()
 
@@ -185,7 +195,7 @@ class SdkAdapter:
         from ._retry import Retryable
 
         try:
-            result = await _resending_unsent(make)
+            result = await _resending_unsent(make, self.base_url or self.default_url)
         except (ProviderFailure, Retryable):
             raise
         except Exception as exc:

@@ -105,6 +105,16 @@ def never_sent(exc: BaseException) -> bool:
                if type(e).__module__.startswith("aiohttp"))
 
 
+def dropped_unanswered(exc: BaseException) -> bool:
+    """The server closed the connection before any byte of a reply: aiohttp's `ServerDisconnectedError`.
+
+    On a server seen closing pooled connections (see `never_sent`) this is the same race a moment
+    later: the request was written onto the connection just before the server's close arrived, so
+    the server never read it. Elsewhere it is a server that read a request and dropped it."""
+    return any("ServerDisconnectedError" in _class_names(e) for e in _causes(exc)
+               if type(e).__module__.startswith("aiohttp"))
+
+
 def _final(message: str) -> Retryable:
     """Retried, and given up with this message alone."""
     return Retryable(message, final=lambda _attempts: message)
