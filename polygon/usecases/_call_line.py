@@ -8,6 +8,8 @@ artifact store and gives the conversation its `VoiceCall` summary with the inter
 
 from __future__ import annotations
 
+import asyncio
+import gc
 import hashlib
 import threading
 from collections.abc import Mapping
@@ -18,17 +20,18 @@ from pydantic import SecretStr
 
 from polygon_core.adapters.settings import PolygonSettings
 from polygon_core.models import AgentConfig, CascadeSettings, Conversation, EndReason, Scenario, VoiceCall
-from polygon_core.voice import Audio, CallLine, CallParts, interaction_metrics, read_wav
+from polygon_core.voice import PHONE_RATE, Audio, CallLine, CallParts, interaction_metrics, read_wav, resample
 
 from ._call_plan import CallPlan, LineRequest, call_plan
 from ._common import Stores, call_audio_key, call_timeline_key
 
-__all__ = ["CALLER_SYNTHESIS", "call_parts", "close_line", "line_for", "open_line"]
+__all__ = ["CALLER_SYNTHESIS", "call_parts", "close_line", "freeze_after_first_dial", "line_for", "open_line"]
 
 CALLER_SYNTHESIS = "espeak"  # Polygon's simulated callers speak with the offline voice
 _ENGINES: dict[tuple[Any, ...], Any] = {}  # engines are heavy to load (a Whisper model): one per process
 _LOCK = threading.Lock()
 _REQUESTS: dict[str, LineRequest] = {}  # a run's manifest does not change once written
+_FROZEN: list[bool] = []  # `freeze_after_first_dial` has run in this process
 
 
 def call_parts(settings: PolygonSettings, cascade: CascadeSettings, *, language: str,
@@ -137,7 +140,31 @@ async def call_bot(stores: Stores, plan: CallPlan, scenario: Scenario, config: A
                        cascade=cascade)
         call.route = server.open(conversation_id, schemas, call.on_tool_call)
         async with call:
+            await freeze_after_first_dial()
             conv = await run_conversation(scenario, call, engine.pop("caller"), tools, seed=seed, line=call, **engine)
         return conv, call
     finally:
         await server.stop()
+
+
+async def freeze_after_first_dial() -> bool:
+    """Once per process, when its first call to a bot has dialled: import what a call still imports
+    on first use (SciPy's signal module, which resamples the caller's lines; in a worker thread, as
+    the lines are), then move every object alive out of the cyclic garbage collector's reach
+    (`gc.freeze`). True when it froze now.
+
+    Why (docs/voice.md, "Many calls on one loop"): a full collection stops the event loop, and every
+    call's 20 ms frames with it, for as long as it takes to walk every tracked object. A run freezes
+    what it imported before its loop started (`run_bounded`), but a first call then loads the speech
+    engines, the stub server's MCP and Starlette, the WebSocket client and SciPy's signal module:
+    about 100,000 more long-lived objects, walked again by every full collection of the run
+    (measured in one process: 633 ms for a full collection of 350,000 objects at load average 12).
+    What is frozen is never collected as a cycle until the run's loop ends (`run_bounded` unfreezes
+    then): the modules and engines, and the few conversations in flight at that moment.
+    """
+    if _FROZEN:
+        return False
+    _FROZEN.append(True)
+    await asyncio.to_thread(resample, Audio.silence(20, 16_000), PHONE_RATE)
+    gc.freeze()
+    return True

@@ -6,14 +6,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from polygon import usecases
-from polygon_core.adapters.voice_bot._channel import lay, stretch
 from polygon_core.demo import demo_dir
 from polygon_core.models import Conversation, EndReason, LineConditions, Run
-from polygon_core.voice import Audio
 
 from ._scripted_bot import BotOptions, ScriptedBot
 
@@ -75,16 +72,6 @@ def test_a_bot_that_drops_the_line_ends_the_call_with_the_reason(polygon_home: P
         stores, cid = _call(tmp_path, bot, "drop")
     conv = usecases.load_conversation(stores, "drop", cid)
     assert conv.end_reason.value == "agent_error" and "closed" in (conv.end_detail or "")
-
-
-def test_a_turns_audio_is_its_stretch_of_the_bot_channel() -> None:
-    rng = np.random.default_rng(0)
-    pieces = [(float(at), Audio((rng.random(8 * ms) * 0.1).astype(np.float32), 8000))
-              for at, ms in ((0, 500), (400, 300), (2000, 1000), (3500, 40))]
-    for start, end in ((0.0, 3540.0), (450.0, 2500.0), (2100.0, 2200.0), (3000.0, 3600.0)):
-        part = stretch(pieces, 8000, start, end).samples
-        whole = lay(pieces, 8000, int(8 * end) + 1).samples[int(8 * start):]
-        assert len(part) == len(whole) and np.array_equal(part, whole)
 
 
 def test_a_call_to_a_bot_is_not_replayed(polygon_home: Path, tmp_path: Path) -> None:

@@ -24,12 +24,17 @@ simulated clock; `_turn_taking` has the rules and the seeded draws):
 
 The bot's segments on the timeline are its channel's speech as it played (`agent_segments`), so they
 end where the bot really stopped, and the metrics are measured on the real clock.
+
+Many calls share one event loop, so a call keeps no object per message the bot sends (`BotChannel`
+keeps its audio as bytes), and a caller line is resampled and cut into frames in a worker thread.
+`frame_times`, `frames_sent` and `stop_sending` let a benchmark measure and end the caller's stream.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -62,7 +67,7 @@ from polygon_core.voice import (
 )
 
 from ..stub_server import StubCall, StubRoute
-from ..transports import PacedSender, Transport
+from ..transports import FrameTimes, PacedSender, Transport
 from ._channel import BotChannel, lay
 from ._turn_taking import SpokenTurn, TurnPlan, agent_segments, reaction_ms, turn_plan
 
@@ -94,6 +99,16 @@ class _Pending:
 
 
 @dataclass
+class _Outgoing:
+    """A caller line queued for the send loop: its 20 ms frames, `done` once the last has left (or
+    the stream has ended), and when the first left (ms on the call's clock)."""
+
+    frames: list[bytes]
+    done: asyncio.Event = field(default_factory=asyncio.Event)
+    start_ms: float | None = None
+
+
+@dataclass
 class BotCall:
     """A real-time call to a bot (see the module docstring). Use `async with`: it dials on entry and
     hangs up on exit."""
@@ -111,7 +126,9 @@ class BotCall:
     cascade: CascadeSettings = field(default_factory=CascadeSettings)
     rate: int = PHONE_RATE
     habits: CallerHabits | None = None  # the caller type's habits unless given (tests)
-    _queue: asyncio.Queue[tuple[bytes, asyncio.Event | None, list[float] | None]] = field(init=False)
+    _queue: asyncio.Queue[_Outgoing] = field(init=False)
+    _send_limit: float = field(init=False, default=float("inf"))  # the send loop stops after this many frames
+    _stream_ended: bool = field(init=False, default=False)  # the send loop has stopped: no frame leaves any more
     _pending: list[_Pending] = field(init=False, default_factory=list)
     _asked: list[_Pending] = field(init=False, default_factory=list)
     _caller_audio: list[tuple[float, Audio]] = field(init=False, default_factory=list)
@@ -171,23 +188,54 @@ class BotCall:
         return (asyncio.get_running_loop().time() - self._t0) * 1000
 
     async def _send_loop(self) -> None:
+        """The caller's continuous stream: the queued lines' frames, silence between them."""
+        line: _Outgoing | None = None
+        i = 0
         try:
-            while True:
-                try:
-                    frame, done, stamp = self._queue.get_nowait()
-                except asyncio.QueueEmpty:
-                    frame, done, stamp = _SILENCE, None, None
-                sent = await self._sender.send(frame)
-                if stamp is not None:
-                    stamp.append((sent - self._t0) * 1000)
-                if done is not None:
-                    done.set()
-        except WireError as exc:  # the line is gone: no caller line waits for frames that cannot leave
+            while self._sender.sent < self._send_limit:
+                if line is None and not self._queue.empty():
+                    line, i = self._queue.get_nowait(), 0
+                sent = await self._sender.send(line.frames[i] if line is not None else _SILENCE)
+                if line is not None:
+                    if i == 0:
+                        line.start_ms = (sent - self._t0) * 1000
+                    i += 1
+                    if i == len(line.frames):
+                        line.done.set()
+                        line = None
+        except WireError as exc:
             self._fault = self._fault or exc
+        finally:  # the stream has ended: no caller line waits for frames that cannot leave
+            self._stream_ended = True
+            if line is not None:
+                line.done.set()
             while not self._queue.empty():
-                _frame, done, _stamp = self._queue.get_nowait()
-                if done is not None:
-                    done.set()
+                self._queue.get_nowait().done.set()
+
+    async def stop_sending(self, after: int | None = None) -> None:
+        """End the caller's stream after `after` frames in all (`frames_sent`), or after the frame on
+        its way now; returns once the send loop has stopped. A line not yet sent is said into the
+        void. The line stays open: the bot's audio is still received until the call ends."""
+        self._send_limit = self._sender.sent if after is None else after
+        if self._tasks:
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._tasks[0]
+
+    @property
+    def frames_sent(self) -> int:
+        """The caller's frames sent so far, silence included."""
+        return self._sender.sent
+
+    @property
+    def frame_times(self) -> FrameTimes | None:
+        """When each of the caller's frames was due and when it left (None before the first):
+        `transports.cadence` measures the stream's jitter and late frames from it."""
+        return self._sender.times
+
+    @property
+    def fault(self) -> BaseException | None:
+        """Why the line went (a `WireError`, or `BotFailure("hung_up")`); None while it is up."""
+        return self._fault
 
     @property
     def closed(self) -> bool:
@@ -198,7 +246,7 @@ class BotCall:
         try:
             async for event in self.transport.events():
                 if isinstance(event, BotAudio):
-                    self._play(event.audio)
+                    self._play(event.mulaw)
                 elif isinstance(event, BotClear):
                     self._clear()
                 elif isinstance(event, BotMark):
@@ -218,9 +266,9 @@ class BotCall:
         elif event.text.strip():
             self._user_said.append((self._now_ms(), event.text.strip()))
 
-    def _play(self, audio: Audio) -> None:
+    def _play(self, mulaw: bytes) -> None:
         """The bot's audio plays from when it arrives, after what is already queued."""
-        self._bot.play(audio, self._now_ms(), caller_busy=self._caller_busy)
+        self._bot.play(mulaw, self._now_ms(), caller_busy=self._caller_busy)
 
     def _clear(self) -> None:
         """The bot dropped its unplayed audio: it stops now (a yield on the timeline)."""
@@ -278,7 +326,7 @@ class BotCall:
                                                    if isinstance(p.call.arguments, dict) else {})
                                        for p in self._asked])
 
-    def _turn_frames(self) -> list[int]:
+    def _turn_frames(self) -> Sequence[int]:
         return self._bot.turn_frames(self._turn_from)
 
     def _bot_turn(self) -> tuple[float, float] | None:
@@ -368,14 +416,18 @@ class BotCall:
         one (`_bot_heard`), else Polygon's transcription of the audio as sent. The caller segment's
         `heard_from` says which (`agent` or `polygon`)."""
         clean = await asyncio.to_thread(self.parts.caller_voice.synthesize, text, self._voice, self.language)
-        line, events = await asyncio.to_thread(degrade, clean, self.conditions, conversation_id=self.conversation_id,
-                                               turn=turn)
+
+        def prepare() -> tuple[Audio, list[LineEvent], list[bytes], Audio]:
+            line, events = degrade(clean, self.conditions, conversation_id=self.conversation_id, turn=turn)
+            return line, events, *self._framed(line)
+
+        line, events, frames, played = await asyncio.to_thread(prepare)
         hearing = asyncio.create_task(asyncio.to_thread(self.parts.agent_ears.transcribe, line, self.language))
         barging = self._barged_at is not None
         if not barging:
             await self._reaction_pause(turn)
         self._user_said = []  # the bot's transcripts of earlier speech (an aside) are not this line's
-        start, end = await self._send_line(line)
+        start, end = await self._send_line(frames, played)
         if barging and self._bot.play_end > start:
             self.events.append(LineEvent(kind="barge_in", start_ms=int(start), end_ms=int(start), side="caller"))
         for event in events:
@@ -409,28 +461,35 @@ class BotCall:
         if wait > 0:
             await asyncio.sleep(wait)
 
-    async def _send_line(self, line: Audio) -> tuple[float, float]:
-        """Queue `line`'s frames and wait until they have left: its (start, end) ms on the call."""
-        frames = caller_frames(line)
-        done, stamp = asyncio.Event(), []  # type: ignore[var-annotated]
-        if self.closed or not frames:
-            done.set()  # nobody listens any more: the line is said into the void
-        for i, frame in enumerate(frames):
-            last = i == len(frames) - 1
-            await self._queue.put((frame, done if last else None, stamp if i == 0 else None))
-        while not done.is_set() and not self.closed:
+    def _framed(self, line: Audio) -> tuple[list[bytes], Audio]:
+        """`line`'s 20 ms mu-law frames and the line at the call's rate (its WAV): resampling and
+        coding a line costs milliseconds, so callers run this in a worker thread, off the loop every
+        call's frames leave from."""
+        played = resample(line, self.rate)
+        return caller_frames(played if self.rate == PHONE_RATE else line), played
+
+    async def _send_line(self, frames: list[bytes], played: Audio) -> tuple[float, float]:
+        """Queue a line's frames and wait until they have left: its (start, end) ms on the call."""
+        out = _Outgoing(frames)
+        if self.closed or self._stream_ended or not frames:
+            out.done.set()  # nobody listens any more: the line is said into the void
+        else:
+            self._queue.put_nowait(out)
+        while not out.done.is_set() and not self.closed:
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(done.wait(), timeout=0.1)
-        start = stamp[0] if stamp else self._now_ms()
-        self._caller_audio.append((start, resample(line, self.rate)))
+                await asyncio.wait_for(out.done.wait(), timeout=0.1)
+        start = out.start_ms if out.start_ms is not None else self._now_ms()
+        self._caller_audio.append((start, played))
         return start, start + len(frames) * FRAME_MS
 
     def _aside(self, kind: SegmentKind, text: str) -> None:
         """The caller says `text` into the line while the bot is waited for (a backchannel, "hello?"):
         a segment of its own, no transcript turn."""
+        def voiced() -> tuple[list[bytes], Audio]:
+            return self._framed(self.parts.caller_voice.synthesize(text, self._voice, self.language))
+
         async def say() -> None:
-            audio = await asyncio.to_thread(self.parts.caller_voice.synthesize, text, self._voice, self.language)
-            start, end = await self._send_line(audio)
+            start, end = await self._send_line(*await asyncio.to_thread(voiced))
             self.segments.append(Segment(side="caller", kind=kind, start_ms=int(start), end_ms=int(end), text=text))
 
         self._asides.append(asyncio.get_running_loop().create_task(say()))
@@ -439,7 +498,7 @@ class BotCall:
 
     @property
     def duration_ms(self) -> int:
-        ends = [at + a.duration_ms for at, a in self._bot.pieces + self._caller_audio] + [0.0]
+        ends = [at + a.duration_ms for at, a in self._caller_audio] + [self._bot.end_ms]
         return int(max(ends))
 
     def hang_up(self, detail: str = "") -> None:
@@ -460,7 +519,7 @@ class BotCall:
     def render(self) -> bytes:
         """Stereo WAV at 8 kHz: the caller as sent (left), the bot as it played (right)."""
         n = self.rate * self.duration_ms // 1000 + 1
-        return stereo_wav(lay(self._caller_audio, self.rate, n), lay(self._bot.pieces, self.rate, n))
+        return stereo_wav(lay(self._caller_audio, self.rate, n), self._bot.audio(n))
 
     def stack(self) -> dict[str, str]:
         """The engines and the line: the caller's voice, Polygon's ears, the VAD and the bot's URL."""
