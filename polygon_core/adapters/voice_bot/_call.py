@@ -129,6 +129,7 @@ class BotCall:
     _queue: asyncio.Queue[_Outgoing] = field(init=False)
     _send_limit: float = field(init=False, default=float("inf"))  # the send loop stops after this many frames
     _stream_ended: bool = field(init=False, default=False)  # the send loop has stopped: no frame leaves any more
+    _line: _Outgoing | None = field(init=False, default=None)  # the caller line being sent
     _pending: list[_Pending] = field(init=False, default_factory=list)
     _asked: list[_Pending] = field(init=False, default_factory=list)
     _caller_audio: list[tuple[float, Audio]] = field(init=False, default_factory=list)
@@ -174,11 +175,14 @@ class BotCall:
     async def __aexit__(self, *_: object) -> None:
         if self._asides:  # a backchannel or "hello?" still on its way out is kept on the timeline
             await asyncio.wait(self._asides, timeout=3.0)
-        for task in self._tasks + self._asides:
+        tasks = self._tasks + self._asides
+        for task in tasks:
             task.cancel()
-        for task in self._tasks + self._asides:
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
+        if tasks:  # not `await task` under suppress(CancelledError): that would swallow a cancel of the caller's own
+            await asyncio.wait(tasks)
+        for task in tasks:
+            if not task.cancelled():
+                task.exception()  # retrieved: a loop's wire fault is the call's `fault` already
         with contextlib.suppress(Exception):
             await self.transport.close()
         if self.route is not None:
@@ -189,12 +193,12 @@ class BotCall:
 
     async def _send_loop(self) -> None:
         """The caller's continuous stream: the queued lines' frames, silence between them."""
-        line: _Outgoing | None = None
         i = 0
         try:
             while self._sender.sent < self._send_limit:
-                if line is None and not self._queue.empty():
-                    line, i = self._queue.get_nowait(), 0
+                if self._line is None and not self._queue.empty():
+                    self._line, i = self._queue.get_nowait(), 0
+                line = self._line
                 sent = await self._sender.send(line.frames[i] if line is not None else _SILENCE)
                 if line is not None:
                     if i == 0:
@@ -202,15 +206,19 @@ class BotCall:
                     i += 1
                     if i == len(line.frames):
                         line.done.set()
-                        line = None
+                        self._line = None
         except WireError as exc:
             self._fault = self._fault or exc
-        finally:  # the stream has ended: no caller line waits for frames that cannot leave
+        finally:
             self._stream_ended = True
-            if line is not None:
-                line.done.set()
-            while not self._queue.empty():
-                self._queue.get_nowait().done.set()
+            self._release_lines()
+
+    def _release_lines(self) -> None:
+        """The stream has ended or the line has gone: no caller line waits for frames any more."""
+        if self._line is not None:
+            self._line.done.set()
+        while not self._queue.empty():
+            self._queue.get_nowait().done.set()
 
     async def stop_sending(self, after: int | None = None) -> None:
         """End the caller's stream after `after` frames in all (`frames_sent`), or after the frame on
@@ -218,8 +226,7 @@ class BotCall:
         void. The line stays open: the bot's audio is still received until the call ends."""
         self._send_limit = self._sender.sent if after is None else after
         if self._tasks:
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._tasks[0]
+            await asyncio.wait(self._tasks[:1])  # (a cancel of this caller's task propagates)
 
     @property
     def frames_sent(self) -> int:
@@ -255,8 +262,9 @@ class BotCall:
                     self._transcript(event)
         except WireError as exc:
             self._fault = exc
-            return
-        self._fault = BotFailure("hung_up", "the bot closed the line")
+        else:
+            self._fault = BotFailure("hung_up", "the bot closed the line")
+        self._release_lines()  # the line has gone: a caller line being said does not wait for its frames
 
     def _transcript(self, event: BotTranscript) -> None:
         """The bot's own transcript: of its speech (`agent`, the turn's text) or of the caller's (`user`,
@@ -475,9 +483,10 @@ class BotCall:
             out.done.set()  # nobody listens any more: the line is said into the void
         else:
             self._queue.put_nowait(out)
-        while not out.done.is_set() and not self.closed:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(out.done.wait(), timeout=0.1)
+        # Set when its last frame has left, or when the stream ends or the line goes first. (Not
+        # polled through `wait_for`: in Python 3.11 it swallows a cancel that comes as the event is
+        # set, and a caller told to stop went on talking.)
+        await out.done.wait()
         start = out.start_ms if out.start_ms is not None else self._now_ms()
         self._caller_audio.append((start, played))
         return start, start + len(frames) * FRAME_MS
