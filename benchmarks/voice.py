@@ -44,11 +44,14 @@ one event loop, each a `BotCall` (the real `TwilioTransport`, its `PacedSender` 
 loop decoding the bot's audio and running the WebRTC VAD on it) to a local echo bot in its own
 process (`echo_bot.py`). The caller says one pre-rendered line (eSpeak, or `--clip tone`), silence for
 `--gap-s`, the line again, through `BotCall.caller_spoke` (synthesis and recognition replaced by the
-clip and deaf ears: no speech engine runs). After `--seconds` of frames each call's send loop stops,
-the echoes on their way are awaited, and it hangs up. Reported: the outgoing cadence of every call
-pooled (`cadence`: jitter = |gap between consecutive frames - 20 ms|, p50 and p99; a frame is late
-when it left more than 20 ms, one period, after its deadline), frames and echoes, the VAD's frames,
-this process's CPU (every thread) and the bot's, peak RSS, and the garbage collector's pauses.
+clip and deaf ears: no speech engine runs). After `--seconds` of frames each call's stream stops
+(`BotCall.stop_sending`), the echoes on their way are awaited, and it hangs up. Before the calls the
+heap is frozen as `polygon run` freezes it once its first call has dialled
+(`freeze_after_first_dial`; `--no-gc-freeze` to measure without). Reported: the outgoing cadence
+of every call pooled (`cadence` over `BotCall.frame_times`: jitter = |gap between consecutive frames
+- 20 ms|, p50 and p99; a frame is late when it left more than 20 ms, one period, after its
+deadline), frames and echoes, the VAD's frames, this process's CPU (every thread) and the bot's,
+peak RSS, and the garbage collector's pauses.
 
     .venv/bin/python benchmarks/voice.py --realtime 50 --seconds 60 [--json]
 """
@@ -504,26 +507,8 @@ async def _talk(call: Any, gap_s: float) -> None:
         await asyncio.sleep(gap_s)
 
 
-def _lean_bot_call() -> type:
-    """An experiment (`--lean`), not Polygon: `BotCall` whose receive loop runs the VAD on the bot's
-    audio as it plays but keeps no `Audio` per message, as a call that kept the bot's audio in one
-    buffer per stretch would; the garbage collector's pauses then show what the per-frame objects
-    cost."""
-    from polygon_core.adapters.voice_bot._call import BotCall
-
-    class LeanBotCall(BotCall):
-        def _play(self, audio: Audio) -> None:
-            at = max(self._now_ms(), self._play_end)
-            self._play_end = at + audio.duration_ms
-            step = self.parts.vad.frame_ms
-            self._speech += [int(at + i * step) for i, speech in enumerate(self.parts.vad.speech_frames(audio))
-                             if speech]
-
-    return LeanBotCall
-
-
 async def _realtime_call(index: int, url: str, parts: CallParts, seconds: float, gap_s: float,
-                         delay_s: float, lean: bool = False) -> RealtimeCall:
+                         delay_s: float) -> RealtimeCall:
     """One call through `BotCall`: dial (the real `TwilioTransport`), its send loop (`PacedSender`)
     streaming the caller's lines and the silence between, its receive loop playing the echoed audio
     through the VAD; after `seconds` of frames the send loop stops, the echoes still on the way are
@@ -534,31 +519,23 @@ async def _realtime_call(index: int, url: str, parts: CallParts, seconds: float,
 
     await asyncio.sleep(delay_s)
     transport = TwilioTransport()
-    call = (_lean_bot_call() if lean else BotCall)(transport=transport, url=url, route=None, parts=parts, conversation_id=f"realtime-{index}",
+    call = BotCall(transport=transport, url=url, route=None, parts=parts, conversation_id=f"realtime-{index}",
                    scenario_id="echo", seed=index, caller_type="neutral", language="en",
                    conditions=LineConditions())
     frames = round(seconds / FRAME_PERIOD_S)
     async with asyncio.timeout(seconds + 60), call:  # a hang guard: a stuck call fails, not the run
-        # BotCall keeps its sender and its two loops private: read them here, in one place.
-        sender, send_loop = call._sender, call._tasks[0]
         talking = asyncio.create_task(_talk(call, gap_s))
-        while sender.times is None:
-            await asyncio.sleep(FRAME_PERIOD_S / 4)
-        await asyncio.sleep(max(0.0, sender.times.deadline(frames) - FRAME_PERIOD_S / 2 - sender.now()))
-        while sender.sent < frames and not send_loop.done():
-            await asyncio.sleep(FRAME_PERIOD_S / 4)
-        for task in (talking, send_loop):
-            task.cancel()
-        for task in (talking, send_loop):
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        await call.stop_sending(after=frames)
+        talking.cancel()
+        await asyncio.wait([talking])  # (not `await` under suppress(CancelledError): the hang guard's cancel would be lost)
         # The echoes of the last frames are on their way: wait for them (a guard, not a timing).
         async with asyncio.timeout(10):
-            while transport.received < sender.sent and not call.closed:
+            while transport.received < call.frames_sent and not call.closed:
                 await asyncio.sleep(FRAME_PERIOD_S)
-        fault = str(call._fault) if call.closed else None
-        assert sender.times is not None
-        return RealtimeCall(index, sender.times, sender.sent, transport.received, fault)
+        times = call.frame_times
+        assert times is not None
+        return RealtimeCall(index, times, call.frames_sent, transport.received,
+                            str(call.fault) if call.fault is not None else None)
 
 
 def warm_up(parts: CallParts, audio: Audio) -> float:
@@ -580,10 +557,12 @@ def warm_up(parts: CallParts, audio: Audio) -> float:
 
 def measure_realtime(calls: int, seconds: float, *, clip: str = "espeak", gap_s: float = 1.5,
                      ramp_s: float = 1.0, echo_delay_ms: float = 0.0, cold: bool = False,
-                     gc_freeze: bool = False, lean: bool = False) -> dict[str, Any]:
+                     gc_freeze: bool = True) -> dict[str, Any]:
     """`calls` concurrent real-time calls of `seconds` each to a local echo bot, on one event loop;
-    the report (`realtime_report`). `cold`: no `warm_up` first; `gc_freeze`: `gc.freeze()` before
-    the calls (a remedy tried, not what Polygon does); `lean`: `_lean_bot_call` (an experiment)."""
+    the report (`realtime_report`). `cold`: no `warm_up` first; `gc_freeze`: freeze the heap before
+    the calls as `polygon run` does once its first call has dialled (`freeze_after_first_dial`);
+    False measures the calls without it."""
+    from polygon.usecases._call_line import freeze_after_first_dial
     from polygon_core.adapters.speech import make_vad
 
     audio = tone_clip() if clip == "tone" else espeak_clip()
@@ -591,14 +570,12 @@ def measure_realtime(calls: int, seconds: float, *, clip: str = "espeak", gap_s:
     parts = CallParts(caller_voice=CannedVoice(audio), agent_voice=CannedVoice(audio), agent_ears=DeafEars(),
                       vad=vad)
     warm_s = None if cold else warm_up(parts, audio)
-    if gc_freeze:
-        import gc
-
-        gc.freeze()  # what is alive now (modules, engines) is never scanned again
 
     async def run(url: str) -> list[RealtimeCall]:
+        if gc_freeze:
+            await freeze_after_first_dial()
         return list(await asyncio.gather(*(_realtime_call(i, url, parts, seconds, gap_s,
-                                                          _phase_delay(i, calls, ramp_s), lean)
+                                                          _phase_delay(i, calls, ramp_s))
                                            for i in range(calls))))
 
     with EchoBot(echo_delay_ms) as bot, GcPauses().watching() as gc_pauses:
@@ -607,14 +584,14 @@ def measure_realtime(calls: int, seconds: float, *, clip: str = "espeak", gap_s:
         cpu, wall = time.process_time() - cpu0, time.perf_counter() - wall0
     return realtime_report(results, seconds=seconds, clip=clip, clip_s=audio.duration_ms / 1000, gap_s=gap_s,
                            cpu_s=cpu, wall_s=wall, vad=vad, bot=bot.counts, peak_rss_mib=_rss_mib(),
-                           warm_up_s=warm_s, gc_pauses=gc_pauses.summary(), gc_freeze=gc_freeze, lean=lean)
+                           warm_up_s=warm_s, gc_pauses=gc_pauses.summary(), gc_freeze=gc_freeze)
 
 
 def realtime_report(results: Sequence[RealtimeCall], *, seconds: float, clip: str, clip_s: float, gap_s: float,
                     cpu_s: float, wall_s: float, vad: CountingVad, bot: dict[str, Any],
                     peak_rss_mib: float, warm_up_s: float | None = None,
-                    gc_pauses: dict[str, dict[str, float]] | None = None, gc_freeze: bool = False,
-                    lean: bool = False) -> dict[str, Any]:
+                    gc_pauses: dict[str, dict[str, float]] | None = None,
+                    gc_freeze: bool = True) -> dict[str, Any]:
     """The outgoing cadence pooled over every call (`cadence`: jitter is |gap between consecutive
     frames - 20 ms|; a frame is late when it left more than 20 ms after its deadline), the frames
     and echoes per call, the CPU (this process, every thread) and the echo bot's, peak RSS."""
@@ -636,7 +613,7 @@ def realtime_report(results: Sequence[RealtimeCall], *, seconds: float, clip: st
             "vad": {"calls": vad.calls, "frames": vad.frames, "speech_frames": vad.speech},
             "cpu_s": cpu_s, "wall_s": wall_s, "cpu_share_of_one_core": cpu_s / wall_s if wall_s else None,
             "cpu_s_per_call_minute": cpu_s / (call_s / 60) if call_s else None,
-            "peak_rss_mib": peak_rss_mib, "bot": bot, "gc_freeze": gc_freeze, "lean": lean,
+            "peak_rss_mib": peak_rss_mib, "bot": bot, "gc_freeze": gc_freeze,
             "gc_pauses": gc_pauses or {}}
 
 
@@ -661,8 +638,7 @@ def _realtime_table(out: dict[str, Any]) -> str:
             ("faults", str(len(out["faults"]))),
             *((f"GC gen{g} pauses: n / total / max ms", f"{p['count']} / {p['total_ms']:.0f} / {p['max_ms']:.1f}")
               for g, p in enumerate(out["gc_pauses"].values())),
-            ("gc.freeze() before the calls", "yes" if out["gc_freeze"] else "no"),
-            ("BotCall keeps no Audio per message (--lean)", "yes (an experiment)" if out["lean"] else "no"),
+            ("heap frozen before the calls", "yes (as polygon run)" if out["gc_freeze"] else "no (--no-gc-freeze)"),
             ("machine", f"{m['cpus']} CPUs ({m['cpu']}), load {m['load_before']} before, {m['load_after']} after"),
             ("date", out["date"])]
     return "\n".join(f"{label:<38}{value}" for label, value in rows)
@@ -703,8 +679,8 @@ def main() -> None:
     live.add_argument("--ramp-s", type=float, default=1.0, help="the calls dial over this long (default 1)")
     live.add_argument("--echo-delay-ms", type=float, default=0.0, help="the bot echoes each frame this late")
     live.add_argument("--cold", action="store_true", help="no warm-up: the first call's imports happen mid-call")
-    live.add_argument("--gc-freeze", action="store_true", help="gc.freeze() before the calls (a remedy to try)")
-    live.add_argument("--lean", action="store_true", help="an experiment: BotCall keeping no Audio per bot message")
+    live.add_argument("--no-gc-freeze", dest="gc_freeze", action="store_false",
+                      help="no gc.freeze() before the calls (polygon run freezes once its first call has dialled)")
     args = parser.parse_args()
     if args.realtime is not None:
         main_realtime(args)
@@ -748,8 +724,7 @@ def main_realtime(args: argparse.Namespace) -> None:
         raise SystemExit(2)
     load_before = [round(x, 2) for x in os.getloadavg()]
     out = measure_realtime(args.realtime, args.seconds, clip=args.clip, gap_s=args.gap_s, ramp_s=args.ramp_s,
-                           echo_delay_ms=args.echo_delay_ms, cold=args.cold, gc_freeze=args.gc_freeze,
-                           lean=args.lean)
+                           echo_delay_ms=args.echo_delay_ms, cold=args.cold, gc_freeze=args.gc_freeze)
     out = {"date": datetime.now(UTC).isoformat(timespec="seconds"), "command": " ".join(sys.argv[1:]),
            "machine": _machine(load_before), **out}
     print(json.dumps(out, indent=2) if args.json else _realtime_table(out))

@@ -105,13 +105,14 @@ def test_one_call_report_adds_up(tmp_path: Path) -> None:
 
 def test_realtime_calls_to_the_echo_bot_count_every_frame() -> None:
     """Three real-time calls of 2 s through BotCall to the echo bot (its own process): every call
-    sent 100 frames (one more when the cut-off raced the next deadline), every frame came back
-    echoed and went through the VAD, and the report has its fields. No timing is asserted."""
-    out = bench.measure_realtime(3, 2.0, clip="tone", ramp_s=0.1)
+    sent 100 frames (`BotCall.stop_sending(after=100)`), every frame came back echoed and went
+    through the VAD, and the report has its fields. No timing is asserted. (The heap is not frozen
+    here, to leave the test process as it was; tests/voice/test_bot_call_heap.py tests the freeze.)"""
+    out = bench.measure_realtime(3, 2.0, clip="tone", ramp_s=0.1, gc_freeze=False)
 
     assert out["calls"] == 3 and out["faults"] == []
-    assert 300 <= out["frames_sent"] <= 303
-    assert 100 <= out["frames_per_call_min"] <= out["frames_per_call_max"] <= 101
+    assert out["frames_sent"] == 300
+    assert out["frames_per_call_min"] == out["frames_per_call_max"] == 100
     assert out["echoes_received"] == out["frames_sent"] and out["calls_missing_echoes"] == 0
     # The bot saw the same frames, echoed each once, and each call's start and stop.
     bot = out["bot"]
@@ -124,6 +125,7 @@ def test_realtime_calls_to_the_echo_bot_count_every_frame() -> None:
     assert out["cadence"]["frames"] == out["frames_sent"]
     assert set(out["cadence"]) == {"frames", "late", "lateness_p50_ms", "lateness_p99_ms", "lateness_max_ms",
                                    "jitter_p50_ms", "jitter_p99_ms"}
+    assert out["gc_freeze"] is False and set(out["gc_pauses"]) == {"gen0", "gen1", "gen2"}
     for key in ("goal_met", "cpu_s", "wall_s", "cpu_s_per_call_minute", "peak_rss_mib", "warm_up_s"):
         assert key in out
     assert out["bot"]["cpu_s"] > 0 and out["peak_rss_mib"] > 0
