@@ -57,7 +57,8 @@ async def _read_capped(response: httpx.Response, max_bytes: int) -> bytes:
 
 
 class HttpAgent:
-    """One conversation with an HTTP agent (one client, closed when the conversation object goes)."""
+    """One conversation with an HTTP agent: each turn is one POST on a client opened and closed for it,
+    its reply capped at `max_body_bytes` and the whole reply bounded by `timeout_s`."""
 
     def __init__(self, endpoint: str, *, timeout_s: float = DEFAULT_TIMEOUT_S,
                  max_body_bytes: int = DEFAULT_MAX_BODY_BYTES) -> None:
