@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from functools import cache
 
-__all__ = ["CUES", "STOPWORDS", "cue_pattern"]
+__all__ = ["ACTION_CUES", "CUES", "STOPWORDS", "cue_pattern"]
 
 # Words too common to show that a reply is about the request (unanswered-request overlap).
 _STOP_TEXT = """
@@ -189,8 +189,44 @@ CUES: dict[str, dict[str, tuple[str, ...]]] = {
 }
 
 
+# Cues read only around tool calls (whether a call that acted was confirmed, or promised and never
+# made). Kept out of `CUES` because `CUES` is also the fitted judge's feature list (`ENDING_CUES`),
+# which must not move under a stored model.
+ACTION_CUES: dict[str, dict[str, tuple[str, ...]]] = {
+    # The agent says the thing is done in words the "success" list lacks (order-taking, pickups).
+    "confirm": {
+        "en": (
+            "(order|booking|request|refill|prescription|reservation|change|flight|table|drink|coffee) "
+            "(is|has been|was) (now )?(in|placed|ready|on its way|through)",
+            "(is|are|was|has been) (now )?complete",
+            "(will|should) be ready", "ready for (pick ?up|collection)", "on (its|their) way",
+            "(you'll|you will) (get|receive) (a|an|the) (confirmation|text|email|receipt)",
+            "i('ve| have) (placed|put in|put through|submitted|sent|ordered|refilled|moved|rebooked)",
+            "(it's|that's|everything's) (done|sorted|taken care of)", "taken care of", "sorted",
+            "(you're|you are) now (on|booked|confirmed|scheduled|registered)",
+        ),
+        "ru": (
+            "будет готов\\w*", "(уже )?в пути", "я (оформил\\w*|отправил\\w*|заказал\\w*|перенес\\w*|перенёс\\w*)",
+        ),
+    },
+    # The agent says it will act (a promise a tool call should keep).
+    "promise": {
+        "en": (
+            "(i'll|i will|i'm going to|let me|i can) (go ahead and )?(now )?(place|book|put|process|send|"
+            "submit|schedule|reserve|change|cancel|refill|order|arrange|move|rebook|update|get that)",
+            "(i'll|i will) (have|get) (that|it|this|your \\w+) (done|sorted|sent|ready|placed|booked)",
+            "(it|that|your \\w+) will be (done|placed|booked|sent|processed|ready|refilled|changed)",
+        ),
+        "ru": (
+            "(сейчас |я )(оформлю|забронирую|закажу|отправлю|отменю|изменю|запишу|перенесу)",
+        ),
+    },
+}
+
+
 @cache
 def cue_pattern(category: str) -> re.Pattern[str]:
-    """One compiled pattern for a category, both languages, whole words, on normalised text."""
-    fragments = [f for lang in ("en", "ru") for f in CUES[category][lang]]
+    """One compiled pattern for a category (of `CUES` or `ACTION_CUES`), both languages, whole words."""
+    table = CUES.get(category) or ACTION_CUES[category]
+    fragments = [f for lang in ("en", "ru") for f in table[lang]]
     return re.compile("|".join(f"(?<!\\w)(?:{f})(?!\\w)" for f in fragments))

@@ -4,4 +4,4 @@ A calibration of `offline-heuristic` is keyed by the hash of this string (see `_
 a calibration made before a change reads as "calibrated for an earlier prompt" afterwards.
 """
 
-HEURISTIC_VERSION = "heuristic-3"
+HEURISTIC_VERSION = "heuristic-4"

@@ -101,7 +101,18 @@ def goal_estimate(ctx: Context) -> Tally:
     """Goal completion read from the transcript alone (no assertions, no ground truth)."""
     s = ctx.signals
     t = Tally(3.0)
-    t.add(1.0 if s.successes else 0.0, "the agent confirmed the task done", _at(s, "successes"))
+    # A confirmation counts when a tool call that acted backs it (or the call had no tools to say)
+    # and the caller did not reject what was done.
+    t.add(1.0 if s.successes and not s.unbacked_claims and not s.contested_actions else 0.0, "the agent confirmed the task done",
+          _at(s, "successes"))
+    t.add(1.0 if s.tool_completions and not s.contested_actions else 0.0,
+          "an acting tool call did it, confirmed and accepted", _at(s, "tool_completions"))
+    t.add(-1.5 * min(1, s.contested_actions), "the caller contested what the tool call did",
+          _at(s, "contested_actions"))
+    t.add(-1.5 * min(1, s.failed_actions), "an acting tool call failed and was not redone",
+          _at(s, "failed_actions"))
+    t.add(-2.0 * min(1, s.unbacked_claims), "the agent claimed or promised an action no tool call made",
+          _at(s, "unbacked_claims"))
     t.add(1.0 if s.closure else 0.0, "the caller closed satisfied", _at(s, "closure"))
     t.add(-1.5 if s.give_up else 0.0, "the caller gave up", _at(s, "give_up"))
     t.add(-1.0 if s.final_inability else 0.0, "the agent's last word was that it could not help",

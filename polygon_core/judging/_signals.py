@@ -12,6 +12,16 @@ content word with it (words of three letters or more outside a stop list, compar
 five letters so "booking" meets "booked"), carries a value (a digit or a currency sign), or asks a
 question back (slot filling); a request with no reply, or whose reply does none of these, is
 unanswered. A reply with an inability cue ("no results", «не могу») is counted apart as inability.
+
+A request is also answered when it was done through tools (`_completions`): after it, the agent made
+a successful acting call, then confirmed it in words (a "success" or `ACTION_CUES["confirm"]` cue, in
+that turn or a later agent turn before its next acting call), and the caller's next turn neither
+corrects, complains, gives up nor says the request again (no caller turn: accepted). The call must be
+about the request: no other caller request came between the request and the call, or the request
+shares a content word with the tool's name, its arguments or the confirmation ("order" in
+`finish_order`). A call acts when the tool library says so (`Checks.acting_tools`); without a library
+(imported calls) when its name does not start with a read verb (`get_`, `lookup`, `search`, `check`...).
+A failed call, a confirmation the caller contests, or a promise with no call confirm nothing.
 """
 
 from __future__ import annotations
@@ -40,6 +50,11 @@ _MIN_REPEAT_WORDS = 3
 _NO = re.compile(r"^(no|nope|нет)\b")
 _WORD = re.compile(r"\w+")
 _VALUE = re.compile(r"\d|[£$€₽¥]")
+# A tool whose name starts with one of these reads (imported calls carry no library to say so).
+_READ_VERBS = frozenset({"get", "lookup", "look", "search", "find", "check", "list", "query", "fetch", "read",
+                         "show", "view", "verify", "validate", "describe", "retrieve", "browse", "calculate",
+                         "estimate", "count", "is", "has", "can"})
+_NAME_WORD = re.compile(r"[a-z]+|[A-Z][a-z]*")
 
 
 @dataclass(frozen=True)
@@ -91,6 +106,13 @@ class Signals:
     # Tool arguments contradicting the caller's ground truth (uncorrected), and those in calls that act.
     wrong_facts: int = 0
     acted_on_wrong_facts: int = 0
+    # Acting tool calls: done and confirmed with the caller accepting, confirmed but contested by the
+    # caller (and not redone to their satisfaction), failed and never redone; and the agent's claims or promises of an action in a call with
+    # tools where no acting call succeeded.
+    tool_completions: int = 0
+    contested_actions: int = 0
+    failed_actions: int = 0
+    unbacked_claims: int = 0
     failed_assertions: tuple[str, ...] = ()
     turns_at: dict[str, int] = field(default_factory=dict)
 
@@ -235,8 +257,74 @@ def _cue_turns(turns: Sequence[Turn], category: str) -> list[int]:
     return [t.index for t in turns if _has(category, t.text)]
 
 
-def _requests(turns: Sequence[Turn]) -> tuple[list[int], list[int]]:
-    """(request turns, unanswered request turns)."""
+def _acts(call: ToolCall, acting_tools: Sequence[str]) -> bool:
+    """The call changes something: the library's word when there is one, else not a read verb's name."""
+    if acting_tools:
+        return call.name in acting_tools
+    words = [w.casefold() for w in _NAME_WORD.findall(call.name)]
+    return bool(words) and words[0] not in _READ_VERBS
+
+
+def _confirms(text: str) -> bool:
+    return _has("success", text) or _has("confirm", text)
+
+
+@dataclass(frozen=True)
+class _Completion:
+    """One successful acting call: where it was made, where confirmed, and whether the caller accepted."""
+
+    call: int  # position in the turns
+    confirmed: int | None  # position of the confirming agent turn
+    accepted: bool
+    words: frozenset[str]  # stems of the tool names, argument values and the confirmation
+
+
+def _contests(text: str, request_texts: Sequence[str]) -> bool:
+    """A caller turn that rejects what was just done: a correction, a complaint, giving up, or the request again."""
+    if _has("correction", text) or _has("frustration", text) or _has("give_up", text):
+        return True
+    if _NO.match(_norm(text)) and not _has("closure", text):
+        return True
+    pair = (" ".join(_WORD.findall(_norm(text))), _content(text))
+    return len(pair[0].split()) >= _MIN_REPEAT_WORDS and any(
+        _same(pair, (" ".join(_WORD.findall(_norm(r))), _content(r))) for r in request_texts)
+
+
+def _completions(turns: Sequence[Turn], acting_tools: Sequence[str]) -> list[_Completion]:
+    """Every agent turn with a successful acting call, with its confirmation and the caller's reaction."""
+    acting_at = [pos for pos, t in enumerate(turns) if t.speaker == "agent"
+                 and any(_acts(c, acting_tools) and not _failed(c) for c in t.tool_calls)]
+    requests = [t.text for t in turns if t.speaker == "caller" and t.text.strip() and _is_request(t.text)]
+    out = []
+    for n, pos in enumerate(acting_at):
+        stop = acting_at[n + 1] if n + 1 < len(acting_at) else len(turns)
+        confirmed = next((q for q in range(pos, stop) if turns[q].speaker == "agent" and _confirms(turns[q].text)),
+                         None)
+        calls = [c for c in turns[pos].tool_calls if _acts(c, acting_tools) and not _failed(c)]
+        said = " ".join([*(c.name.replace("_", " ") for c in calls),
+                         *(str(v) for c in calls for v in c.arguments.values()),
+                         turns[confirmed].text if confirmed is not None else ""])
+        accepted = False
+        if confirmed is not None:
+            reply = next((t for t in turns[confirmed + 1:] if t.speaker == "caller" and t.text.strip()), None)
+            accepted = reply is None or not _contests(reply.text, requests)
+        out.append(_Completion(pos, confirmed, accepted, frozenset(_stems(said))))
+    return out
+
+
+def _done_by_tools(turns: Sequence[Turn], pos: int, done: Sequence[_Completion]) -> bool:
+    """The request at `pos` was carried out by an accepted completion about it (see the module doc)."""
+    for c in done:
+        if c.call <= pos or not c.accepted:
+            continue
+        between = any(t.speaker == "caller" and t.text.strip() and _is_request(t.text) for t in turns[pos + 1:c.call])
+        if not between or _stems(turns[pos].text) & c.words:
+            return True
+    return False
+
+
+def _requests(turns: Sequence[Turn], done: Sequence[_Completion] = ()) -> tuple[list[int], list[int]]:
+    """(request turns, unanswered request turns): answered in words, or done through tools."""
     asked: list[int] = []
     unanswered: list[int] = []
     for pos, t in enumerate(turns):
@@ -244,9 +332,30 @@ def _requests(turns: Sequence[Turn]) -> tuple[list[int], list[int]]:
             continue
         asked.append(t.index)
         reply = _reply_after(turns, pos)
-        if not _answered(t.text, reply):
+        if not _answered(t.text, reply) and not _done_by_tools(turns, pos, done):
             unanswered.append(t.index)
     return asked, unanswered
+
+
+def _failed_actions(turns: Sequence[Turn], acting_tools: Sequence[str]) -> list[int]:
+    """Turns with a failed acting call that no later call of the same tool redid successfully."""
+    calls = [(t.index, c) for t in turns for c in t.tool_calls if _acts(c, acting_tools)]
+    return [index for n, (index, c) in enumerate(calls) if _failed(c)
+            and not any(later.name == c.name and not _failed(later) for _, later in calls[n + 1:])]
+
+
+def _unbacked_claims(turns: Sequence[Turn], acting_tools: Sequence[str]) -> list[int]:
+    """Agent turns claiming or promising an action in a call with tools where no acting call succeeded.
+
+    Only a call with tools (a tool was called, or the library has acting tools) is held to this: a
+    plain transcript says nothing about what the agent could do.
+    """
+    with_tools = bool(acting_tools) or any(t.tool_calls for t in turns)
+    acted = any(_acts(c, acting_tools) and not _failed(c) for t in turns for c in t.tool_calls)
+    if not with_tools or acted:
+        return []
+    return [t.index for t in turns if t.speaker == "agent"
+            and (_has("success", t.text) or _has("confirm", t.text) or _has("promise", t.text))]
 
 
 def _share(part: float, whole: float) -> float:
@@ -294,7 +403,8 @@ def conversation_signals(conv: Conversation, checks: Checks) -> Signals:
     agent = [t for t in agent_all if t.text.strip()]
     caller_words = sum(len(t.text.split()) for t in caller)
     agent_words = sum(len(t.text.split()) for t in agent)
-    asked, unanswered = _requests(turns)
+    done = _completions(turns, checks.acting_tools)
+    asked, unanswered = _requests(turns, done)
     asked_again = _asked_to_repeat(turns)
     closing = caller[-2:]
     last_agent = agent[-1].text if agent else ""
@@ -320,6 +430,12 @@ def conversation_signals(conv: Conversation, checks: Checks) -> Signals:
         "false_success": _false_successes(turns),
         "wrong_facts": [m.turn for m in checks.fact_mismatches],
         "acted_on_wrong_facts": [m.turn for m in checks.fact_mismatches if m.acts],
+        "tool_completions": [turns[c.call].index for c in done if c.accepted],
+        # Contested and never made right: a later accepted completion (the agent redid it) clears it.
+        "contested_actions": [turns[c.confirmed].index for n, c in enumerate(done) if c.confirmed is not None
+                              and not c.accepted and not any(later.accepted for later in done[n + 1:])],
+        "failed_actions": _failed_actions(turns, checks.acting_tools),
+        "unbacked_claims": _unbacked_claims(turns, checks.acting_tools),
     }
     # The agent ended the call while the caller was not done (their last words were no goodbye).
     cut_off = m.end_reason == "agent_end" and bool(caller) and not _has("closure", caller[-1].text)
@@ -345,5 +461,7 @@ def conversation_signals(conv: Conversation, checks: Checks) -> Signals:
         repeated_questions=m.repeated_questions, clarifications=m.clarifications,
         silent_turns=len(found["silent_turns"]), garbled=len(found["garbled"]),
         wrong_facts=len(found["wrong_facts"]), acted_on_wrong_facts=len(found["acted_on_wrong_facts"]),
+        tool_completions=len(found["tool_completions"]), contested_actions=len(found["contested_actions"]),
+        failed_actions=len(found["failed_actions"]), unbacked_claims=len(found["unbacked_claims"]),
         turns_at=_first_turns(checks, found),
     )

@@ -81,9 +81,11 @@ def test_graded_production_run(stores: usecases.Stores) -> None:
                  for j in stores.repo.judgments(run.id))
     # The sample exports' tool calls fail the demo library's schemas (call-0001: account id "A-1042",
     # no postcode; call-0002's escalation lacks what the schema requires): the importing agent's tools
-    # are known, so they are invalid calls, as simulated ones would be.
+    # are known, so they are invalid calls, as simulated ones would be. call-0001's refund itself went
+    # through (issue_refund ok), was confirmed and the caller thanked: done through tools (+1, 3 -> 4
+    # in heuristic-4), still less the success claimed over its failed lookup.
     assert got == [
-        ("billing-dispute-v3", ["factuality", "robustness", "safety_compliance"], pytest.approx(60.7142857143), 3.0),
+        ("billing-dispute-v3", ["factuality", "robustness", "safety_compliance"], pytest.approx(69.6428571429), 4.0),
         ("production", ["factuality", "robustness", "safety_compliance"], pytest.approx(78.5714285714), 4.0),
         ("production", ["factuality", "safety_compliance"], 59.375, 1.0),
     ]
@@ -138,8 +140,9 @@ def test_production_and_synthetic_runs_in_one_comparison(stores: usecases.Stores
     assert [c.agent_version for c in comparison.cards] == [version, version]
     assert comparison.cards[1].conversations == 2
     assert comparison.cards[1].criteria["factuality"] is None
-    # estimated from the transcripts (call-0001's invalid tool calls count against it)
-    assert comparison.cards[1].criteria["goal_completion"] == 2.0
+    # estimated from the transcripts: call-0001 4 (its refund done through tools; its invalid lookup
+    # counts against it), call-0002 1
+    assert comparison.cards[1].criteria["goal_completion"] == 2.5
     # pass^k is over repeated seeds of a scenario; a production run's calls are not repeats (it
     # showed k = 1…N with N the number of calls).
     assert (comparison.cards[0].source, comparison.cards[1].source) == ("synthetic", "production")

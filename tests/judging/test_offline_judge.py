@@ -38,7 +38,7 @@ def judged(c: Any, rubric: str = "v1", production: bool = True) -> Any:
 
 
 def test_version_and_registry() -> None:
-    assert HEURISTIC_VERSION == "heuristic-3"
+    assert HEURISTIC_VERSION == "heuristic-4"
     assert list(SCORERS) == list(CRITERIA)
 
 
