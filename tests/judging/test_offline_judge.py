@@ -1,4 +1,4 @@
-"""The offline judge (heuristic-2): rubric-driven criteria, not-applicable, evidence, demo verdicts, rho."""
+"""The offline judge: rubric-driven criteria, not-applicable, evidence, demo verdicts, rho."""
 
 from __future__ import annotations
 
