@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import logging
 import socket
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,6 +16,7 @@ import pytest
 from polygon.web import build_server, sign
 from polygon.web._logging import RedactingFilter, redact
 from polygon_core.adapters.settings import load_settings
+from tests.fakes.served import serving
 
 TOKEN = "tok-Zq81-read-only-value"
 ADMIN = "adm-77x-admin-value"
@@ -50,17 +50,10 @@ def served(tmp_path: Path) -> Iterator[tuple[str, _Records]]:
     for logger in loggers:
         logger.addHandler(records)
     logging.getLogger("polygon.web.webhooks").setLevel(logging.INFO)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        assert time.monotonic() < deadline, "the server did not start"
-        time.sleep(0.05)
     try:
-        yield f"http://127.0.0.1:{port}", records
+        with serving(server):
+            yield f"http://127.0.0.1:{port}", records
     finally:
-        server.should_exit = True
-        thread.join(timeout=10)
         for logger in loggers:
             logger.removeHandler(records)
 

@@ -10,7 +10,6 @@ a broken server from hanging the test).
 from __future__ import annotations
 
 import socket
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,6 +18,7 @@ import pytest
 
 from polygon.web import build_server
 from polygon_core.adapters.settings import load_settings
+from tests.fakes.served import serving
 
 
 def _free_port() -> int:
@@ -31,18 +31,8 @@ def _free_port() -> int:
 def port(tmp_path: Path) -> Iterator[int]:
     settings = load_settings(home=tmp_path / ".polygon", serve_header_timeout=0.3, serve_body_timeout=0.3)
     number = _free_port()
-    server = build_server(settings, "127.0.0.1", number)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        assert time.monotonic() < deadline, "the server did not start"
-        time.sleep(0.05)
-    try:
+    with serving(build_server(settings, "127.0.0.1", number)):
         yield number
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)
 
 
 def _closed_by_server(sock: socket.socket, drip: bytes = b"") -> bool:

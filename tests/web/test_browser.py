@@ -13,8 +13,6 @@ from __future__ import annotations
 import json
 import os
 import socket
-import threading
-import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,6 +20,8 @@ from typing import Any
 
 import pytest
 from playwright.sync_api import ViewportSize
+
+from tests.fakes.served import serving
 
 from .conftest import Demo
 
@@ -56,15 +56,8 @@ def base_url(demo: Demo) -> Iterator[str]:
     port = _free_port()
     server = uvicorn.Server(uvicorn.Config(create_app(load_settings(home=demo.home)), host="127.0.0.1",
                                            port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started:
-        assert time.monotonic() < deadline, "uvicorn did not start"
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    thread.join(timeout=10)
+    with serving(server):
+        yield f"http://127.0.0.1:{port}"
 
 
 @pytest.fixture(scope="module")

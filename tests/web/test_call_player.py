@@ -10,13 +10,13 @@ conditions) and the metrics panel shows the call's numbers. Every wait polls; no
 from __future__ import annotations
 
 import re
-import threading
-import time
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from playwright.sync_api import expect
+
+from tests.fakes.served import serving
 
 from ._call_helpers import DURATION_MS, TURNS, seed_call_run
 from .test_browser import ARGS, CHROMIUM, PHONE, SHOTS, WIDE, _free_port
@@ -41,15 +41,8 @@ def base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     port = _free_port()
     server = uvicorn.Server(uvicorn.Config(create_app(load_settings(home=home)), host="127.0.0.1", port=port,
                                            log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20  # a start-up guard, not an assertion on speed
-    while not server.started:
-        assert time.monotonic() < deadline, "uvicorn did not start"
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    thread.join(timeout=10)
+    with serving(server):
+        yield f"http://127.0.0.1:{port}"
 
 
 @pytest.fixture(scope="module")

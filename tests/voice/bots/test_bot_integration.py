@@ -27,8 +27,6 @@ import os
 import shutil
 import subprocess
 import sys
-import threading
-import time
 import wave
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -41,6 +39,7 @@ import pytest
 
 from polygon_core.demo import demo_dir
 from tests.fakes.llm_server import FakeLLMServer
+from tests.fakes.served import serving
 from tests.voice.bots.conftest import BOT, Bot, _free_port, _wait_listening
 
 pytestmark = [pytest.mark.integration, pytest.mark.bot]
@@ -389,17 +388,8 @@ def _web_app(home: Path) -> Iterator[str]:
     port = _free_port()
     server = uvicorn.Server(uvicorn.Config(create_app(load_settings(home=home)), host="127.0.0.1", port=port,
                                            log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 60  # a start-up guard, not a measure
-    while not server.started:
-        assert time.monotonic() < deadline and thread.is_alive(), "uvicorn did not start"
-        time.sleep(0.05)
-    try:
+    with serving(server):
         yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)
 
 
 CHROMIUM = Path("/usr/bin/chromium")
