@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import re
 
+from ._checksums import luhn_valid
+
 __all__ = ["MIN_SPOKEN_DIGITS", "spoken_number_spans"]
 
 MIN_SPOKEN_DIGITS = 7
@@ -39,16 +41,6 @@ _PASSPORT_CUE = re.compile(r"(?i)(?:passport|паспорт)")
 _CUE_REACH = 40  # characters before a run in which "passport" makes it a passport number
 
 Span = tuple[int, int, str]  # start, end, the digits read
-
-
-def _luhn(digits: str) -> bool:
-    total = 0
-    for i, ch in enumerate(reversed(digits)):
-        d = ord(ch) - 48
-        if i % 2:
-            d = d * 2 - 9 if d > 4 else d * 2
-        total += d
-    return total % 10 == 0
 
 
 class _Run:
@@ -105,7 +97,7 @@ def spoken_number_spans(text: str) -> list[tuple[int, int, str]]:
     for start, end, digits in _runs(text):
         if len(digits) < MIN_SPOKEN_DIGITS:
             continue
-        if 13 <= len(digits) <= 19 and _luhn(digits):
+        if 13 <= len(digits) <= 19 and luhn_valid(digits):
             label = "CARD"
         elif _PASSPORT_CUE.search(text, max(0, start - _CUE_REACH), start):
             label = "PASSPORT"

@@ -25,6 +25,7 @@ import phonenumbers
 from pydantic import Field, field_validator
 
 from ..models import FileModel
+from ._checksums import luhn_valid
 from ._patterns import address_spans, iban_spans, passport_spans
 from ._spoken import spoken_number_spans
 
@@ -50,17 +51,6 @@ _EMAIL = re.compile(r"(?<![\w.+-])[\w.+-]+@[^\W_](?:[\w-]*[^\W_])?(?:\.[^\W_](?:
 # after a `+` (`+55 11 98765-4321`, `+8613800138000` are phone numbers with a country code).
 _CARD_LIKE = re.compile(r"(?<![\d+-])\d(?:[ -]?\d){12,18}(?![\d])")
 _LABEL = re.compile(r"^[A-Z][A-Z0-9_]*$")
-
-
-def luhn_valid(digits: str) -> bool:
-    """The Luhn checksum of a digit string (card numbers carry one)."""
-    total = 0
-    for i, ch in enumerate(reversed(digits)):
-        d = ord(ch) - 48
-        if i % 2:
-            d = d * 2 - 9 if d > 4 else d * 2
-        total += d
-    return total % 10 == 0
 
 
 class RedactionSettings(FileModel):
