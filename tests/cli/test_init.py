@@ -15,19 +15,12 @@ from typer.testing import CliRunner
 
 from polygon.cli import app
 from polygon_core.starter import EXAMPLE_PROMPT
+from tests.core.test_starter import DENTAL as PROMPT
+from tests.core.test_starter import SCENARIOS
 
 EXE = Path(sys.executable).with_name("polygon")
 runner = CliRunner()
 
-PROMPT = """You are Mia, the receptionist of Bright Smile Dental Clinic.
-You book, reschedule and cancel dental appointments.
-Ask for the patient's full name and date of birth.
-A cleaning costs 80 dollars.
-Never give medical advice; transfer those calls to the on-call dentist.
-If no slot suits the patient, offer a callback.
-"""
-SCENARIOS = ["book-dental-appointment-success", "medical-advice-refusal", "callback-callback",
-             "medical-advice-transfer", "reschedule-dental-appointment-success", "cancel-dental-appointment-success"]
 WRITTEN = ["my_agent.py", "my_agent.yaml", "suite/suite.yaml", "suite/tools.yaml",
            *(f"suite/scenarios/{i:02d}-{sid}.yaml" for i, sid in enumerate(SCENARIOS, 1))]
 
