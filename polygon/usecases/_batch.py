@@ -49,6 +49,7 @@ from polygon_core.providers import ChatRequest, ChatResponse
 from polygon_core.scoring import DEFAULT_RUBRIC_VERSION, get_rubric
 
 from ._common import FileCaches, Stores
+from ._dispatch import judge_style
 from ._extensions import batch_model_forms
 from ._grade import (
     OFFLINE_NAMES,
@@ -179,12 +180,14 @@ def _work(stores: Stores, spec: BatchPass, only: set[str] | None = None) -> Iter
                 continue
             yield _Work(conv, scenario, judge_requests(
                 conv, rubric=rubric, persona=scenario.persona if scenario else None, instructions=prompt,
-                checks=checks, repeats=spec.repeats), [], production, list(checks.assertions))
+                checks=checks, repeats=spec.repeats, style=judge_style(spec.model)), [], production,
+                list(checks.assertions))
             continue
         answered = probes_for(scenario, library)
         asked = [p for p in answered if not (production and p.id in NOT_APPLICABLE_PROBES)]
         if asked:
-            yield _Work(conv, scenario, [probe_request(conv, asked, checks=checks)], answered, production)
+            yield _Work(conv, scenario, [probe_request(conv, asked, checks=checks, style=judge_style(spec.model))],
+                        answered, production)
 
 
 def _custom_id(spec: BatchPass, index: int) -> str:
@@ -379,7 +382,7 @@ def _store(stores: Stores, spec: BatchPass, work: _Work, replies: list[ChatRespo
         stores.repo.save_judgment(spec.run_id, judgment)
         return 1
     asked = [p for p in work.probes if not (work.production and p.id in NOT_APPLICABLE_PROBES)]
-    answers = to_probe_answers(work.conv.id, work.probes, read_probe_reply(replies[0], asked),
+    answers = to_probe_answers(work.conv.id, work.probes, read_probe_reply(replies[0], asked, work.conv),
                                answered_by=spec.model)
     if work.production:
         answers = mark_probes_not_applicable(answers)

@@ -35,12 +35,18 @@ from polygon_core.judging import (
 )
 from polygon_core.models import Conversation, Judgment, ProbeAnswer
 from polygon_core.probes import Probe
+from polygon_core.providers import COMPACT_PREFIX
 from polygon_core.scoring import Rubric, get_rubric
 
 from ._common import Stores
 
 OFFLINE_NAMES = frozenset({"offline", HEURISTIC_JUDGE})
 FITTED_PREFIX = "fitted:"
+
+
+def judge_style(name: str) -> str:
+    """How a judge or probe answerer is asked: "compact" for `compact:` names, else "full"."""
+    return "compact" if name.startswith(COMPACT_PREFIX) else "full"
 
 
 def judge_label(name: str, model: Any = None) -> str:
@@ -131,10 +137,11 @@ def send(stores: Stores, run_id: str, step: str, conversation_id: str, name: str
 
 
 def judge_requests(conv: Conversation, *, rubric: Rubric, persona: Any, instructions: str | None,
-                   checks: Checks, repeats: int) -> list[Any]:
+                   checks: Checks, repeats: int, style: str = "full") -> list[Any]:
     """The k requests of a k-repeat model judge: one per repeat, with distinct seeds (the same
     seed would just replay one reply). Live, batch and production judging all send these."""
-    base = judge_request(conv, rubric=rubric, persona=persona, instructions=instructions, checks=checks)
+    base = judge_request(conv, rubric=rubric, persona=persona, instructions=instructions, checks=checks,
+                         style=style)
     return [base.model_copy(update={"seed": ((base.seed or 0) + i) % (2**31)}) for i in range(repeats)]
 
 
@@ -148,9 +155,21 @@ def _raws(stores: Stores, run_id: str, step: str, conv: Conversation, checks: Ch
         return [judge_offline(conv, checks, persona, spec.rubric)] * spec.repeats
     instructions = stores.caches.agent(agent_path)[1] if agent_path else None
     requests = judge_requests(conv, rubric=spec.rubric, persona=persona, instructions=instructions,
-                              checks=checks, repeats=spec.repeats)
+                              checks=checks, repeats=spec.repeats, style=judge_style(spec.name))
     replies = send(stores, run_id, step, conv.id, spec.name, spec.model, requests)
     return [read_judge_reply(r, spec.rubric) for r in replies]
+
+
+def _with_compact_hint(judgment: Judgment) -> Judgment:
+    """A full-format judge at its own server (`…@<base URL>`) that quoted nothing of the transcript
+    is most often a small local model reading the rubric: its reason names the compact format."""
+    reason = judgment.reason or ""
+    if (judgment.status != "judge_error" or judge_style(judgment.judge_model) != "full"
+            or "@" not in judgment.judge_model or not reason.startswith("none of the judge's")):
+        return judgment
+    hint = (f"; a small local model reads the compact format better: judge with "
+            f"'{COMPACT_PREFIX}{judgment.judge_model}' (docs/local-models.md)")
+    return judgment.model_copy(update={"reason": reason + hint})
 
 
 def judge_one(stores: Stores, run_id: str, conv: Conversation, checks: Checks, spec: JudgeSpec, *,
@@ -171,6 +190,7 @@ def judge_one(stores: Stores, run_id: str, conv: Conversation, checks: Checks, s
                                       forbidden_phrases=forbidden, not_applicable=not_applicable,
                                       assertions=checks.assertions,
                                       continuous_scores=spec.fitted is not None)
+            judgment = _with_compact_hint(judgment)
     stores.repo.save_judgment(run_id, judgment)
     return judgment
 
@@ -192,8 +212,8 @@ def probe_one(stores: Stores, run_id: str, conv: Conversation, checks: Checks, p
             problem = None
             if sent:
                 (reply,) = send(stores, run_id, step, conv.id, label, model,
-                                [probe_request(conv, sent, checks=checks)])
-                read = read_probe_reply(reply, sent)
+                                [probe_request(conv, sent, checks=checks, style=judge_style(label))])
+                read = read_probe_reply(reply, sent, conv)
                 problem = reply_problem(reply)
         except ProviderFailure as exc:
             answers = probe_error_answers(conv.id, probes, str(exc), answered_by=label)

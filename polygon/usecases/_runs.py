@@ -208,6 +208,9 @@ def role_models(settings: Any, suite_config: Any, agent_config: Any,
                 roles[role] = _fitted_role(role, name, settings)
                 continue
             spec = parse_model_name(name)
+            if spec.style == "compact" and role not in ("judge", "probe"):
+                raise ValueError(f"{name!r} names the compact judge format: it can judge and answer "
+                                 f"probes, not play the {role}")
             if spec.provider != "offline":
                 make_chat_model(name, settings)
         except ValueError as exc:

@@ -61,13 +61,16 @@ def _clean_quote(quote: str) -> str:
     return quote.strip().strip("\"'“”«»").strip().rstrip("…").strip()
 
 
-def locate_quote(turns: Sequence[Turn], quote: str | None) -> dict[str, int] | None:
+def locate_quote(turns: Sequence[Turn], quote: str | None, at_turn: int | None = None) -> dict[str, int] | None:
     """The first place an evidence quote occurs in the transcript: turn index and character span.
 
     Agent turns are searched before caller turns (the judge quotes the agent far more often);
     an exact match wins over a case-insensitive one. None when the quote is nowhere (a judge that
-    paraphrased: the page then shows the quote unlocated rather than guessing).
+    paraphrased: the page then shows the quote unlocated rather than guessing). With a turn (a
+    compact judge's turn reference, `at_turn`) only that turn is searched.
     """
+    if at_turn is not None:
+        turns = [t for t in turns if t.index == at_turn]
     if not quote:
         return None
     needle = _clean_quote(quote)
@@ -107,7 +110,7 @@ def conversation_view(run: Run, conversation: Conversation, *, assertions: Seque
     for j in judgments:
         criteria = []
         for c in j.criteria:
-            where = locate_quote(conversation.turns, c.evidence)
+            where = locate_quote(conversation.turns, c.evidence, c.evidence_turn)
             criteria.append({**c.model_dump(mode="json"), "evidence_at": where})
         judged.append({"rubric_version": j.rubric_version, "judge_model": j.judge_model,
                        "repeats": j.repeats, "composite": j.composite, "verdict": j.verdict,

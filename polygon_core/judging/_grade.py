@@ -10,7 +10,7 @@ from typing import Any
 
 from rapidfuzz import fuzz
 
-from ..models import AssertionResult, Conversation, CriterionScore, EndReason, Judgment, ProbeAnswer
+from ..models import AssertionResult, Conversation, CriterionScore, EndReason, Judgment, ProbeAnswer, Turn
 from ..probes import Probe
 from ..scoring import (
     Rubric,
@@ -53,42 +53,69 @@ def _quote_pieces(quote: str) -> list[str]:
     return pieces
 
 
+def _turn_texts(turn: Turn) -> list[str]:
+    """What a judge may quote of one turn: said, heard, and its tool calls (name, arguments, result,
+    errors)."""
+    texts = [turn.text, turn.heard or ""]
+    for call in turn.tool_calls:
+        texts.append(json.dumps({"name": call.name, "arguments": call.arguments, "result": call.result,
+                                 "error": call.error, "validation_error": call.validation_error},
+                                ensure_ascii=False, default=str))
+    return texts
+
+
 def _searchable(conversation: Conversation) -> list[str]:
-    """Every text the judge was shown and may quote: what was said and heard, tool calls (name,
-    arguments, result, errors) and how the call ended, each made plain."""
-    texts: list[str] = []
-    for turn in conversation.turns:
-        texts += [turn.text, turn.heard or ""]
-        for call in turn.tool_calls:
-            texts.append(json.dumps({"name": call.name, "arguments": call.arguments, "result": call.result,
-                                     "error": call.error, "validation_error": call.validation_error},
-                                    ensure_ascii=False, default=str))
+    """Every text the judge was shown and may quote: each turn's (`_turn_texts`) and how the call
+    ended, each made plain."""
+    texts = [text for turn in conversation.turns for text in _turn_texts(turn)]
     texts += [conversation.end_reason.value, conversation.end_detail or ""]
     return [plain for t in texts if t and (plain := _plain(t))]
 
 
-def evidence_supported(quote: str | None, conversation: Conversation) -> bool:
+# A quote's turn reference: the entry named no turn (full format), or this turn number, or a turn
+# reference that is no integer (`TURN_UNREADABLE`), in which no quote is found.
+NO_TURN = -1
+TURN_UNREADABLE = -2
+
+
+def evidence_supported(quote: str | None, conversation: Conversation, turn: int | None = None) -> bool:
     """The quote is (fuzzily) in the transcript the judge saw: as said or as heard, or in a tool
-    call or the ending. Tolerant of what honest quoting does: case, punctuation, quote marks and
+    call or the ending; with `turn`, in that turn (said, heard, its tool calls) and nowhere else.
+    Tolerant of what honest quoting does: case, punctuation, quote marks and
     whitespace are ignored, a quote may be part of a turn, and a quote joining excerpts with an
     ellipsis is supported when each excerpt is (each one fuzzily, at `_EVIDENCE_MIN_SCORE`).
     An empty quote (nothing but punctuation) is not supported: it is no quote."""
-    return bool(quote) and _quote_checker(conversation)(quote or "")
+    return bool(quote) and _quote_checker(conversation)(quote or "", NO_TURN if turn is None else turn)
 
 
-def _quote_checker(conversation: Conversation) -> Callable[[str], bool]:
+def _quote_checker(conversation: Conversation) -> Callable[[str, int], bool]:
     """`evidence_supported` for many quotes of one conversation: its texts made plain once, and a
-    quote repeated across criteria or repeats looked up once."""
-    texts = _searchable(conversation)
-    seen: dict[str, bool] = {}
+    quote repeated across criteria or repeats looked up once. `supported(quote, turn)` looks in the
+    whole transcript for `NO_TURN`, and only in that turn's texts for a turn number (the compact
+    format's evidence by turn reference); a turn the conversation does not have holds no quote."""
+    everywhere = _searchable(conversation)
+    by_turn = {t.index: [p for text in _turn_texts(t) if text and (p := _plain(text))]
+               for t in conversation.turns}
+    seen: dict[tuple[str, int], bool] = {}
 
-    def supported(quote: str) -> bool:
-        if quote not in seen:
+    def supported(quote: str, turn: int = NO_TURN) -> bool:
+        key = (quote, turn)
+        if key not in seen:
+            texts = everywhere if turn == NO_TURN else by_turn.get(turn, [])
             pieces = _quote_pieces(quote)
-            seen[quote] = bool(pieces) and all(any(_found(piece, text) for text in texts) for piece in pieces)
-        return seen[quote]
+            seen[key] = bool(pieces) and all(any(_found(piece, text) for text in texts) for piece in pieces)
+        return seen[key]
 
     return supported
+
+
+def _turn_of(entry: Any) -> int:
+    """The turn an entry's evidence names: NO_TURN when it names none, TURN_UNREADABLE when its
+    `turn` is not an integer turn number."""
+    if not isinstance(entry, dict) or "turn" not in entry:
+        return NO_TURN
+    turn = entry["turn"]
+    return turn if isinstance(turn, int) and not isinstance(turn, bool) and turn >= 0 else TURN_UNREADABLE
 
 
 def _found(piece: str, text: str) -> bool:
@@ -140,15 +167,19 @@ def probe_error_answers(conversation_id: str, probes: Sequence[Probe], reason: s
             for p in probes]
 
 
-def _invented(repeats: Sequence[dict[str, Any]], supported: Callable[[str], bool]) -> str | None:
+def _invented(repeats: Sequence[dict[str, Any]], supported: Callable[[str, int], bool]) -> str | None:
     """Why the judge did not read the transcript, or None: at least `_INVENTED_MIN_QUOTES` evidence
-    quotes over the repeats, and not one of them is in it (docs/design.md "Scoring rules")."""
-    quotes = [entry["evidence"] for r in repeats if UNPARSEABLE_REPLY not in r for entry in r.values()
+    quotes over the repeats, and not one of them is in it (in the turn it names, for a compact
+    judge; docs/design.md "Scoring rules")."""
+    quotes = [(entry["evidence"], _turn_of(entry)) for r in repeats if UNPARSEABLE_REPLY not in r
+              for entry in r.values()
               if isinstance(entry, dict) and isinstance(entry.get("evidence"), str) and entry["evidence"].strip()]
-    if len(quotes) < _INVENTED_MIN_QUOTES or any(supported(q) for q in quotes):
+    if len(quotes) < _INVENTED_MIN_QUOTES or any(supported(q, turn) for q, turn in quotes):
         return None
-    shown = quotes[0] if len(quotes[0]) <= 80 else quotes[0][:80] + "…"
-    return (f"none of the judge's {len(quotes)} evidence quotes is in the transcript "
+    first = quotes[0][0]
+    shown = first if len(first) <= 80 else first[:80] + "…"
+    where = "the turn it names" if any(turn != NO_TURN for _, turn in quotes) else "the transcript"
+    return (f"none of the judge's {len(quotes)} evidence quotes is in {where} "
             f"(the first: {json.dumps(shown, ensure_ascii=False)})")
 
 
@@ -225,13 +256,13 @@ def build_judgment(
     supported = _quote_checker(conversation)
     criteria: list[CriterionScore] = []
     for c in rubric.criteria:
-        quotes = [r[c.name].get("evidence") for r in repeats
+        quotes = [(r[c.name]["evidence"], _turn_of(r[c.name])) for r in repeats
                   if isinstance(r.get(c.name), dict) and r[c.name].get("evidence")]
-        quote = quotes[0] if quotes else None
+        quote, turn = quotes[0] if quotes else (None, NO_TURN)
         criteria.append(CriterionScore(
             criterion=c.name, score=agg.scores.get(c.name), status=agg.statuses.get(c.name, "scored"),
-            evidence=quote,
-            unsupported_evidence=bool(quote) and not supported(quote or ""),
+            evidence=quote, evidence_turn=turn if turn >= 0 else None,
+            unsupported_evidence=bool(quote) and not supported(quote or "", turn),
         ))
     invented = _invented(repeats, supported)
     failed = bool(agg.failed) or invented is not None

@@ -23,6 +23,7 @@ async def judge_with_model(
     instructions: str | None,
     checks: Checks | None,
     repeats: int = 1,
+    style: str = "full",
 ) -> list[dict[str, Any]]:
     """k judge calls on one conversation; each reply read by `read_judge_reply`.
 
@@ -32,7 +33,7 @@ async def judge_with_model(
     if repeats < 1:
         raise ValueError(f"repeats must be at least 1, got {repeats}")
     base = judge_request(conversation, rubric=rubric, persona=persona, instructions=instructions,
-                         checks=checks)
+                         checks=checks, style=style)
     out: list[dict[str, Any]] = []
     for r in range(repeats):
         request = base if r == 0 else base.model_copy(update={"seed": ((base.seed or 0) + r) % 2**31})
@@ -41,11 +42,12 @@ async def judge_with_model(
 
 
 async def probe_with_model(
-    model: ChatModel, conversation: Conversation, probes: Sequence[Probe], *, checks: Checks | None
+    model: ChatModel, conversation: Conversation, probes: Sequence[Probe], *, checks: Checks | None,
+    style: str = "full",
 ) -> list[ProbeAnswer]:
     """One probe call answering every probe on one conversation (its own prompt and pass)."""
     if not probes:
         return []
-    reply = await model.chat(probe_request(conversation, probes, checks=checks))
-    return to_probe_answers(conversation.id, probes, read_probe_reply(reply, probes),
+    reply = await model.chat(probe_request(conversation, probes, checks=checks, style=style))
+    return to_probe_answers(conversation.id, probes, read_probe_reply(reply, probes, conversation),
                             answered_by=model.name)

@@ -3,6 +3,7 @@ blocks, the escaping and why the transcript cannot instruct the model)."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -63,13 +64,18 @@ def probe_response_schema(probes: Sequence[Probe]) -> dict[str, Any]:
 
 
 def probe_request(
-    conversation: Conversation, probes: Sequence[Probe], *, checks: Checks | None
+    conversation: Conversation, probes: Sequence[Probe], *, checks: Checks | None, style: str = "full"
 ) -> ChatRequest:
     """One probe call answering every probe on one conversation, in its own pass and prompt.
 
     Static, cacheable system prompt; one user message with the probes, the checks and the
     transcript in delimited, escaped blocks. Temperature 0, a per-conversation seed, a schema.
+    `style` "compact" builds the compact format's request (`_compact.py`: an enum and a turn).
     """
+    if style == "compact":
+        from ._compact import compact_probe_request  # it builds on the shared blocks
+
+        return compact_probe_request(conversation, probes, checks=checks)
     probe_lines = [escape_data({"id": p.id, "question": p.question, "applies_when": p.applies_when})
                    for p in probes]
     user = "\n\n".join([
@@ -92,12 +98,15 @@ def probe_request(
     )
 
 
-def read_probe_reply(response: ChatResponse, probes: Sequence[Probe]) -> dict[str, dict[str, Any]]:
+def read_probe_reply(response: ChatResponse, probes: Sequence[Probe],
+                     conversation: Conversation | None = None) -> dict[str, dict[str, Any]]:
     """Probe id → {"answer": yes|no|na|unanswered, "evidence": str | None, "flag": str | None}.
 
     Every probe asked gets an entry. An answer that cannot be read (absent, "maybe", a number, or a
     whole reply that is not a JSON object) is `unanswered` with `flag` saying why
     (`missing`, `unreadable`, `unparseable_reply`); `unanswered` is left out of conformance like na.
+    A compact answer names a turn instead of quoting: with the `conversation`, its evidence is
+    that reference and the turn's start (`turn 3 (agent): "…"`); a turn it does not have is none.
     """
     reply, _problem = _reply_object(response)
     if reply is None:
@@ -115,10 +124,27 @@ def read_probe_reply(response: ChatResponse, probes: Sequence[Probe]) -> dict[st
         answer = parse_probe_answer(raw)
         # A model may not claim "unanswered" for itself; only Polygon flags an answer that way.
         flag = PROBE_FLAG_UNREADABLE if answer == "unanswered" else None
+        if not (isinstance(evidence, str) and evidence) and isinstance(entry, Mapping):
+            evidence = _turn_reference(entry.get("turn"), conversation)
         out[probe.id] = {"answer": answer,
                          "evidence": evidence if isinstance(evidence, str) and evidence else None,
                          "flag": flag}
     return out
+
+
+# How much of a referenced turn a compact probe answer's evidence shows.
+_REFERENCE_CHARS = 100
+
+
+def _turn_reference(turn: Any, conversation: Conversation | None) -> str | None:
+    """`turn 3 (agent): "the turn's first words…"` for a turn number the conversation has."""
+    if conversation is None or not isinstance(turn, int) or isinstance(turn, bool):
+        return None
+    found = next((t for t in conversation.turns if t.index == turn), None)
+    if found is None:
+        return None
+    text = found.text if len(found.text) <= _REFERENCE_CHARS else found.text[:_REFERENCE_CHARS] + "…"
+    return f"turn {turn} ({found.speaker}): {json.dumps(text, ensure_ascii=False)}"
 
 
 def to_probe_answers(

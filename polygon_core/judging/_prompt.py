@@ -218,14 +218,22 @@ def judge_request(
     persona: Persona | None,
     instructions: str | None,
     checks: Checks | None,
+    style: str = "full",
 ) -> ChatRequest:
     """One judge call over a whole conversation (see the module docstring on escaping).
+
+    `style` "compact" builds the compact format's request instead (`_compact.py`).
 
     The system message (the judge's instructions and the rubric) is static per rubric version and
     marked `cache=True`; the single user message carries the agent's instructions, the caller's
     ground truth, the deterministic checks and the transcript, each in its delimited block.
     Temperature 0, a per-conversation seed, and a structured-output schema.
     """
+    if style == "compact":
+        from ._compact import compact_judge_request  # it builds on this module's blocks
+
+        return compact_judge_request(conversation, rubric=rubric, persona=persona,
+                                     instructions=instructions, checks=checks)
     user = "\n\n".join([
         "Grade the agent in this conversation.",
         _block("instructions", [escape_data(instructions or "")]),
@@ -348,7 +356,9 @@ def read_judge_reply(response: ChatResponse, rubric: Rubric) -> dict[str, Any]:
     so aggregation reads or rejects them under the scoring rules; a criterion absent from the reply
     is absent here (it counts as 1); a criterion whose entry is a bare value keeps that value as
     its score; an entry without a score has score None (missing). Non-string evidence is None;
-    evidence longer than EVIDENCE_MAX_CHARS is cut to it (the score stands). When the top level
+    evidence longer than EVIDENCE_MAX_CHARS is cut to it (the score stands). A compact reply's entry
+    (`{"turn", "quote", "score"}`) keeps its quote as the evidence and its turn under "turn" (None
+    when it is not an integer, which no quote is found in). When the top level
     names no criterion, the object under `criteria` or `scores` is read instead (`NESTING_KEYS`).
 
     A reply that is not a JSON object at all, or one from which no criterion of the rubric can be
@@ -366,9 +376,13 @@ def read_judge_reply(response: ChatResponse, rubric: Rubric) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for name, entry in _by_name(scores, rubric.criterion_names).items():
         if isinstance(entry, Mapping):
-            evidence = entry.get("evidence")
+            # The compact format's evidence is a turn number and a quote from that turn.
+            evidence = entry.get("evidence", entry.get("quote"))
             out[name] = {"score": entry.get("score"),
                          "evidence": evidence[:EVIDENCE_MAX_CHARS] if isinstance(evidence, str) else None}
+            turn = entry.get("turn")
+            if "turn" in entry:
+                out[name]["turn"] = turn if isinstance(turn, int) and not isinstance(turn, bool) else None
         else:
             out[name] = {"score": entry, "evidence": None}
     return out

@@ -47,6 +47,8 @@ class CriterionScore(DomainModel):
     score: float | None = Field(None, description="None = not scored")
     status: Literal["scored", "missing", "unreadable", "not_applicable"] = "scored"
     evidence: str | None = None
+    evidence_turn: int | None = Field(None, description="the turn the evidence quotes, when the judge "
+                                      "named one (the compact format); the quote must be in that turn")
     unsupported_evidence: bool = False
 
 

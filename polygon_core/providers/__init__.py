@@ -1,6 +1,7 @@
 """The chat interface shared by every role; implementations live in `polygon_core.adapters.providers`."""
 
 from ._types import (
+    COMPACT_PREFIX,
     ChatMessage,
     ChatModel,
     ChatRequest,
@@ -9,4 +10,4 @@ from ._types import (
     ChatToolCall,
 )
 
-__all__ = ["ChatMessage", "ChatModel", "ChatRequest", "ChatResponse", "ChatTool", "ChatToolCall"]
+__all__ = ["COMPACT_PREFIX", "ChatMessage", "ChatModel", "ChatRequest", "ChatResponse", "ChatTool", "ChatToolCall"]

@@ -41,6 +41,11 @@ class ChatTool(DomainModel):
     parameters: dict[str, Any] = Field(default_factory=lambda: {"type": "object", "properties": {}})
 
 
+# The prefix of a judge or probe answerer asked in the compact format (a short prompt and a
+# constrained schema with turn references, for small local models): `compact:<model name>`.
+COMPACT_PREFIX = "compact:"
+
+
 class ChatRequest(DomainModel):
     """Everything that determines a reply (also the record/replay cache key)."""
 

@@ -7,10 +7,11 @@ Replies are a pure function of the request (so record/replay can be proven), and
 call with malformed arguments, a reply that ignores the schema, a connection closed after the request
 without any reply ("drop"), a reply whose connection closes halfway through it ("cut": a stream with
 neither finish_reason nor `[DONE]`, or a JSON body shorter than its content-length), a server
-without the Files and Batch APIs (`behaviour.batch_api = False`: 404, as llama.cpp answers), and
+without the Files and Batch APIs (`behaviour.batch_api = False`: 404, as llama.cpp answers),
 one that closes the connection after every streamed reply while advertising keep-alive
-(`behaviour.close_after_stream`, as llama.cpp's server does). It counts requests in flight and
-connections accepted.
+(`behaviour.close_after_stream`, as llama.cpp's server does), and grammar-constrained structured
+replies (`behaviour.grammar`, `llm_grammar.GrammarModel`, as llama.cpp's `response_format`). It
+counts requests in flight and connections accepted.
 A request with `stream: true` is answered with server-sent events (`behaviour.stream = False`
 ignores the flag, as some servers do); runaway replies that ignore `max_tokens`, tool calls written
 as JSON text, and a refused-connection URL are in `llm_modes`. `behaviour.seen` keeps every body.
@@ -31,6 +32,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from tests.fakes import llm_modes as modes
+from tests.fakes.llm_grammar import SchemaRefused
 from tests.fakes.llm_modes import default_for, request_texts, sse_events
 
 Fault = str | None  # "429" | "500" | "slow" | "nonjson" | "400" | "401" | "drop" | "cut" | None
@@ -88,6 +90,9 @@ class Behaviour:
     # (one text: said until a result comes back); then the usual lines.
     text_tool_calls: list[str] = field(default_factory=list)
     seen: list[dict[str, Any]] = field(default_factory=list)
+    # Structured replies from a grammar-constrained model: (schema, schema name, body) → value; it
+    # raises SchemaRefused (a 400) for a schema llama.cpp's converter would refuse.
+    grammar: Callable[[dict[str, Any], str, dict[str, Any]], Any] | None = None
 
 
 class FakeLLMServer:
@@ -217,7 +222,10 @@ class FakeLLMServer:
         if "/batches" in path or "/files" in path:
             return self._batch_api(h, path, body)
         anthropic = path.endswith("/messages")
-        reply = self._reply(body or {}, anthropic)
+        try:
+            reply = self._reply(body or {}, anthropic)
+        except SchemaRefused as exc:  # llama.cpp refuses a schema its grammar converter cannot read
+            return self._send(h, 400, {"error": {"code": 400, "message": str(exc), "type": "invalid_request_error"}})
         if anthropic and b.runaway_tokens:
             reply = modes.runaway_message(reply, b.runaway_tokens, "tool_choice" in (body or {}))
         if not anthropic and b.runaway_tokens:
@@ -408,7 +416,9 @@ class FakeLLMServer:
             else:
                 salt = int(hashlib.sha256(request_texts(body).encode()).hexdigest()[:8], 16) if b.vary else None
                 value = default_for(schema[0], salt)
-                if schema[1] == "judgment":  # an honest judge quotes the transcript it was shown
+                if b.grammar is not None:  # a grammar-constrained model (llm_grammar.GrammarModel)
+                    value = b.grammar(schema[0], schema[1], body)
+                elif schema[1] == "judgment":  # an honest judge quotes the transcript it was shown
                     value = _quoting(value, request_texts(body))
                 if anthropic:
                     tool = {"id": "toolu_s", "name": schema[1], "input": value}

@@ -1,5 +1,6 @@
 """Model names: `offline`, or `<provider>:<model>` (a registered provider, `_registry.py`: `openai`,
-`anthropic`), optionally followed by `@<base URL>`."""
+`anthropic`), optionally followed by `@<base URL>`; a judge or probe answerer may be prefixed with
+`compact:` (the compact, constrained format for small local models, docs/local-models.md)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit, urlunsplit
 
 from ...models import endpoint_problem
+from ...providers import COMPACT_PREFIX
 from ._registry import provider_names
 
 __all__ = ["ModelNameError", "ModelSpec", "parse_model_name"]
@@ -23,6 +25,10 @@ class ModelSpec:
     provider: str  # "offline" or a registered provider's name
     model: str
     base_url: str | None = None
+    # How a judge or probe answerer is asked: "full" (the default prompt and schema) or "compact"
+    # (`compact:` names; a short prompt and a constrained schema with turn references). Part of the
+    # name, so judgments by the two formats are stored and calibrated apart.
+    style: str = "full"
 
     @property
     def name(self) -> str:
@@ -30,7 +36,8 @@ class ModelSpec:
         if self.provider == "offline":
             return "offline"
         base = f"@{_without_userinfo(self.base_url)}" if self.base_url else ""
-        return f"{self.provider}:{self.model}{base}"
+        prefix = COMPACT_PREFIX if self.style == "compact" else ""
+        return f"{prefix}{self.provider}:{self.model}{base}"
 
     @property
     def short(self) -> str:
@@ -50,6 +57,16 @@ def _without_userinfo(url: str) -> str:
 def parse_model_name(name: str) -> ModelSpec:
     """Read a model name; raises ModelNameError with what was expected."""
     text = (name or "").strip()
+    if text.startswith(COMPACT_PREFIX):
+        try:
+            inner = parse_model_name(text[len(COMPACT_PREFIX):])
+        except ModelNameError as exc:
+            raise ModelNameError(f"model {name!r}: after '{COMPACT_PREFIX}', {exc}") from None
+        if inner.provider == "offline" or inner.style == "compact":
+            raise ModelNameError(f"model {name!r}: '{COMPACT_PREFIX}' comes before a model judge's name "
+                                 "(e.g. 'compact:openai:qwen@http://127.0.0.1:8080/v1'); the offline judge "
+                                 "has no prompt")
+        return ModelSpec(inner.provider, inner.model, inner.base_url, style="compact")
     if text in ("offline", "offline-heuristic"):
         return ModelSpec("offline", "offline")
     provider, sep, rest = text.partition(":")
