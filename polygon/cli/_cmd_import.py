@@ -69,7 +69,8 @@ def grade_calls(source: Annotated[str, typer.Argument(
                 rubric: Annotated[str | None, typer.Option(
                     help="rubric version (default: POLYGON_RUBRIC, else v1; a graded window keeps its own)")] = None,
                 judge_model: Annotated[str | None, typer.Option(
-                    help="judge: {model_forms}, optionally @<base URL> (default: POLYGON_JUDGE_MODEL)")] = None,
+                    help="judge: {model_forms}, optionally @<base URL>; compact:<that> asks a small "
+                         "local model in the compact format (default: POLYGON_JUDGE_MODEL)")] = None,
                 probe_model: Annotated[str | None, typer.Option(
                     help="probe answerer, as --judge-model (default: POLYGON_PROBE_MODEL)")] = None,
                 batch_judging: Annotated[bool, typer.Option(

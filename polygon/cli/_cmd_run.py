@@ -17,7 +17,9 @@ from ._running import execute
 
 def _model_help(role: str) -> str:
     """`--<role>-model`'s help: every provider's name form (filled from the registry when shown)."""
-    return (f"model of the {role}: {{model_forms}}, optionally @<base URL> "
+    compact = ("; compact:<that> asks a small local model in the compact format"
+               if role in ("judge", "probe answerer") else "")
+    return (f"model of the {role}: {{model_forms}}, optionally @<base URL>{compact} "
             "(default: the suite/agent config, then POLYGON_<ROLE>_MODEL)")
 _SCENARIO_HELP = "run only this scenario id or glob (repeatable), e.g. 'billing-*'"
 

@@ -41,7 +41,8 @@ def rescore(
     run_id: Annotated[str, typer.Argument(help="run id (or a unique prefix)")],
     rubric: Annotated[str, typer.Option(help="rubric version to judge under ({rubrics})")],
     judge: Annotated[str | None, typer.Option(
-        help="judge model: offline (the heuristic judge) or e.g. openai:<model> "
+        help="judge model: offline (the heuristic judge) or e.g. openai:<model>; "
+             "compact:openai:<model>@<URL> asks a small local model in the compact format "
              "(default: POLYGON_JUDGE_MODEL)")] = None,
     repeats: Annotated[int, typer.Option(help="judge calls per conversation; median of k")] = 1,
     suite: Annotated[Path | None, typer.Option(help="suite folder (default: the run's manifest)")] = None,
@@ -102,7 +103,7 @@ def probe(
     run_id: Annotated[str, typer.Argument(help="run id (or a unique prefix)")],
     probes: Annotated[Path | None, typer.Option(help="probe library YAML (default: the bundled one)")] = None,
     model: Annotated[str | None, typer.Option(
-        help="probe model: offline (heuristic) or e.g. openai:<model> "
+        help="probe model: offline (heuristic) or e.g. openai:<model>; compact:<that> for a small local model "
              "(default: POLYGON_PROBE_MODEL)")] = None,
     suite: Annotated[Path | None, typer.Option(help="suite folder (default: the run's manifest)")] = None,
     agent: Annotated[Path | None, typer.Option(help="agent YAML (default: the run's manifest)")] = None,
