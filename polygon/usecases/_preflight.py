@@ -35,7 +35,7 @@ def check_run_inputs(suite: Path, agents: Sequence[Path]) -> None:
         config = load_agent(agent, suite=suite).config
         if config.kind != "callable" or not config.callable:
             continue
-        try:  # imported and checked (a class needs `act`), nothing instantiated
+        try:  # imported and checked (a class needs `act` and an `__init__` without arguments), nothing made
             agent_factory(config, folders=agent_folders(agent, suite))
         except AgentConfigError as exc:
             raise AgentConfigError(f"{agent}: {exc}") from None

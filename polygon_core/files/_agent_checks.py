@@ -6,8 +6,9 @@
   files a Polygon file names: a suite's `probes` (inside the suite folder) and a sweep's
   `prompt_file` values (inside the spec's folder).
 * `callable: package.module:Attr` must name a module that can be found on the import path and,
-  for a Python source module, an attribute it defines at the top level. The check executes no
-  code: modules are located with the import system's finders and read with `ast`, never
+  for a Python source module, an attribute it defines at the top level, and not one it only binds
+  to a plain value (`this:s`, a string; `os:sep` of a module already imported). The check executes
+  no code: modules are located with the import system's finders and read with `ast`, never
   imported (the run imports them, after this check passes).
 * While a callable agent is checked, versioned or loaded, its agent file's folder and its suite's
   folder are on the import path (`agent_import_path`): `my_agent.py` beside `agent.yaml` or in the
@@ -120,6 +121,12 @@ def callable_problem(spec: str, folders: Sequence[Path] = ()) -> str | None:
     top = attribute.split(".")[0]
     if not _may_define(found, top):
         return f"callable {spec!r}: module {module_name!r} defines no {top!r}"
+    kind = _value_kind(found, top) if top == attribute else None
+    if kind is not None:
+        what = kind.replace("NoneType", "None") if "NoneType" in kind else (
+            f"{'an' if kind[0] in 'aeiou' else 'a'} {kind}")
+        return (f"callable {spec!r} is neither a class nor a function: module {module_name!r} "
+                f"defines {top!r} as {what}")
     return None
 
 
@@ -189,6 +196,87 @@ def _may_define(found: ModuleSpec | object, attribute: str) -> bool:
         return True  # the import will say what is wrong
     names = _top_level_names(tree.body)
     return attribute in names or "*" in names or "__getattr__" in names
+
+
+# Literal displays: a name bound only to one of these is a value, never a class or function.
+_DISPLAYS: dict[type[ast.expr], str] = {
+    ast.JoinedStr: "str", ast.List: "list", ast.Tuple: "tuple", ast.Dict: "dict", ast.Set: "set",
+    ast.ListComp: "list", ast.SetComp: "set", ast.DictComp: "dict", ast.GeneratorExp: "generator",
+}
+
+
+def _value_kind(found: ModuleSpec | object, attribute: str) -> str | None:
+    """The type name of `attribute` when the module certainly binds it to a value that cannot be
+    called (`this:s` is a str, `os:sep` too), else None (callable, or cannot tell without running it).
+
+    An imported module is asked directly (its namespace, no attribute hook run); a Python source
+    module is read with `ast`: every binding of the name, anywhere in the file, must be a plain
+    `name = <literal>` (a string, number, list, dict, ... display), and the module must not rebind
+    names in ways `ast` cannot follow (`from x import *`, `globals()`, `vars()`, `setattr`, `exec`)."""
+    if not isinstance(found, ModuleSpec):
+        namespace = getattr(found, "__dict__", {})
+        if attribute not in namespace:
+            return None
+        value = namespace[attribute]
+        return None if callable(value) else type(value).__name__
+    origin = found.origin
+    if not origin or not origin.endswith(".py"):
+        return None
+    try:
+        tree = ast.parse(Path(origin).read_bytes()[: MAX_FILE_BYTES * 4])
+    except (OSError, SyntaxError, ValueError):
+        return None
+    if not any(isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None
+               and _literal_kind(node.value) is not None and _binds(node, attribute) for node in tree.body):
+        return None  # not certainly bound by a statement the import runs
+    kinds: set[str] = set()
+    literal_targets: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None and _binds(node, attribute):
+            kind = _literal_kind(node.value)
+            if kind is None:
+                return None
+            kinds.add(kind)
+            literal_targets.update(id(t) for t in _targets(node))
+    for node in ast.walk(tree):
+        if _rebinds(node, attribute) and id(node) not in literal_targets:
+            return None
+    return " or ".join(sorted(kinds))
+
+
+def _targets(node: ast.Assign | ast.AnnAssign) -> list[ast.expr]:
+    return node.targets if isinstance(node, ast.Assign) else [node.target]
+
+
+def _binds(node: ast.Assign | ast.AnnAssign, attribute: str) -> bool:
+    return any(isinstance(t, ast.Name) and t.id == attribute for t in _targets(node))
+
+
+def _literal_kind(value: ast.expr) -> str | None:
+    if isinstance(value, ast.Constant):
+        return type(value.value).__name__
+    return _DISPLAYS.get(type(value))
+
+
+def _rebinds(node: ast.AST, attribute: str) -> bool:
+    """Whether `node` may bind `attribute` (or any name) other than by a literal assignment."""
+    if isinstance(node, ast.Name):
+        return node.id == attribute and not isinstance(node.ctx, ast.Load)
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return node.name == attribute
+    if isinstance(node, ast.alias):
+        return node.name == "*" or (node.asname or node.name).split(".")[0] == attribute
+    if isinstance(node, (ast.Global, ast.Nonlocal)):
+        return attribute in node.names
+    if isinstance(node, ast.ExceptHandler):
+        return node.name == attribute
+    if isinstance(node, (ast.MatchAs, ast.MatchStar)):
+        return node.name == attribute
+    if isinstance(node, ast.MatchMapping):
+        return node.rest == attribute
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+        return node.func.id in {"globals", "vars", "setattr", "exec", "eval", "locals", "__import__"}
+    return False
 
 
 def _top_level_names(body: list[ast.stmt]) -> set[str]:

@@ -124,3 +124,35 @@ def test_an_invalid_action_is_one_line_naming_the_field(tmp_path: Path) -> None:
         "agent b failed on 1 of 1 conversations: agent_error: AgentActionError: the agent returned an invalid "
         "action: end: Input should be 'end', 'transfer' or 'callback' (got dict; expected an AgentAction or a "
         "dict of its fields: say, tool_calls, end, latency_ms, usage)")
+
+
+def test_a_class_that_needs_arguments_is_refused_before_the_run(tmp_path: Path) -> None:
+    # Issue 32 item 8: it passed the check and failed making the agent, outside the conversation:
+    # a Prefect traceback of about 400 lines, exit 1 and a run left `failed`.
+    _suite(tmp_path)
+    (tmp_path / "args_agent.py").write_text(
+        "class Agent:\n    def __init__(self, token):\n        self.token = token\n\n"
+        "    def act(self, request):\n        return {'say': 'hi'}\n", encoding="utf-8")
+    (tmp_path / "agent.yaml").write_text("name: b\ncallable: args_agent:Agent\n", encoding="utf-8")
+    out = polygon("run", "suite", "--agent", "agent.yaml", "--seeds", "1", cwd=tmp_path)
+    assert out.returncode == 2
+    assert "Traceback" not in out.stdout
+    assert error_lines(out) == [
+        "agent.yaml: callable 'args_agent:Agent': class 'Agent' cannot be made without arguments (missing a "
+        "required argument: 'token'); Polygon makes one per conversation as `Agent()`"]
+    assert not (tmp_path / "home" / "artifacts" / "runs").exists()
+
+
+def test_a_class_whose_init_raises_fails_its_conversations_not_the_run(tmp_path: Path) -> None:
+    # Its __init__ runs inside the conversation: the agent's failure (agent_error), as `act` raising is.
+    _suite(tmp_path)
+    (tmp_path / "init_agent.py").write_text(
+        "class Agent:\n    def __init__(self):\n        raise RuntimeError('no token configured')\n\n"
+        "    def act(self, request):\n        return {'say': 'hi'}\n", encoding="utf-8")
+    (tmp_path / "agent.yaml").write_text("name: b\ncallable: init_agent:Agent\n", encoding="utf-8")
+    out = polygon("run", "suite", "--agent", "agent.yaml", "--seeds", "1", "--scenario", "address-change",
+                  cwd=tmp_path)
+    assert out.returncode == 1
+    assert "Traceback" not in out.stdout
+    assert error_lines(out)[-1] == (
+        "agent b failed on 1 of 1 conversations: agent_error: RuntimeError: no token configured")

@@ -60,6 +60,23 @@ CASES: dict[str, tuple[str, str, str, str]] = {
         "agent.yaml:6: callable: callable 'polygon_core.demo:DemoAgentV9': module "
         "'polygon_core.demo' defines no 'DemoAgentV9'",
     ),
+    # Issue 32 item 8: an attribute that is a value, not a class or function, passed validate and
+    # failed once the run imported it. Read with `ast` (`this` is not imported: its poem is not
+    # printed), or asked of a module already imported (`os`).
+    "callable_is_a_string": (
+        "agent.yaml",
+        "polygon_core.demo:DemoAgentV1",
+        "this:s",
+        "agent.yaml:6: callable: callable 'this:s' is neither a class nor a function: module 'this' "
+        "defines 's' as a str",
+    ),
+    "callable_is_a_string_of_an_imported_module": (
+        "agent.yaml",
+        "polygon_core.demo:DemoAgentV1",
+        "os:sep",
+        "agent.yaml:6: callable: callable 'os:sep' is neither a class nor a function: module 'os' "
+        "defines 'sep' as a str",
+    ),
     "invalid_regex_pattern": (
         "suite/tools.yaml",
         'pattern: "^[0-9]{4,8}$"',
@@ -182,7 +199,9 @@ def test_a_callable_whose_import_fails_is_refused_before_the_run(
 ) -> None:
     package = tmp_path / "pkg"
     package.mkdir()
-    (package / "broken_agent_h16.py").write_text("raise RuntimeError('boom')\nAgent = 1\n", encoding="utf-8")
+    (package / "broken_agent_h16.py").write_text(
+        "raise RuntimeError('boom')\n\n\nclass Agent:\n    def act(self, request):\n        return {}\n",
+        encoding="utf-8")
     monkeypatch.syspath_prepend(str(package))
     _broken_copy(tmp_path / "run", "unimportable_callable")
     monkeypatch.chdir(tmp_path / "run")

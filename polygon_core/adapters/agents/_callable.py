@@ -78,19 +78,33 @@ class _FunctionAgent:
 
 
 class _ClassAgent:
-    """Wraps one instance of an agent class: its `act` (sync or async) may return what a function may."""
+    """Wraps one instance of an agent class: its `act` (sync or async) may return what a function may.
 
-    def __init__(self, instance: Any) -> None:
-        self.instance = instance
+    The instance is made at the conversation's first step, inside the turn loop: an exception its
+    `__init__` raises is the agent's failure (the conversation ends `agent_error`, as one `act`
+    raises), not a crash of the task that prepares the conversation."""
+
+    def __init__(self, cls: type) -> None:
+        self.cls = cls
+        self.instance: Any = None
 
     async def act(self, request: AgentRequest) -> AgentAction:
+        if self.instance is None:
+            self.instance = self.cls()
         return await _action(self.instance.act(request))
 
 
 def _class_factory(cls: type, spec: str) -> Callable[[], Agent]:
     if not callable(getattr(cls, "act", None)):
         raise AgentConfigError(f"callable {spec!r}: class {cls.__name__!r} has no `act(self, request)` method")
-    return lambda: _ClassAgent(cls())
+    try:  # one instance per conversation, made as `cls()`: an __init__ that needs arguments is bad input
+        inspect.signature(cls).bind()
+    except TypeError as exc:
+        raise AgentConfigError(f"callable {spec!r}: class {cls.__name__!r} cannot be made without arguments "
+                               f"({exc}); Polygon makes one per conversation as `{cls.__name__}()`") from None
+    except ValueError:
+        pass  # no signature to read (a class implemented in C): the first conversation will tell
+    return lambda: _ClassAgent(cls)
 
 
 def agent_factory(config: AgentConfig, *, model_name: str | None = None, settings: Any = None,
