@@ -10,7 +10,8 @@ check emits nothing:
 4. a delivery id (``X-GitHub-Delivery`` or ``X-Polygon-Delivery``) never seen before → 409
    (kept in Polygon's database, so across restarts and replicas; 503 when it is unreachable)
 5. the payload validates, and every path it names resolves inside the webhook roots → 422
-   (a sweep's spec must also load as a sweep spec: the 422 names its file, line and field)
+   (a sweep's spec must also load as a sweep spec, and its suite and agent pass `validate`'s
+   checks: the 422 names the file, line and field)
 
 A valid request sends the event(s) to the Prefect server and answers 202 with their ids once the
 server has taken them; when it cannot (Prefect unreachable or refusing) the answer is 503 with the
@@ -284,16 +285,24 @@ def webhook_router(config: WebhookConfig, deliveries: DeliveryStore | None = Non
 
 
 def _check_sweep_spec(spec_path: str, roots: list[Path]) -> None:
-    """Load the spec as the sweep flow will (relative to the first root that has it): a missing
-    file or one that is not a sweep spec is refused now (422, its file, line and field), not by a
-    flow run that fails later. Paths in the reason are the payload's, not the server's."""
-    found = next((root / spec_path for root in roots if (root / spec_path).is_file()), None)
-    if found is None:
+    """Load the spec as the sweep flow will (relative to the first root that has it), and check its
+    suite and agent as `polygon validate` does: a missing file, one that is not a sweep spec, or a
+    sweep whose agent or suite would fail the run (`callable: this:s`, a module not found) is
+    refused now (422, its file, line and field), not by a flow run that fails later. Nothing the
+    spec names is imported here. Paths in the reason are the payload's (relative to the root), not
+    the server's."""
+    root = next((root for root in roots if (root / spec_path).is_file()), None)
+    if root is None:
         raise _Refused(422, f"invalid payload: spec_path: {spec_path}: no such file under the webhook roots")
+    found = root / spec_path
     try:
-        usecases.load_sweep(found)
+        loaded = usecases.load_sweep(found)
+        errors = usecases.validate_files([loaded.suite_path, loaded.agent_path])
+        if errors:
+            raise FileErrors(errors)
     except (FileErrors, PolygonFileError) as exc:
         reason = "; ".join(str(exc).splitlines()).replace(str(found.resolve()), spec_path)
+        reason = reason.replace(f"{root.resolve()}/", "")
         raise _Refused(422, f"invalid payload: spec_path: {reason}") from None
 
 

@@ -177,7 +177,9 @@ def _sweep_errors(
     if not agent.is_file():
         errors.append(doc.error(("agent",), f"no agent config at {agent}"))
     else:
-        errors += attempt(partial(load_agent, agent, check_model=check_model))[1]
+        # Its module is looked for in the sweep's suite folder too, as the sweep's runs look for it.
+        errors += attempt(partial(load_agent, agent, check_model=check_model,
+                                  suite=suite if suite.is_dir() else None))[1]
     if not suite.is_dir():
         errors.append(doc.error(("suite",), f"no suite folder at {suite}"))
     return errors

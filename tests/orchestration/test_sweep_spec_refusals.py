@@ -139,3 +139,20 @@ def test_prefect_down_is_503_and_the_retry_after_it_is_up_is_202(client: TestCli
 
     replay = _sweep(client, "sweeps/noise.yaml", "gh-lost-7")  # once accepted, the id is kept
     assert (replay.status_code, replay.json()) == (409, {"detail": "delivery gh-lost-7 was already received"})
+
+
+def test_a_sweep_whose_agent_is_not_callable_is_422(client: TestClient, emitted: list[dict[str, Any]],
+                                                    tmp_path: Path) -> None:
+    # Issue 32 item 8: `callable: this:s` was 202, and the sweep's first point then failed on a worker
+    # (a task retried twice, a traceback per try in the flow run's log, a point run left behind).
+    checkout = tmp_path / "checkout"
+    (checkout / "agents" / "zen.yaml").write_text('name: zen\ncallable: "this:s"\n', encoding="utf-8")
+    spec = (checkout / "sweeps" / "noise.yaml").read_text(encoding="utf-8")
+    (checkout / "sweeps" / "zen.yaml").write_text(
+        spec.replace("agent: ../agents/agent_v1.yaml", "agent: ../agents/zen.yaml"), encoding="utf-8")
+    response = _sweep(client, "sweeps/zen.yaml")
+    assert response.status_code == 422
+    assert response.json()["detail"] == (
+        "invalid payload: spec_path: agents/zen.yaml:2: callable: callable "
+        "'this:s' is neither a class nor a function: module 'this' defines 's' as a str")
+    assert emitted == []

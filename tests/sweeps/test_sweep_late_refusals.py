@@ -52,3 +52,11 @@ def test_a_sweep_with_a_class_that_needs_arguments_is_one_line(polygon_home: Pat
         "cannot be made without arguments (missing a required argument: 'token'); Polygon makes one per "
         "conversation as `Agent()`")
 
+
+def test_validate_finds_a_sweep_agents_module_in_the_sweeps_suite(tmp_path: Path) -> None:
+    # As the sweep's runs look for it: beside the agent file, then in the suite folder (validate
+    # looked only beside the agent file, so it refused a sweep that runs).
+    spec = _spec(tmp_path, "suite_module_agent:act")
+    (tmp_path / "suite" / "suite_module_agent.py").write_text("def act(request):\n    return {}\n", encoding="utf-8")
+    result = CliRunner().invoke(app, ["validate", str(spec)])
+    assert (result.exit_code, result.output.strip()) == (0, "ok: 1 path(s) valid")
