@@ -50,18 +50,20 @@ def commit(file: Annotated[Path, typer.Argument(help="the prompt file, or the ag
     """Emit `polygon.prompt.committed`: the `reevaluate-on-prompt-commit` deployment re-runs the suite."""
     from polygon.web import PromptCommitPayload, prompt_event_spec
     from polygon_core import content_hash
-    from polygon_core.files import FileErrors, PolygonFileError, load_agent
+    from polygon_core.files import FileErrors, PolygonFileError, detect_kind, load_agent, read_yaml
 
     if not file.exists():
         raise FileNotFoundError(f"{file}: no such file")
     agent_file = agent
     if agent_file is None:
         try:
-            load_agent(file)
+            kind = detect_kind(file, read_yaml(file).data)
         except (FileErrors, PolygonFileError):
+            kind = None
+        if kind != "agent":
             raise ValueError(f"{file} is not an agent config: pass the agent that uses this prompt "
-                             "with --agent A.yaml") from None
-        agent_file = file
+                             "with --agent A.yaml")
+        agent_file = file  # an agent config that does not validate is refused below, with its errors
     loaded = load_agent(agent_file)
     prompt_file = loaded.prompt_path or agent_file
     if agent is not None and loaded.prompt_path is not None and loaded.prompt_path.resolve() != file.resolve():

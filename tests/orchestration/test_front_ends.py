@@ -66,6 +66,21 @@ def test_prompt_commit_cli_user_errors(emitted: list[dict[str, Any]]) -> None:
     assert emitted == []
 
 
+def test_prompt_commit_of_an_agent_that_does_not_validate_names_its_error(
+        emitted: list[dict[str, Any]], tmp_path: Path) -> None:
+    # Issue 32 item 8: it said "is not an agent config: pass the agent ... with --agent" (and emitted
+    # the event for `callable: this:s`, whose re-evaluation then failed on a worker).
+    (tmp_path / "prompt.txt").write_text("Be kind.\n", encoding="utf-8")
+    agent = tmp_path / "agent.yaml"
+    agent.write_text('name: z\nprompt_file: prompt.txt\ncallable: "this:s"\n', encoding="utf-8")
+    result = runner.invoke(app, ["prompt", "commit", str(agent)])
+    assert result.exit_code == 2, result.output
+    assert "Traceback" not in result.output
+    assert result.stderr.strip() == (f"error: {agent}:3: callable: callable 'this:s' is neither a class nor a "
+                                     "function: module 'this' defines 's' as a str")
+    assert emitted == []
+
+
 def test_post_commit_hook_calls_polygon_for_changed_prompts(tmp_path: Path) -> None:
     repo = tmp_path / "repo"
     (repo / "prompts").mkdir(parents=True)
