@@ -235,6 +235,9 @@ def print_provenance(console: Console, cards: Sequence[Scorecard]) -> None:
     for card, warning in zip(cards, fitted_warnings(cards), strict=True):
         if warning:
             console.print(f"[yellow]{escape(card.label)}: {escape(warning)}[/]", highlight=False, markup=True)
+    for card in cards:
+        for line in card.grader_warnings:
+            console.print(f"[yellow]{escape(card.label)}: {escape(line)}[/]", highlight=False, markup=True)
 
 
 def fitted_warnings(cards: Sequence[Scorecard]) -> list[str | None]:

@@ -119,6 +119,9 @@ class Scorecard(DomainModel):
         default_factory=dict, description="what the panel's calls were made with (`call_stack`): per key "
         "(`CALL_STACK_KEYS`), the calls' value when they agree, else each value with its calls joined by ' | '; "
         "empty for a run with no call (or whose calls were stored before it was kept)")
+    grader_warnings: list[str] = Field(
+        default_factory=list, description="a judge or probe answerer that gave one value everywhere "
+        "(`grader_warnings`): readable, and probably not reading the calls")
 
 
 def bootstrap_ci(values: Sequence[float], *, seed: int = 0, resamples: int = 2000,
@@ -231,6 +234,29 @@ def criterion_means(rows: Sequence[ResultRow]) -> tuple[dict[str, float | None],
     return criteria, counts, sum(1 for r in readable if r.criteria)
 
 
+# Fewest judged calls (or probed calls) on which one value everywhere is a warning, not chance.
+CONSTANT_GRADER_MIN_CALLS = 5
+
+
+def grader_warnings(rows: Sequence[ResultRow], answers: Sequence[ProbeAnswer]) -> list[str]:
+    """A judge that gave one score to every criterion of every call it judged, and a probe answerer
+    that said yes (or no) to every probe on every call, never na (at least `CONSTANT_GRADER_MIN_CALLS`
+    calls, two probes; guardrails and wanted behaviours alike): readable, so not a judge error, but most likely not reading the calls (a small
+    local model's 5 everywhere, docs/local-models.md). Nothing is changed: the warning is shown."""
+    out: list[str] = []
+    judged = [r for r in rows if r.status not in UNREADABLE and r.criteria]
+    scores = {v for r in judged for v in r.criteria.values() if v is not None}
+    if len(judged) >= CONSTANT_GRADER_MIN_CALLS and len(scores) == 1:
+        out.append(f"the judge gave {next(iter(scores)):g} on every criterion of all {len(judged)} calls it "
+                   "judged: it is probably not reading them (docs/local-models.md)")
+    given = [a for a in answers if a.answer in ("yes", "no", "na")]
+    if (len({a.conversation_id for a in given}) >= CONSTANT_GRADER_MIN_CALLS
+            and len({a.probe_id for a in given}) >= 2 and {a.answer for a in given} in ({"yes"}, {"no"})):
+        out.append(f"the probe answerer said {given[0].answer} to all {len(given)} probe questions on "
+                   f"{len({a.conversation_id for a in given})} calls: it is probably not reading them")
+    return out
+
+
 def criterion_cell(card: Scorecard, name: str) -> str:
     """A criterion's mean as a scorecard shows it (2 decimals, — when none), with `(n=K)` when its
     count differs from the card's readable judgments (a criterion not applicable to some calls)."""
@@ -278,4 +304,5 @@ def build_scorecard(label: str, run_id: str, agent_version: str, rubric_version:
                   if rows and all(c is not None for c in costs) else None),
         voice=interaction_panel(agent_rows),
         voice_stack=call_stack(agent_rows),
+        grader_warnings=grader_warnings(agent_rows, answers),
     )

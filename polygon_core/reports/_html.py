@@ -325,6 +325,8 @@ def comparison_html(comp: Comparison, title: str = "Polygon comparison", *,
     parts.append("<h2>Scorecards</h2>" + _scorecards(comp.cards, calibrations))
     parts += [f"<p class='judge-warning'>{escape(c.label)}: {escape(w)}</p>"
               for c in comp.cards if (w := (warnings or {}).get(c.run_id))]
+    parts += [f"<p class='judge-warning'>{escape(c.label)}: {escape(w)}</p>"
+              for c in comp.cards for w in c.grader_warnings]
     parts.append(_panel(comp.cards))
     for card in comp.cards:
         if card.probes:

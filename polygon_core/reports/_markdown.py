@@ -147,6 +147,9 @@ def scorecard_table(card: Scorecard, calibration: str | None = None,
     if warning:
         rows.append({"metric": "judge warning", "value": warning,
                      "detail": "a fitted judge stored with --force (docs/calibration.md)"})
+    for line in card.grader_warnings:
+        rows.append({"metric": "judge warning", "value": line,
+                     "detail": "one value everywhere: readable, but not reading the calls"})
     return rows
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 from pathlib import Path
 
 import pytest
@@ -176,7 +177,10 @@ def test_retry_after_is_honoured(tmp_path: Path, server: FakeLLMServer, monkeypa
     real_sleep = asyncio.sleep
 
     async def recording_sleep(delay: float, *args: object, **kwargs: object) -> None:
-        slept.append(delay)
+        # asyncio.sleep is patched for the whole process: a server thread an earlier test left
+        # running (its header and body deadlines sleep too) must not count as this request's waits.
+        if threading.current_thread() is threading.main_thread():
+            slept.append(delay)
         await real_sleep(delay)
 
     monkeypatch.setattr(_retry.asyncio, "sleep", recording_sleep)
