@@ -10,7 +10,9 @@ sample's three raters. Prints one JSON object per format:
 - evidence quotes in the transcript (in the turn named, for compact) out of those given;
 - how many distinct scores the judge gave (a judge giving 5 everywhere reads nothing);
 - seconds per judgment (wall, one at a time) and, for compact, per probe pass and probe answers read;
-- Spearman rho per labelled criterion against the raters' mean: [rho, low, high, n] (bootstrap 95%).
+- Spearman rho per labelled criterion against the raters' mean: [rho, low, high, n] (bootstrap 95%);
+  `polygon calibrate` first judges again the calls the judge failed on (so this step can be long), and
+  is skipped when the judge read none.
 
     # a llama.cpp server on 127.0.0.1:8088 (docs/local-models.md)
     .venv/bin/python benchmarks/local_judge.py --model "openai:qwen@http://127.0.0.1:8088/v1" --calls 10
@@ -116,6 +118,9 @@ def main() -> None:
         result = _judge(env, run_id, name)
         if style == "compact":
             result.update(_probes(env, run_id, name))
+        if not result["judged"]:  # calibrate would judge every failed call again, for nothing
+            print(json.dumps({"run": run_id, "calls": args.calls, **result}), flush=True)
+            continue
         calibration = _polygon(env, "calibrate", str(labels), "--run", run_id, "--judge", name)
         result["rho"] = {r["criterion"]: [round(r["rho"][k], 2) if r["rho"][k] is not None else None
                                           for k in ("value", "low", "high")] + [r["n"]]
