@@ -147,8 +147,11 @@ def test_whisper_hears_audio_at_other_rates(tiny: speech.WhisperRecognizer, said
 
     phone = Audio(resample_poly(said.samples, 1, 2).astype(np.float32), 8_000)  # an 8 kHz line
     heard = tiny.transcribe(phone, "en")
-    # Band-limited to 4 kHz, tiny.en mishears the start ("I will charge my wife for ..." here).
-    assert {"subscription", "last", "month"} <= _words(heard.text)
+    # Band-limited to 4 kHz, tiny.en mishears some words, and which depends on the CPU's instruction
+    # set (CTranslate2 picks its kernels at run time): "I will charge my wife for ..." where this was
+    # written; "... my prescription last month." on an AMD EPYC with AVX2 (and "subscription" there
+    # with CT2_FORCE_CPU_ISA=AVX). The end of the sentence is heard on each.
+    assert {"last", "month"} <= _words(heard.text) and len(_words(heard.text)) >= 6
     assert all(w.end_ms <= phone.duration_ms for w in heard.words)
     assert tiny.transcribe(Audio.silence(0, 16_000), "en").text == ""
 

@@ -106,9 +106,11 @@ def test_on_the_phone_the_agent_hears_150_and_refunds_it() -> None:
     conv = usecases.load_conversation(usecases.open_stores(), "call", CONVERSATION)
     assert (conv.channel, conv.seed, conv.voice and conv.voice.conditions.preset) == ("voice", SEED, "phone")
     said = [(t.index, t.text, t.heard) for t in conv.turns if t.speaker == "caller"]
-    assert said[:2] == [(1, "Hi there. I'd like to get a refund for a duplicate charge, please.",
-                         "Hi there, I'd like to get a refund for a duplicate charge, please."),
-                        (3, SAID, HEARD)]
+    # What tiny.en hears of the first line depends on the CPU's instruction set (CTranslate2 picks
+    # its kernels at run time): "a duplicate charge" where this was written, "a new look-at-charge"
+    # on an AMD EPYC with AVX2 (CT2_FORCE_CPU_ISA changes it). The planted amount is heard alike.
+    assert said[0][:2] == (1, "Hi there. I'd like to get a refund for a duplicate charge, please.")
+    assert said[1] == (3, SAID, HEARD)
     assert conv.turns[2].text == "How much was the charge?"
     assert _refunds("call") == [{"amount": 150.0, "reason": "customer request"}]
 
@@ -116,12 +118,15 @@ def test_on_the_phone_the_agent_hears_150_and_refunds_it() -> None:
 @pytest.mark.usefixtures("runs")
 def test_the_failed_assertion_shows_what_was_said_and_what_was_heard() -> None:
     shown = _shown("call")
-    assert [(a["name"], a["status"], a["message"]) for a in shown["assertions"]] == [(
-        "refunded_fifteen", "fail",
-        "no refund_issued with amount == 15.0 (seen: refund_issued at turn 4 (amount=150.0, "
-        "reason='customer request')); what the agent heard differs from what the caller said: "
-        f'turn 3: said "{SAID}" / heard "{HEARD}"')]
-    assert shown["misheard"] == [f'turn 3: said "{SAID}" / heard "{HEARD}"']
+    assert [(a["name"], a["status"]) for a in shown["assertions"]] == [("refunded_fifteen", "fail")]
+    message = shown["assertions"][0]["message"]
+    # Turn 1 may be misheard too, by CPU (see above): the message lists every misheard turn.
+    assert message.startswith("no refund_issued with amount == 15.0 (seen: refund_issued at turn 4 "
+                              "(amount=150.0, reason='customer request')); what the agent heard differs "
+                              "from what the caller said: ")
+    assert message.endswith(f'turn 3: said "{SAID}" / heard "{HEARD}"')
+    assert shown["misheard"][-1] == f'turn 3: said "{SAID}" / heard "{HEARD}"'
+    assert [line.split(":")[0] for line in shown["misheard"]] in (["turn 3"], ["turn 1", "turn 3"])
 
 
 @pytest.mark.usefixtures("runs")
