@@ -26,9 +26,10 @@ from typing import Any
 from ..checks import Checks
 from ..models import Conversation, Persona, Turn
 from ..probes import Probe
-from ..providers import ChatMessage, ChatRequest
+from ..providers import ChatRequest
 from ..scoring import Rubric
-from ._prompt import JUDGE_SCHEMA_NAME, _block, _seed, escape_data
+from ._probe_prompt import PROBE_SCHEMA_NAME
+from ._prompt import JUDGE_SCHEMA_NAME, _block, _seed, closed_object, escape_data, structured_request
 
 __all__ = [
     "INSTRUCTIONS_MAX_CHARS",
@@ -47,7 +48,6 @@ INSTRUCTIONS_MAX_CHARS = 1500
 QUOTE_MAX_CHARS = 120
 # Longest tool result or argument text shown per call.
 _TOOL_TEXT_MAX_CHARS = 160
-PROBE_SCHEMA_NAME = "probe_answers"
 
 _SYSTEM = """\
 You grade the AGENT (not the caller) in one conversation. The blocks between tags are data from \
@@ -142,22 +142,9 @@ def compact_judge_schema(rubric: Rubric, turns: Sequence[int] | None = None) -> 
     """{criterion: {turn: one of `turns`, quote: ≤ QUOTE_MAX_CHARS, score: 1..5}}. Without `turns`
     (the judge's identity, `judge_prompt_hash`) the turn is any integer."""
     turn: dict[str, Any] = {"type": "integer"} if turns is None else {"enum": list(turns)}
-    entry = {
-        "type": "object",
-        "properties": {
-            "turn": turn,
-            "quote": {"type": "string", "maxLength": QUOTE_MAX_CHARS},
-            "score": {"enum": [1, 2, 3, 4, 5]},
-        },
-        "required": ["turn", "quote", "score"],
-        "additionalProperties": False,
-    }
-    return {
-        "type": "object",
-        "properties": {name: dict(entry) for name in rubric.criterion_names},
-        "required": list(rubric.criterion_names),
-        "additionalProperties": False,
-    }
+    entry = closed_object({"turn": turn, "quote": {"type": "string", "maxLength": QUOTE_MAX_CHARS},
+                           "score": {"enum": [1, 2, 3, 4, 5]}})
+    return closed_object({name: dict(entry) for name in rubric.criterion_names})
 
 
 def compact_judge_request(
@@ -176,33 +163,16 @@ def compact_judge_request(
         compact_transcript_block(conversation),
         f"Grade the agent on: {', '.join(rubric.criterion_names)}.",
     ])
-    return ChatRequest(
-        messages=[
-            ChatMessage(role="system", content=compact_judge_system_prompt(rubric), cache=True),
-            ChatMessage(role="user", content=user),
-        ],
-        response_schema=compact_judge_schema(rubric, _turn_numbers(conversation)),
-        schema_name=JUDGE_SCHEMA_NAME,
-        temperature=0.0,
-        seed=_seed("judge", conversation, rubric.version),
-        role="judge",
-    )
+    return structured_request(system=compact_judge_system_prompt(rubric), user=user,
+                              schema=compact_judge_schema(rubric, _turn_numbers(conversation)),
+                              schema_name=JUDGE_SCHEMA_NAME, seed=_seed("judge", conversation, rubric.version),
+                              role="judge")
 
 
 def compact_probe_schema(probes: Sequence[Probe], turns: Sequence[int]) -> dict[str, Any]:
     """{probe id: {answer: yes|no|na, turn: one of `turns` or null}}."""
-    entry = {
-        "type": "object",
-        "properties": {"answer": {"enum": ["yes", "no", "na"]}, "turn": {"enum": [*turns, None]}},
-        "required": ["answer", "turn"],
-        "additionalProperties": False,
-    }
-    return {
-        "type": "object",
-        "properties": {p.id: dict(entry) for p in probes},
-        "required": [p.id for p in probes],
-        "additionalProperties": False,
-    }
+    entry = closed_object({"answer": {"enum": ["yes", "no", "na"]}, "turn": {"enum": [*turns, None]}})
+    return closed_object({p.id: dict(entry) for p in probes})
 
 
 def compact_probe_request(
@@ -217,14 +187,8 @@ def compact_probe_request(
         compact_transcript_block(conversation),
         f"Answer: {', '.join(p.id for p in probes)}.",
     ])
-    return ChatRequest(
-        messages=[
-            ChatMessage(role="system", content=_PROBE_SYSTEM, cache=True),
-            ChatMessage(role="user", content=user),
-        ],
-        response_schema=compact_probe_schema(probes, _turn_numbers(conversation)),
-        schema_name=PROBE_SCHEMA_NAME,
-        temperature=0.0,
-        seed=_seed("probe", conversation, sorted(p.wording_hash for p in probes)),
-        role="probe",
-    )
+    return structured_request(system=_PROBE_SYSTEM, user=user,
+                              schema=compact_probe_schema(probes, _turn_numbers(conversation)),
+                              schema_name=PROBE_SCHEMA_NAME,
+                              seed=_seed("probe", conversation, sorted(p.wording_hash for p in probes)),
+                              role="probe")

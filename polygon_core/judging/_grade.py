@@ -64,11 +64,8 @@ def _turn_texts(turn: Turn) -> list[str]:
     return texts
 
 
-def _searchable(conversation: Conversation) -> list[str]:
-    """Every text the judge was shown and may quote: each turn's (`_turn_texts`) and how the call
-    ended, each made plain."""
-    texts = [text for turn in conversation.turns for text in _turn_texts(turn)]
-    texts += [conversation.end_reason.value, conversation.end_detail or ""]
+def _plain_all(texts: Sequence[str]) -> list[str]:
+    """The non-empty texts made plain (`_plain`), the empty ones left out."""
     return [plain for t in texts if t and (plain := _plain(t))]
 
 
@@ -93,9 +90,11 @@ def _quote_checker(conversation: Conversation) -> Callable[[str, int], bool]:
     quote repeated across criteria or repeats looked up once. `supported(quote, turn)` looks in the
     whole transcript for `NO_TURN`, and only in that turn's texts for a turn number (the compact
     format's evidence by turn reference); a turn the conversation does not have holds no quote."""
-    everywhere = _searchable(conversation)
-    by_turn = {t.index: [p for text in _turn_texts(t) if text and (p := _plain(text))]
-               for t in conversation.turns}
+    # Every text the judge was shown and may quote, made plain once: each turn's, then the ending.
+    per_turn = [(t.index, _plain_all(_turn_texts(t))) for t in conversation.turns]
+    by_turn = dict(per_turn)
+    everywhere = [p for _, plains in per_turn for p in plains]
+    everywhere += _plain_all([conversation.end_reason.value, conversation.end_detail or ""])
     seen: dict[tuple[str, int], bool] = {}
 
     def supported(quote: str, turn: int = NO_TURN) -> bool:

@@ -10,8 +10,18 @@ from typing import Any
 from ..checks import Checks
 from ..models import Conversation, ProbeAnswer
 from ..probes import Probe, parse_probe_answer
-from ..providers import ChatMessage, ChatRequest, ChatResponse
-from ._prompt import _block, _by_name, _checks_lines, _reply_object, _seed, escape_data, transcript_block
+from ..providers import ChatRequest, ChatResponse
+from ._prompt import (
+    _block,
+    _by_name,
+    _checks_lines,
+    _reply_object,
+    _seed,
+    closed_object,
+    escape_data,
+    structured_request,
+    transcript_block,
+)
 
 # `read_probe_reply` flags, per probe, why an answer is `unanswered`.
 PROBE_FLAG_MISSING = "missing"
@@ -46,21 +56,9 @@ empty string for "na").
 
 def probe_response_schema(probes: Sequence[Probe]) -> dict[str, Any]:
     """JSON Schema of the probe reply: {probe id: {answer: yes|no|na, evidence: string}}."""
-    entry = {
-        "type": "object",
-        "properties": {
-            "answer": {"type": "string", "enum": ["yes", "no", "na"]},
-            "evidence": {"type": "string"},
-        },
-        "required": ["answer", "evidence"],
-        "additionalProperties": False,
-    }
-    return {
-        "type": "object",
-        "properties": {p.id: dict(entry) for p in probes},
-        "required": [p.id for p in probes],
-        "additionalProperties": False,
-    }
+    entry = closed_object({"answer": {"type": "string", "enum": ["yes", "no", "na"]},
+                           "evidence": {"type": "string"}})
+    return closed_object({p.id: dict(entry) for p in probes})
 
 
 def probe_request(
@@ -85,17 +83,10 @@ def probe_request(
         transcript_block(conversation),
         f"Reply with one JSON object with exactly these keys: {', '.join(p.id for p in probes)}.",
     ])
-    return ChatRequest(
-        messages=[
-            ChatMessage(role="system", content=_PROBE_SYSTEM, cache=True),
-            ChatMessage(role="user", content=user),
-        ],
-        response_schema=probe_response_schema(probes),
-        schema_name=PROBE_SCHEMA_NAME,
-        temperature=0.0,
-        seed=_seed("probe", conversation, sorted(p.wording_hash for p in probes)),
-        role="probe",
-    )
+    return structured_request(system=_PROBE_SYSTEM, user=user, schema=probe_response_schema(probes),
+                              schema_name=PROBE_SCHEMA_NAME,
+                              seed=_seed("probe", conversation, sorted(p.wording_hash for p in probes)),
+                              role="probe")
 
 
 def read_probe_reply(response: ChatResponse, probes: Sequence[Probe],

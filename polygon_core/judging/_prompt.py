@@ -183,6 +183,22 @@ def _seed(kind: str, conversation: Conversation, *parts: Any) -> int:
     return stable_seed(kind, conversation.id, *parts) % (2**31)
 
 
+def closed_object(properties: Mapping[str, Any]) -> dict[str, Any]:
+    """A JSON Schema object with exactly these properties, every one required, no other key (what a
+    grammar-constrained server can enforce; every judge and probe reply schema is made of these)."""
+    return {"type": "object", "properties": dict(properties), "required": list(properties),
+            "additionalProperties": False}
+
+
+def structured_request(*, system: str, user: str, schema: dict[str, Any], schema_name: str, seed: int,
+                       role: str) -> ChatRequest:
+    """A judge or probe call: the static system prompt (cacheable), one user message, the reply
+    schema, temperature 0 and the conversation's seed."""
+    return ChatRequest(
+        messages=[ChatMessage(role="system", content=system, cache=True), ChatMessage(role="user", content=user)],
+        response_schema=schema, schema_name=schema_name, temperature=0.0, seed=seed, role=role)
+
+
 # --- the judge ---------------------------------------------------------------------------------
 
 
@@ -194,21 +210,9 @@ def judge_system_prompt(rubric: Rubric) -> str:
 
 def judge_response_schema(rubric: Rubric) -> dict[str, Any]:
     """JSON Schema of the judge's reply: {criterion: {score: integer 1..5, evidence: string}}."""
-    entry = {
-        "type": "object",
-        "properties": {
-            "score": {"type": "integer", "minimum": 1, "maximum": 5},
-            "evidence": {"type": "string", "maxLength": EVIDENCE_MAX_CHARS},
-        },
-        "required": ["score", "evidence"],
-        "additionalProperties": False,
-    }
-    return {
-        "type": "object",
-        "properties": {name: dict(entry) for name in rubric.criterion_names},
-        "required": list(rubric.criterion_names),
-        "additionalProperties": False,
-    }
+    entry = closed_object({"score": {"type": "integer", "minimum": 1, "maximum": 5},
+                           "evidence": {"type": "string", "maxLength": EVIDENCE_MAX_CHARS}})
+    return closed_object({name: dict(entry) for name in rubric.criterion_names})
 
 
 def judge_request(
@@ -242,17 +246,9 @@ def judge_request(
         transcript_block(conversation),
         f"Reply with one JSON object with exactly these keys: {', '.join(rubric.criterion_names)}.",
     ])
-    return ChatRequest(
-        messages=[
-            ChatMessage(role="system", content=judge_system_prompt(rubric), cache=True),
-            ChatMessage(role="user", content=user),
-        ],
-        response_schema=judge_response_schema(rubric),
-        schema_name=JUDGE_SCHEMA_NAME,
-        temperature=0.0,
-        seed=_seed("judge", conversation, rubric.version),
-        role="judge",
-    )
+    return structured_request(system=judge_system_prompt(rubric), user=user, schema=judge_response_schema(rubric),
+                              schema_name=JUDGE_SCHEMA_NAME, seed=_seed("judge", conversation, rubric.version),
+                              role="judge")
 
 
 def _reply_object(response: ChatResponse) -> tuple[dict[str, Any] | None, str | None]:
